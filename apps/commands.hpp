@@ -1,0 +1,11 @@
+#pragma once
+// The subcommands of `tpeopt`. Each registers itself on the app and returns the
+// callback's exit code through the shared int.
+#include <CLI/CLI.hpp>
+
+namespace tpeopt::app {
+
+void add_run_command(CLI::App& app, int& exit_code);
+void add_verify_command(CLI::App& app, int& exit_code);
+
+}  // namespace tpeopt::app

@@ -1,0 +1,63 @@
+#pragma once
+// engine/: the pipeline (DESIGN.md section 3). Messages between the sampler thread
+// and the executor thread: plain movable structs.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace tpeopt::engine {
+
+using Clock = std::chrono::steady_clock;
+
+/// A batch of trials to evaluate: trials first_trial .. first_trial + n_trials - 1.
+struct BatchRequest {
+  std::uint64_t batch_index = 0;
+  std::uint64_t first_trial = 0;
+  std::size_t n_trials = 0;
+  std::size_t n_axes = 0;
+  std::vector<double> values;  ///< n_trials x n_axes, row-major: the sampler's external values
+};
+
+/// When and for how long the executor worked on one batch, on the host's steady clock.
+/// For the CUDA executor, begin/end are the device events mapped onto the host clock
+/// and busy_ms is measured with device events.
+struct ExecutorTimings {
+  Clock::time_point begin{};
+  Clock::time_point end{};
+  double busy_ms = 0.0;
+};
+
+/// The outcome of a BatchRequest, in trial order.
+struct BatchResult {
+  std::uint64_t batch_index = 0;
+  std::uint64_t first_trial = 0;
+  std::size_t n_trials = 0;
+  std::vector<double> scores;      ///< NaN = failed trial
+  std::vector<double> violations;  ///< 0 = feasible
+  std::size_t n_metrics = 0;
+  std::vector<double> metrics;     ///< n_trials x n_metrics, row-major
+  ExecutorTimings timings;
+};
+
+/// Sampler -> executor. (A plain struct rather than a std::variant: GCC 12 warns
+/// falsely about variant moves through the queue.)
+struct ToExecutor {
+  enum class Kind {
+    Batch,        ///< evaluate `request`
+    EndOfStream,  ///< no more requests: finish what is in flight, then stop
+    StopNow,      ///< the sampler failed or was interrupted: stop, drop what is in flight
+  };
+  Kind kind = Kind::Batch;
+  BatchRequest request;
+};
+
+/// Executor -> sampler: a result, or the error that ended the executor.
+struct FromExecutor {
+  BatchResult result;
+  std::exception_ptr error;  ///< set when the executor failed; the run ends with it
+};
+
+}  // namespace tpeopt::engine

@@ -1,0 +1,45 @@
+#pragma once
+// Builds a study (strategy, sampler, executor) from a validated config and runs it.
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "engine/executor.hpp"
+#include "engine/pipeline.hpp"
+#include "engine/study_result.hpp"
+#include "io/study_config.hpp"
+#include "strategies/strategy.hpp"
+#include "tpe/sampler.hpp"
+
+namespace tpeopt::engine {
+
+/// How to run a study; command-line flags land here.
+struct RunOptions {
+  bool serial = false;
+  std::string executor = "auto";  ///< cpu | cuda | auto (CUDA when a device is usable)
+  unsigned cpu_threads = 0;       ///< CPU executor threads (0 = all)
+  int cuda_block_size = 128;
+  bool keep_trials = false;       ///< keep every trial in StudyResult::trials()
+  std::ostream* log = nullptr;    ///< per-batch log lines (DESIGN.md section 3); null = none
+};
+
+std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config);
+std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config);
+/// Total trials of the study: search.trials, or the grid's size for the grid sampler.
+std::uint64_t study_trial_count(const io::StudyConfig& config);
+/// "cpu" or "cuda" as `which` resolves on this machine ("auto": cuda if usable).
+std::string resolve_executor(const std::string& which);
+std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                                        const RunOptions& options);
+
+struct StudyRun {
+  PipelineSummary summary;
+  StudyResult result;
+  std::string executor;
+};
+
+/// Runs the study end to end. `observer` (optional) sees every told batch after the
+/// result collector and the log.
+StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, BatchObserver* observer = nullptr);
+
+}  // namespace tpeopt::engine

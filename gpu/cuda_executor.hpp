@@ -1,0 +1,33 @@
+#pragma once
+// gpu/: the CUDA executor. This header holds no device code and builds with the
+// ordinary compiler; without CUDA the factory below says so instead of running.
+#include <memory>
+#include <string>
+
+#include "engine/executor.hpp"
+#include "engine/param_binding.hpp"
+#include "strategies/strategy.hpp"
+
+namespace tpeopt::gpu {
+
+struct CudaExecutorOptions {
+  int device = 0;
+  /// Threads per block of the per-trial kernels (results do not depend on it).
+  int block_size = 128;
+  /// Batches submitted to the device before the oldest is collected.
+  std::size_t max_in_flight = 2;
+};
+
+/// True when this binary was built with CUDA and a CUDA device is usable.
+bool cuda_available();
+/// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.1 GiB)" or why none is usable.
+std::string cuda_device_description();
+
+/// The CUDA twin of engine::CpuExecutor for `strategy`: same bits for every trial.
+/// Throws tpeopt::Error when CUDA is missing, the device fails, or the strategy has
+/// no kernel.
+std::unique_ptr<engine::Executor> make_cuda_executor(const strategies::Strategy& strategy,
+                                                     engine::ParamBinding binding,
+                                                     const CudaExecutorOptions& options = {});
+
+}  // namespace tpeopt::gpu

@@ -1,0 +1,33 @@
+#pragma once
+// The device side of one strategy: its data on the device and its kernel launch.
+// Host-compiler-safe header (only the CUDA runtime API types).
+#include <cstddef>
+#include <memory>
+
+#include <cuda_runtime_api.h>
+
+#include "strategies/strategy.hpp"
+
+namespace tpeopt::gpu {
+
+/// Device buffers of one batch, n trials.
+struct DeviceBatch {
+  const double* params = nullptr;  ///< n x n_slots, row-major (the strategy's slot order)
+  double* scores = nullptr;        ///< n
+  double* violations = nullptr;    ///< n
+  double* metrics = nullptr;       ///< n x n_metrics
+  std::size_t n = 0;
+};
+
+class DeviceStrategy {
+ public:
+  virtual ~DeviceStrategy() = default;
+  /// Launches the evaluation of a batch on `stream` (asynchronous).
+  virtual void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) = 0;
+};
+
+/// The device twin of `strategy` (uploads its data once). Throws Error when the
+/// strategy has no CUDA implementation.
+std::unique_ptr<DeviceStrategy> make_device_strategy(const strategies::Strategy& strategy, cudaStream_t stream);
+
+}  // namespace tpeopt::gpu

@@ -1,0 +1,248 @@
+#include "io/study_config.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace tpeopt::io {
+
+namespace {
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 53;  // exact in a double; far beyond any run
+
+tpe::Axis parse_values_axis(const std::string& name, const Json& list, const std::string& path) {
+  if (!list.is_array() || list.empty())
+    throw make_error("{}: expected a non-empty list of numbers", path);
+  tpe::Axis axis;
+  axis.name = name;
+  axis.kind = tpe::Axis::Kind::Categorical;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_number())
+      throw make_error("{}[{}]: expected a number, got {}", path, i, json_type_name(list[i]));
+    const double v = list[i].get<double>();
+    if (axis.choice_index(v) != tpe::Axis::npos) throw make_error("{}[{}]: value {} is listed twice", path, i, v);
+    axis.choices.push_back(v);
+  }
+  return axis;
+}
+
+tpe::Axis parse_axis(const std::string& name, const Json& spec, const std::string& path) {
+  if (spec.is_array()) return parse_values_axis(name, spec, path);
+  JsonFields f(spec, path);
+  if (f.has("values")) {
+    f.reject_unknown({"values"});
+    return parse_values_axis(name, f.at("values"), f.key_path("values"));
+  }
+  const std::string type = f.get_choice("type", {"int", "float", "categorical"});
+  tpe::Axis axis;
+  axis.name = name;
+  if (type == "categorical") {
+    f.reject_unknown({"type", "choices"});
+    const Json& choices = f.at("choices");
+    const std::string cpath = f.key_path("choices");
+    if (!choices.is_array() || choices.empty())
+      throw make_error("{}: expected a non-empty list of numbers or of strings", cpath);
+    axis.kind = tpe::Axis::Kind::Categorical;
+    const bool strings = choices[0].is_string();
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      const Json& c = choices[i];
+      if (strings ? !c.is_string() : !c.is_number())
+        throw make_error("{}[{}]: expected {} like the first choice, got {}", cpath, i, strings ? "a string" : "a number",
+                         json_type_name(c));
+      if (strings) {
+        for (const auto& l : axis.choice_labels)
+          if (l == c.get<std::string>()) throw make_error("{}[{}]: choice \"{}\" is listed twice", cpath, i, l);
+        axis.choice_labels.push_back(c.get<std::string>());
+        axis.choices.push_back(static_cast<double>(i));
+      } else {
+        if (axis.choice_index(c.get<double>()) != tpe::Axis::npos)
+          throw make_error("{}[{}]: choice {} is listed twice", cpath, i, c.get<double>());
+        axis.choices.push_back(c.get<double>());
+      }
+    }
+    return axis;
+  }
+  f.reject_unknown({"type", "low", "high", "step", "log"});
+  axis.kind = type == "int" ? tpe::Axis::Kind::Int : tpe::Axis::Kind::Float;
+  axis.low = f.get_number("low");
+  axis.high = f.get_number("high");
+  axis.log = f.get_bool("log", false);
+  if (f.has("step")) {
+    axis.step = f.get_number("step");
+    if (!(axis.step > 0.0)) throw make_error("{}: expected a positive number, got {}", f.key_path("step"), axis.step);
+  } else if (axis.kind == tpe::Axis::Kind::Int) {
+    axis.step = 1.0;
+  }
+  return axis;
+}
+
+}  // namespace
+
+Json parse_json_text(const std::string& text, const std::string& source) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // nlohmann reports a byte offset; users want line and column.
+    std::size_t line = 1, column = 1;
+    const std::size_t end = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    for (std::size_t i = 0; i < end; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    if (auto p = what.find("parse error"); p != std::string::npos) what = what.substr(p);
+    throw make_error("{}:{}:{}: invalid JSON: {}", source, line, column, what);
+  }
+}
+
+StudyConfig load_study_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw make_error("{}: cannot open the config file", path.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  const Json json = parse_json_text(text.str(), path.string());
+  return parse_study_config(json, path.string(), path.parent_path());
+}
+
+StudyConfig parse_study_config(const Json& json, const std::string& source, const std::filesystem::path& base_dir) {
+  StudyConfig c;
+  c.source = source;
+  c.base_dir = base_dir;
+  try {
+    JsonFields root(json, "");
+    root.reject_unknown({"strategy", "function", "data", "objective", "search", "params", "executor", "description"});
+    c.strategy = root.get_choice("strategy", {"functions", "exhaustion", "trade_filter"});
+    c.executor = root.get_choice("executor", {"auto", "cpu", "cuda"}, "auto");
+    const bool functions = c.strategy == "functions";
+    if (functions) {
+      c.function = root.get_choice("function", {"sphere", "rastrigin", "styblinski_tang", "hartmann6"});
+      if (root.has("data")) throw make_error("data: the functions strategy reads no data; remove this key");
+    } else {
+      if (root.has("function")) throw make_error("function: only the functions strategy takes a function");
+      if (!root.has("data")) throw make_error("data: missing (required by strategy {})", c.strategy);
+      JsonFields data(root.at("data"), "data");  // checks it is an object; keys checked by the strategy
+      c.data = root.at("data");
+    }
+
+    // objective
+    c.objective.name = functions ? "value" : "total_return";
+    c.objective.direction = functions ? tpe::Direction::Minimize : tpe::Direction::Maximize;
+    if (root.has("objective")) {
+      JsonFields o(root.at("objective"), "objective");
+      o.reject_unknown({"name", "direction", "min_trades"});
+      c.objective.name = o.get_string("name", c.objective.name);
+      c.objective.direction = o.get_choice("direction", {"minimize", "maximize"},
+                                           functions ? "minimize" : "maximize") == "minimize"
+                                  ? tpe::Direction::Minimize
+                                  : tpe::Direction::Maximize;
+      if (o.has("min_trades")) {
+        c.objective.min_trades = o.get_int("min_trades", std::nullopt, 0, kMaxCount);
+        c.objective.min_trades_set = true;
+      }
+    }
+
+    // search
+    if (root.has("search")) {
+      JsonFields s(root.at("search"), "search");
+      s.reject_unknown({"sampler", "trials", "batch", "depth", "seed", "top_k", "tpe"});
+      c.search.sampler = s.get_choice("sampler", {"tpe", "random", "grid"}, "tpe");
+      c.search.trials = static_cast<std::uint64_t>(s.get_int("trials", 1000, 1, kMaxCount));
+      c.search.batch = static_cast<std::uint64_t>(s.get_int("batch", 256, 1, 1 << 26));
+      c.search.depth = static_cast<std::uint64_t>(s.get_int("depth", 2, 1, 64));
+      c.search.seed = static_cast<std::uint64_t>(s.get_int("seed", 0, 0, kMaxCount));
+      c.search.top_k = static_cast<std::uint64_t>(s.get_int("top_k", 10, 0, 1 << 20));
+      if (s.has("tpe")) {
+        JsonFields t(s.at("tpe"), "search.tpe");
+        t.reject_unknown({"n_startup_trials", "n_ei_candidates", "multivariate", "prior_weight",
+                          "consider_magic_clip", "consider_endpoints", "threads"});
+        auto& tpe = c.search.tpe;
+        tpe.n_startup_trials = static_cast<int>(t.get_int("n_startup_trials", tpe.n_startup_trials, 0, 1 << 30));
+        tpe.n_ei_candidates = static_cast<int>(t.get_int("n_ei_candidates", tpe.n_ei_candidates, 1, 1 << 20));
+        tpe.multivariate = t.get_bool("multivariate", tpe.multivariate);
+        tpe.prior_weight = t.get_number("prior_weight", tpe.prior_weight);
+        if (!(tpe.prior_weight > 0.0))
+          throw make_error("search.tpe.prior_weight: expected a positive number, got {}", tpe.prior_weight);
+        tpe.consider_magic_clip = t.get_bool("consider_magic_clip", tpe.consider_magic_clip);
+        tpe.consider_endpoints = t.get_bool("consider_endpoints", tpe.consider_endpoints);
+        tpe.threads = static_cast<unsigned>(t.get_int("threads", tpe.threads, 0, 1024));
+      }
+    }
+
+    // params
+    if (!root.has("params")) throw make_error("params: missing (required)");
+    JsonFields params(root.at("params"), "params");
+    if (root.at("params").empty()) throw make_error("params: expected at least one parameter");
+    for (const auto& [name, spec] : root.at("params").items()) {
+      const std::string path = params.key_path(name);
+      c.param_order.push_back(name);
+      if (spec.is_number()) {
+        const double v = spec.get<double>();
+        if (!std::isfinite(v)) throw make_error("{}: expected a finite number", path);
+        c.fixed[name] = v;
+      } else if (spec.is_object() || spec.is_array()) {
+        c.space.axes.push_back(parse_axis(name, spec, path));
+      } else {
+        throw make_error("{}: expected a number, a list of values or an object with \"type\", got {}", path,
+                         json_type_name(spec));
+      }
+    }
+    c.space.validate();
+    if (c.search.sampler == "grid")
+      for (const auto& a : c.space.axes)
+        if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
+          throw make_error("params.{}: the grid sampler needs a list of values or a stepped range", a.name);
+  } catch (const Error& e) {
+    throw Error(source + ": " + e.what());
+  }
+  return c;
+}
+
+Json StudyConfig::resolved() const {
+  Json j = Json::object();
+  j["strategy"] = strategy;
+  if (!function.empty()) j["function"] = function;
+  if (!data.empty()) j["data"] = data;
+  j["executor"] = executor;
+  j["objective"] = {{"name", objective.name},
+                    {"direction", objective.direction == tpe::Direction::Minimize ? "minimize" : "maximize"}};
+  if (objective.min_trades_set) j["objective"]["min_trades"] = objective.min_trades;
+  const auto& t = search.tpe;
+  j["search"] = {{"sampler", search.sampler}, {"trials", search.trials}, {"batch", search.batch},
+                 {"depth", search.depth},     {"seed", search.seed},     {"top_k", search.top_k},
+                 {"tpe",
+                  {{"n_startup_trials", t.n_startup_trials},
+                   {"n_ei_candidates", t.n_ei_candidates},
+                   {"multivariate", t.multivariate},
+                   {"prior_weight", t.prior_weight},
+                   {"consider_magic_clip", t.consider_magic_clip},
+                   {"consider_endpoints", t.consider_endpoints},
+                   {"threads", t.threads}}}};
+  Json p = Json::object();
+  for (const auto& name : param_order) {
+    if (auto it = fixed.find(name); it != fixed.end()) {
+      p[name] = it->second;
+      continue;
+    }
+    const auto& a = space.axes[space.find(name)];
+    if (a.kind == tpe::Axis::Kind::Categorical) {
+      if (a.choice_labels.empty())
+        p[name] = {{"values", a.choices}};
+      else
+        p[name] = {{"type", "categorical"}, {"choices", a.choice_labels}};
+    } else {
+      Json ax = {{"type", a.kind == tpe::Axis::Kind::Int ? "int" : "float"}, {"low", a.low}, {"high", a.high}};
+      if (a.step > 0.0) ax["step"] = a.step;
+      if (a.log) ax["log"] = true;
+      p[name] = ax;
+    }
+  }
+  j["params"] = p;
+  return j;
+}
+
+}  // namespace tpeopt::io

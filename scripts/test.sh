@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the test suite (everything but the [gpu] tests, which run
+# on a GPU machine: scripts/gpu_check.sh). This is what CI runs (.ci/run).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BUILD_DIR:-$root/build}"
+"$root/scripts/build.sh" "$build"
+cd "$build"
+ctest --output-on-failure --parallel "$(nproc)" "$@"

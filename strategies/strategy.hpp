@@ -1,0 +1,52 @@
+#pragma once
+// strategies/: each strategy's parameters and per-trial logic. The per-trial logic is
+// TPEOPT_HD code shared by the CPU reference and the CUDA kernels; this header is the
+// host-side face the engine and the executors use. Knows nothing of samplers.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpeopt::strategies {
+
+/// What one trial's evaluation gives the sampler.
+///  - score: the objective value; NaN when the trial failed.
+///  - violation: 0 when feasible, > 0 by how much a constraint (e.g. min_trades) is missed.
+struct TrialScore {
+  double score = 0.0;
+  double violation = 0.0;
+};
+
+/// A strategy bound to its data. Immutable after construction and safe to use from
+/// many threads at once (evaluate is const and touches only its arguments).
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  /// The config's "strategy" name, e.g. "functions", "exhaustion".
+  virtual std::string name() const = 0;
+
+  /// The strategy's parameter slots. A trial's full parameter vector holds one double
+  /// per slot in this order; the engine fills it from the trial's axes and the
+  /// config's fixed values (engine/param_binding.hpp).
+  virtual const std::vector<std::string>& param_names() const = 0;
+
+  /// Default values of slots a config may leave out (NaN = required).
+  virtual std::vector<double> param_defaults() const = 0;
+
+  /// Names of the per-trial metrics evaluate() writes (may be empty).
+  virtual const std::vector<std::string>& metric_names() const = 0;
+
+  /// Throws tpeopt::Error naming the parameter ("params.<name>: ...") when values in
+  /// [low, high] are not all valid for slot `slot` (e.g. a window below 1).
+  virtual void check_param_range(std::size_t slot, double low, double high) const = 0;
+
+  /// The CPU reference evaluation of one trial: params has param_names().size()
+  /// values, metrics receives metric_names().size() values.
+  virtual TrialScore evaluate(const double* params, double* metrics) const = 0;
+
+  /// Checksums of the data this strategy reads, "name=hex" per source (empty if none).
+  virtual std::vector<std::string> data_checksums() const { return {}; }
+};
+
+}  // namespace tpeopt::strategies

@@ -1,0 +1,355 @@
+// TpeSampler: determinism (seeds, thread counts), domains, startup, failed and infeasible
+// trials, and the ask/tell protocol.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "common/error.hpp"
+#include "tpe/random_sampler.hpp"
+#include "tpe/tpe_sampler.hpp"
+
+using namespace tpeopt::tpe;
+
+namespace {
+
+Axis float_axis(const char* name, double low, double high, double step = 0.0, bool log = false) {
+  Axis a;
+  a.name = name;
+  a.kind = Axis::Kind::Float;
+  a.low = low;
+  a.high = high;
+  a.step = step;
+  a.log = log;
+  return a;
+}
+
+Axis int_axis(const char* name, double low, double high, double step = 1.0, bool log = false) {
+  Axis a = float_axis(name, low, high, step, log);
+  a.kind = Axis::Kind::Int;
+  return a;
+}
+
+Axis categorical_axis(const char* name, std::vector<double> choices) {
+  Axis a;
+  a.name = name;
+  a.kind = Axis::Kind::Categorical;
+  a.choices = std::move(choices);
+  return a;
+}
+
+// Every kind of axis, including two with a single value.
+SearchSpace mixed_space() {
+  SearchSpace s;
+  s.axes = {float_axis("x", -5.0, 5.0),
+            int_axis("n", -3, 12),
+            float_axis("s", 0.0, 10.0, 0.5),
+            float_axis("lr", 1e-4, 1.0, 0.0, true),
+            int_axis("k", 1, 1000, 1.0, true),
+            categorical_axis("c", {10.0, 20.0, 30.0, 40.0}),
+            int_axis("m", 0, 30, 3),
+            float_axis("fixed", 2.5, 2.5),
+            categorical_axis("one", {7.0})};
+  return s;
+}
+
+// A deterministic objective over mixed_space() rows, with failed (NaN) and infeasible trials.
+TrialOutcome mixed_objective(const double* p, std::uint64_t trial) {
+  TrialOutcome o;
+  o.score = (p[0] - 1.0) * (p[0] - 1.0) + 0.1 * std::fabs(p[1] - 4) + 0.2 * std::fabs(p[2] - 7.5) +
+            std::fabs(std::log10(p[3]) + 2.0) + 0.3 * std::fabs(std::log10(p[4]) - 1.5) + (p[5] == 30.0 ? 0.0 : 1.0) +
+            0.05 * std::fabs(p[6] - 12);
+  if (trial % 13 == 5) o.score = std::numeric_limits<double>::quiet_NaN();
+  if (p[0] > 3.5) o.violation = p[0] - 3.5;
+  return o;
+}
+
+using Objective = TrialOutcome (*)(const double*, std::uint64_t);
+
+// Runs the pipeline's schedule (DESIGN.md section 3) with `depth` blocks in flight and
+// returns every trial's parameters in trial order.
+std::vector<double> run_study(Sampler& sampler, std::size_t d, std::size_t n_trials, std::size_t batch,
+                              std::size_t depth, Objective objective) {
+  std::vector<double> params(n_trials * d);
+  const std::size_t n_blocks = (n_trials + batch - 1) / batch;
+  auto block_size = [&](std::size_t k) { return std::min(batch, n_trials - k * batch); };
+  auto ask = [&](std::size_t k) { sampler.ask(k * batch, block_size(k), &params[k * batch * d]); };
+  for (std::size_t k = 0; k < std::min(depth, n_blocks); ++k) ask(k);
+  std::vector<TrialOutcome> outcomes;
+  for (std::size_t k = 0; k < n_blocks; ++k) {
+    outcomes.resize(block_size(k));
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      const std::size_t t = k * batch + i;
+      outcomes[i] = objective(&params[t * d], t);
+    }
+    sampler.tell(k * batch, outcomes);
+    if (k + depth < n_blocks) ask(k + depth);
+  }
+  return params;
+}
+
+std::vector<double> run_tpe(std::uint64_t seed, TpeConfig config, std::size_t n_trials, std::size_t batch,
+                            std::size_t depth) {
+  const SearchSpace space = mixed_space();
+  TpeSampler sampler(space, Direction::Minimize, seed, config);
+  return run_study(sampler, space.size(), n_trials, batch, depth, mixed_objective);
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("TPE: same seed gives the same trials, for every thread count", "[cpu][tpe][determinism]") {
+  const std::uint64_t seed = GENERATE(as<std::uint64_t>{}, 1, 42, 0xdeadbeefcafeULL);
+  const bool multivariate = GENERATE(false, true);
+  CAPTURE(seed, multivariate);
+  TpeConfig config;
+  config.multivariate = multivariate;
+  const std::size_t n_trials = 240, batch = 13, depth = 2;
+
+  const auto reference = run_tpe(seed, config, n_trials, batch, depth);
+  CHECK(same_bits(run_tpe(seed, config, n_trials, batch, depth), reference));
+  for (unsigned threads : {2u, 4u}) {
+    CAPTURE(threads);
+    TpeConfig threaded = config;
+    threaded.threads = threads;
+    CHECK(same_bits(run_tpe(seed, threaded, n_trials, batch, depth), reference));
+  }
+  // A different seed gives different trials, startup and TPE phases alike.
+  const auto other = run_tpe(seed + 1, config, n_trials, batch, depth);
+  const std::size_t d = mixed_space().size();
+  CHECK_FALSE(std::equal(other.begin(), other.begin() + 10 * d, reference.begin()));
+  CHECK_FALSE(std::equal(other.begin() + 100 * d, other.end(), reference.begin() + 100 * d));
+  // A different schedule (depth) is a different, equally valid run.
+  CHECK_FALSE(same_bits(run_tpe(seed, config, n_trials, batch, 1), reference));
+}
+
+TEST_CASE("TPE: startup trials are the random sampler's", "[cpu][tpe]") {
+  const std::uint64_t seed = GENERATE(as<std::uint64_t>{}, 3, 77);
+  CAPTURE(seed);
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size();
+  TpeSampler tpe(space, Direction::Minimize, seed);
+  RandomSampler random(space, seed);
+  // 25 trials asked before anything is told: all startup.
+  std::vector<double> a(25 * d), b(25 * d);
+  tpe.ask(0, 25, a.data());
+  random.ask(0, 25, b.data());
+  CHECK(same_bits(a, b));
+
+  // Startup counts told, non-failed trials: 12 told with 4 failed leaves 8 < 10.
+  std::vector<TrialOutcome> outcomes(25);
+  for (std::size_t i = 0; i < 25; ++i) outcomes[i] = mixed_objective(&a[i * d], i);
+  std::vector<TrialOutcome> first12(outcomes.begin(), outcomes.begin() + 12);
+  for (std::size_t i : {0, 3, 6, 9}) first12[i].score = std::numeric_limits<double>::quiet_NaN();
+  TpeSampler tpe2(space, Direction::Minimize, seed);
+  std::vector<double> c(12 * d), e(5 * d), f(5 * d);
+  tpe2.ask(0, 12, c.data());
+  tpe2.tell(0, first12);
+  CHECK(tpe2.n_observations() == 8);
+  tpe2.ask(12, 5, e.data());
+  random.ask(12, 5, f.data());
+  CHECK(same_bits(e, f));
+  // After 10 non-failed: TPE.
+  std::vector<TrialOutcome> next5(5);
+  for (std::size_t i = 0; i < 5; ++i) next5[i] = mixed_objective(&e[i * d], 12 + i);
+  tpe2.tell(12, next5);
+  CHECK(tpe2.n_observations() == 13);
+  tpe2.ask(17, 5, e.data());
+  random.ask(17, 5, f.data());
+  CHECK_FALSE(same_bits(e, f));
+}
+
+TEST_CASE("TPE: 2000 trials stay in their domains and on their grids", "[cpu][tpe]") {
+  const bool multivariate = GENERATE(false, true);
+  CAPTURE(multivariate);
+  TpeConfig config;
+  config.multivariate = multivariate;
+  config.threads = 2;
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size(), n_trials = 2000;
+  const auto params = run_tpe(99, config, n_trials, 100, 2);
+  std::size_t bad = 0;
+  for (std::size_t t = 0; t < n_trials; ++t) {
+    for (std::size_t a = 0; a < d; ++a) {
+      const Axis& axis = space.axes[a];
+      const double v = params[t * d + a];
+      bool ok;
+      if (axis.kind == Axis::Kind::Categorical) {
+        ok = axis.choice_index(v) != Axis::npos;
+      } else {
+        ok = v >= axis.low && v <= axis.high;
+        if (axis.kind == Axis::Kind::Int) ok = ok && v == std::floor(v);
+        if (axis.step > 0.0) {
+          const double k = (v - axis.low) / axis.step;
+          ok = ok && std::fabs(k - std::round(k)) < 1e-9;
+        }
+      }
+      if (!ok) {
+        ++bad;
+        CAPTURE(t, a, v);
+        FAIL_CHECK("value outside its axis' domain");
+      }
+    }
+  }
+  CHECK(bad == 0);
+  // TPE used the whole range of each axis (not stuck on a few values), and the grid ends.
+  for (std::size_t a : {1u, 2u, 6u}) {
+    const Axis& axis = space.axes[a];
+    bool low_seen = false, high_seen = false;
+    for (std::size_t t = 0; t < n_trials; ++t) {
+      low_seen |= params[t * d + a] == axis.low;
+      high_seen |= params[t * d + a] == axis.high;
+    }
+    CAPTURE(a);
+    CHECK(low_seen);
+    CHECK(high_seen);
+  }
+  // Every choice is proposed by the TPE phase (the prior keeps them all alive).
+  for (double choice : space.axes[5].choices) {
+    CAPTURE(choice);
+    CHECK(std::count(params.begin() + 1000 * d, params.end(), choice) > 0);
+  }
+}
+
+namespace {
+
+// One float axis x in [0, 10]; 40 startup trials asked at once, told with `outcome(x)`,
+// then 60 TPE trials in one block. Returns the 60 proposals.
+template <typename Outcome>
+std::vector<double> propose_after(std::uint64_t seed, Direction direction, Outcome outcome) {
+  SearchSpace space;
+  space.axes = {float_axis("x", 0.0, 10.0)};
+  TpeSampler sampler(space, direction, seed);
+  std::vector<double> x(40);
+  sampler.ask(0, 40, x.data());
+  std::vector<TrialOutcome> outcomes(40);
+  for (std::size_t i = 0; i < 40; ++i) outcomes[i] = outcome(x[i]);
+  sampler.tell(0, outcomes);
+  std::vector<double> proposals(60);
+  sampler.ask(40, 60, proposals.data());
+  return proposals;
+}
+
+double fraction_at_least(const std::vector<double>& v, double threshold) {
+  return static_cast<double>(std::count_if(v.begin(), v.end(), [&](double x) { return x >= threshold; })) /
+         static_cast<double>(v.size());
+}
+
+}  // namespace
+
+TEST_CASE("TPE: infeasible trials rank after every feasible one", "[cpu][tpe]") {
+  const std::uint64_t seed = GENERATE(as<std::uint64_t>{}, 5, 6, 7);
+  CAPTURE(seed);
+  // x < 5 has the best scores but violates a constraint; among feasible trials (x >= 5)
+  // the best are near 5. TPE must model the feasible best (x >= 5).
+  auto constrained = [](double x) {
+    TrialOutcome o;
+    o.score = x < 5.0 ? -100.0 - x : x;
+    o.violation = x < 5.0 ? 1.0 : 0.0;
+    return o;
+  };
+  const double with_constraint = fraction_at_least(propose_after(seed, Direction::Minimize, constrained), 5.0);
+  // Control: the same scores, all feasible, pull TPE to x < 5.
+  auto unconstrained = [&](double x) {
+    TrialOutcome o = constrained(x);
+    o.violation = 0.0;
+    return o;
+  };
+  const double without_constraint = fraction_at_least(propose_after(seed, Direction::Minimize, unconstrained), 5.0);
+  CAPTURE(with_constraint, without_constraint);
+  CHECK(with_constraint > 0.7);
+  CHECK(without_constraint < 0.3);
+
+  // Only infeasible trials: the least violating are "below". Violation grows away from 8.
+  auto all_infeasible = [](double x) {
+    TrialOutcome o;
+    o.score = -x;  // would pull towards 10 if scores counted
+    o.violation = 0.1 + std::fabs(x - 8.0);
+    return o;
+  };
+  const auto proposals = propose_after(seed, Direction::Minimize, all_infeasible);
+  const double near8 = static_cast<double>(std::count_if(proposals.begin(), proposals.end(),
+                                                         [](double x) { return std::fabs(x - 8.0) < 1.5; })) /
+                       60.0;
+  CAPTURE(near8);
+  CHECK(near8 > 0.5);
+}
+
+TEST_CASE("TPE: failed (NaN) trials are ignored", "[cpu][tpe]") {
+  const std::uint64_t seed = GENERATE(as<std::uint64_t>{}, 5, 6, 7);
+  CAPTURE(seed);
+  // Trials with x < 5 fail; feasible ones are best near 5 (minimize) or near 10 (maximize).
+  auto failing = [](double x) {
+    TrialOutcome o;
+    o.score = x < 5.0 ? std::numeric_limits<double>::quiet_NaN() : x;
+    return o;
+  };
+  const auto minimize = propose_after(seed, Direction::Minimize, failing);
+  CHECK(fraction_at_least(minimize, 4.0) > 0.7);
+  const auto maximize = propose_after(seed, Direction::Maximize, failing);
+  CHECK(fraction_at_least(maximize, 7.0) > 0.7);
+
+  // The same study with the failed trials told as NaN or not asked at all agrees on the
+  // observation count.
+  SearchSpace space;
+  space.axes = {float_axis("x", 0.0, 10.0)};
+  TpeSampler sampler(space, Direction::Minimize, seed);
+  std::vector<double> x(40);
+  sampler.ask(0, 40, x.data());
+  std::vector<TrialOutcome> outcomes(40);
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < 40; ++i) {
+    outcomes[i] = failing(x[i]);
+    failed += std::isnan(outcomes[i].score) ? 1 : 0;
+  }
+  sampler.tell(0, outcomes);
+  CHECK(sampler.n_observations() == 40 - failed);
+}
+
+TEST_CASE("TPE: maximize mirrors minimize", "[cpu][tpe]") {
+  auto score = [](double x) { return TrialOutcome{x, 0.0}; };
+  const auto up = propose_after(11, Direction::Maximize, score);
+  const auto down = propose_after(11, Direction::Minimize, score);
+  CHECK(fraction_at_least(up, 7.0) > 0.7);
+  CHECK(fraction_at_least(down, 3.0) < 0.3);
+}
+
+TEST_CASE("TPE: the ask/tell protocol is checked", "[cpu][tpe]") {
+  SearchSpace space;
+  space.axes = {float_axis("x", 0.0, 1.0)};
+  TpeSampler sampler(space, Direction::Minimize, 1);
+  std::vector<double> out(10);
+  std::vector<TrialOutcome> five(5), four(4);
+  CHECK_THROWS_AS(sampler.tell(0, five), tpeopt::Error);  // nothing asked
+  sampler.ask(0, 5, out.data());
+  sampler.ask(5, 5, out.data() + 5);
+  CHECK_THROWS_AS(sampler.ask(20, 5, out.data()), tpeopt::Error);  // gap
+  CHECK_THROWS_AS(sampler.ask(5, 5, out.data()), tpeopt::Error);   // asked twice
+  CHECK_THROWS_AS(sampler.tell(5, five), tpeopt::Error);           // out of order
+  CHECK_THROWS_AS(sampler.tell(0, four), tpeopt::Error);           // wrong size
+  five[2].violation = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(sampler.tell(0, five), tpeopt::Error);  // NaN violation
+  five[2].violation = 0.0;
+  sampler.tell(0, five);
+  CHECK(sampler.n_observations() == 5);
+  CHECK_THROWS_AS(sampler.tell(0, five), tpeopt::Error);  // told twice
+  sampler.tell(5, five);
+  CHECK(sampler.n_observations() == 10);
+  CHECK_THROWS_AS(sampler.tell(10, five), tpeopt::Error);  // not asked
+
+  TpeConfig bad;
+  bad.n_ei_candidates = 0;
+  CHECK_THROWS_AS(TpeSampler(space, Direction::Minimize, 1, bad), tpeopt::Error);
+  bad = TpeConfig{};
+  bad.prior_weight = 0.0;
+  CHECK_THROWS_AS(TpeSampler(space, Direction::Minimize, 1, bad), tpeopt::Error);
+  SearchSpace broken;
+  broken.axes = {float_axis("x", 1.0, 0.0)};
+  CHECK_THROWS_AS(TpeSampler(broken, Direction::Minimize, 1), tpeopt::Error);
+}

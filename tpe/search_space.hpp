@@ -1,0 +1,65 @@
+#pragma once
+// tpe/: search spaces and the samplers that propose trials over them (random, TPE, grid).
+// Knows nothing of strategies, threads beyond an optional worker pool, or CUDA.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tpeopt::tpe {
+
+/// One searched parameter (an axis of the space).
+///
+/// Values handed to executors are always "external" doubles:
+///  - Float/Int: the value itself (ints are exact integers stored in a double);
+///  - Categorical with numeric choices: the chosen number;
+///  - Categorical with string labels: the index of the chosen label.
+struct Axis {
+  enum class Kind { Float, Int, Categorical };
+
+  std::string name;
+  Kind kind = Kind::Float;
+  double low = 0.0;   ///< Float/Int: inclusive lower bound
+  double high = 0.0;  ///< Float/Int: inclusive upper bound
+  double step = 0.0;  ///< Float/Int: 0 means continuous (Int defaults to 1)
+  bool log = false;   ///< Float/Int: sampled and modelled in log space (low > 0, no step)
+  std::vector<double> choices;             ///< Categorical: the numeric value of each choice
+  std::vector<std::string> choice_labels;  ///< Categorical: labels when choices are strings (else empty)
+
+  std::size_t n_choices() const { return choices.size(); }
+  bool is_numeric() const { return kind != Kind::Categorical; }
+  /// Number of grid points of a stepped range (Int or Float with step), else 0.
+  std::uint64_t n_steps() const;
+  /// Snaps x to this axis' domain: rounds to the step grid, clamps to [low, high].
+  double snap(double x) const;
+  /// The external value of categorical choice i.
+  double choice_value(std::size_t i) const { return choices.at(i); }
+  /// Index of external value v among the choices (exact match), or npos.
+  std::size_t choice_index(double v) const;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+};
+
+/// The ordered list of axes; parameter matrices have one column per axis in this order.
+struct SearchSpace {
+  std::vector<Axis> axes;
+
+  std::size_t size() const { return axes.size(); }
+  /// Index of the axis called name, or Axis::npos.
+  std::size_t find(const std::string& name) const;
+  /// Throws tpeopt::Error naming the axis when its definition is inconsistent
+  /// (low > high, log with low <= 0, step not dividing the range, empty categorical...).
+  void validate() const;
+};
+
+/// Outcome of one trial as the sampler sees it.
+///  - score: the objective value; NaN marks a failed trial (ignored by TPE, like Optuna's FAIL).
+///  - violation: 0 for a feasible trial, > 0 by how much a constraint is violated
+///    (infeasible trials rank after every feasible one, by increasing violation).
+struct TrialOutcome {
+  double score = 0.0;
+  double violation = 0.0;
+};
+
+enum class Direction { Minimize, Maximize };
+
+}  // namespace tpeopt::tpe

@@ -1,0 +1,241 @@
+#include "tpe/tpe_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+#include <boost/random/uniform_01.hpp>
+
+#include "common/error.hpp"
+#include "common/worker_pool.hpp"
+#include "tpe/parzen_estimator.hpp"
+#include "tpe/random_sampler.hpp"
+#include "tpe/trial_rng.hpp"
+
+namespace tpeopt::tpe {
+
+namespace {
+// Stream purposes within one trial (trial_rng.hpp). Startup trials use purpose 0 with one
+// engine for all axes, exactly as RandomSampler does, so TPE's startup trials are the
+// random sampler's trials of the same seed. Univariate TPE uses purpose a + 1 for axis a
+// (each axis its own stream, independent of the others' draw counts); multivariate TPE
+// draws everything from one stream.
+constexpr std::uint64_t kStartupPurpose = 0;
+constexpr std::uint64_t kMultivariatePurpose = 0x6d76ULL << 32;  // "mv", apart from the axis purposes
+std::uint64_t axis_purpose(std::size_t a) { return static_cast<std::uint64_t>(a) + 1; }
+
+// log l(x) - log g(x); NaN (from -inf - -inf) ranks lowest.
+double acquisition(double log_l, double log_g) {
+  const double v = log_l - log_g;
+  return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
+}
+}  // namespace
+
+struct TpeSampler::State {
+  SearchSpace space;
+  Direction direction;
+  std::uint64_t seed;
+  TpeConfig config;
+  detail::ParzenParameters params;
+  std::vector<detail::AxisModel> models;  // per axis of the space
+  std::vector<std::size_t> active;        // axes with more than one value (modelled)
+  std::vector<detail::AxisModel> active_models;
+  WorkerPool pool;
+
+  // Told, non-failed trials in trial order (structure of arrays).
+  std::vector<std::vector<double>> internal;  // [axis][observation], internal values
+  std::vector<double> score, violation;
+  std::vector<std::uint64_t> trial;
+
+  // Asked blocks not yet told, in ask order, with the internal values of their trials.
+  struct Block {
+    std::uint64_t first = 0;
+    std::size_t n = 0;
+    std::vector<double> internal;  // [i * d + a]
+  };
+  std::deque<Block> pending;
+  bool asked_any = false;
+  std::uint64_t next_trial = 0;  // the first trial of the next ask
+
+  State(SearchSpace s, Direction dir, std::uint64_t sd, TpeConfig cfg)
+      : space(std::move(s)), direction(dir), seed(sd), config(cfg), pool(cfg.threads) {}
+
+  void ask_startup(const Block& block, double* out);
+  void ask_tpe(Block& block, double* out);
+};
+
+TpeSampler::TpeSampler(SearchSpace space, Direction direction, std::uint64_t seed, TpeConfig config) {
+  space.validate();
+  if (config.n_startup_trials < 0)
+    throw make_error("search.tpe.n_startup_trials: must be >= 0 (got {})", config.n_startup_trials);
+  if (config.n_ei_candidates < 1)
+    throw make_error("search.tpe.n_ei_candidates: must be >= 1 (got {})", config.n_ei_candidates);
+  if (!(config.prior_weight > 0.0) || !std::isfinite(config.prior_weight))
+    throw make_error("search.tpe.prior_weight: must be a positive number (got {})", config.prior_weight);
+  state_ = std::make_unique<State>(std::move(space), direction, seed, config);
+  State& s = *state_;
+  s.params = {config.prior_weight, config.consider_magic_clip, config.consider_endpoints, config.multivariate};
+  for (std::size_t a = 0; a < s.space.size(); ++a) {
+    s.models.push_back(detail::AxisModel::of(s.space.axes[a]));
+    if (!s.models.back().single) {
+      s.active.push_back(a);
+      s.active_models.push_back(s.models.back());
+    }
+  }
+  s.internal.resize(s.space.size());
+}
+
+TpeSampler::~TpeSampler() = default;
+
+std::size_t TpeSampler::n_observations() const { return state_->score.size(); }
+
+void TpeSampler::State::ask_startup(const Block& block, double* out) {
+  const std::size_t d = space.size();
+  pool.parallel_for(block.n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      auto engine = make_trial_engine(seed, block.first + i, kStartupPurpose);
+      for (std::size_t a = 0; a < d; ++a) out[i * d + a] = sample_uniform(space.axes[a], engine);
+    }
+  });
+}
+
+void TpeSampler::State::ask_tpe(Block& block, double* out) {
+  const std::size_t d = space.size();
+  const std::size_t n_obs = score.size();
+  const std::size_t n_cand = static_cast<std::size_t>(config.n_ei_candidates);
+
+  // Split the observations once per ask; both groups in trial order.
+  const std::vector<char> is_below = detail::split_below(score, violation, direction, detail::default_gamma(n_obs));
+  std::vector<std::size_t> below, above;
+  for (std::size_t i = 0; i < n_obs; ++i) (is_below[i] ? below : above).push_back(i);
+
+  // l(x) and g(x) over the modelled axes, shared by every trial of the batch.
+  std::vector<std::span<const double>> columns(active.size());
+  for (std::size_t j = 0; j < active.size(); ++j) columns[j] = internal[active[j]];
+  const detail::ParzenEstimator l(active_models, columns, below, params);
+  const detail::ParzenEstimator g(active_models, columns, above, params);
+
+  // Axes with one value: constant.
+  for (std::size_t a = 0; a < d; ++a) {
+    if (!models[a].single) continue;
+    const Axis& axis = space.axes[a];
+    const double v = axis.is_numeric() ? axis.low : axis.choice_value(0);
+    for (std::size_t i = 0; i < block.n; ++i) out[i * d + a] = v;
+  }
+
+  pool.parallel_for(block.n, [&](std::size_t begin, std::size_t end) {
+    boost::random::uniform_01<double> uniform;
+    std::vector<double> scratch;
+    std::vector<std::size_t> component(n_cand);
+    std::vector<double> raw(n_cand * active.size()), cand(n_cand * active.size());
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint64_t t = block.first + i;
+      if (!config.multivariate) {
+        for (std::size_t j = 0; j < active.size(); ++j) {
+          const std::size_t a = active[j];
+          const Axis& axis = space.axes[a];
+          const detail::AxisModel& m = active_models[j];
+          auto engine = make_trial_engine(seed, t, axis_purpose(a));
+          for (std::size_t c = 0; c < n_cand; ++c) component[c] = l.pick_component(uniform(engine));
+          for (std::size_t c = 0; c < n_cand; ++c) raw[c] = l.sample(j, component[c], uniform(engine));
+          // The first candidate with the largest log l(x) - log g(x) (NaN counts as -inf).
+          double best_score = -std::numeric_limits<double>::infinity();
+          double best_external = 0.0, best_internal = 0.0;
+          for (std::size_t c = 0; c < n_cand; ++c) {
+            const double external = m.to_external(axis, raw[c]);
+            const double x = m.type == detail::AxisModel::Type::Categorical ? raw[c] : m.to_internal(axis, external);
+            const double acq = acquisition(l.log_pdf(j, x, scratch), g.log_pdf(j, x, scratch));
+            if (c == 0 || acq > best_score) {
+              best_score = acq;
+              best_external = external;
+              best_internal = x;
+            }
+          }
+          out[i * d + a] = best_external;
+          block.internal[i * d + a] = best_internal;
+        }
+      } else {
+        const std::size_t k = active.size();
+        auto engine = make_trial_engine(seed, t, kMultivariatePurpose);
+        for (std::size_t c = 0; c < n_cand; ++c) component[c] = l.pick_component(uniform(engine));
+        for (std::size_t j = 0; j < k; ++j) {
+          const Axis& axis = space.axes[active[j]];
+          const detail::AxisModel& m = active_models[j];
+          for (std::size_t c = 0; c < n_cand; ++c) {
+            raw[c * k + j] = m.to_external(axis, l.sample(j, component[c], uniform(engine)));  // external
+            cand[c * k + j] = m.to_internal(axis, raw[c * k + j]);
+          }
+        }
+        std::size_t best = 0;
+        double best_score = -std::numeric_limits<double>::infinity();
+        for (std::size_t c = 0; c < n_cand; ++c) {
+          const double acq =
+              acquisition(l.log_pdf_joint(&cand[c * k], scratch), g.log_pdf_joint(&cand[c * k], scratch));
+          if (c == 0 || acq > best_score) {
+            best = c;
+            best_score = acq;
+          }
+        }
+        for (std::size_t j = 0; j < k; ++j) {
+          out[i * d + active[j]] = raw[best * k + j];
+          block.internal[i * d + active[j]] = cand[best * k + j];
+        }
+      }
+    }
+  });
+}
+
+void TpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out) {
+  State& s = *state_;
+  if (s.asked_any && first_trial != s.next_trial)
+    throw make_error("tpe sampler: ask of trials {}.. out of order (expected trial {} next)", first_trial, s.next_trial);
+  s.asked_any = true;
+  s.next_trial = first_trial + n;
+  if (n == 0) return;
+  const std::size_t d = s.space.size();
+  State::Block block{first_trial, n, std::vector<double>(n * d, 0.0)};
+
+  // Startup: counted in told, non-failed trials at the time of this ask.
+  if (s.score.size() < static_cast<std::size_t>(s.config.n_startup_trials)) {
+    s.ask_startup(block, out);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t a = 0; a < d; ++a)
+        block.internal[i * d + a] = s.models[a].to_internal(s.space.axes[a], out[i * d + a]);
+  } else {
+    s.ask_tpe(block, out);
+    for (std::size_t a = 0; a < d; ++a)
+      if (s.models[a].single)
+        for (std::size_t i = 0; i < n; ++i)
+          block.internal[i * d + a] = s.models[a].to_internal(s.space.axes[a], out[i * d + a]);
+  }
+  s.pending.push_back(std::move(block));
+}
+
+void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> outcomes) {
+  State& s = *state_;
+  if (outcomes.empty()) return;
+  if (s.pending.empty())
+    throw make_error("tpe sampler: tell of trials {}..{} that were not asked", first_trial,
+                     first_trial + outcomes.size() - 1);
+  const State::Block& block = s.pending.front();
+  if (block.first != first_trial || block.n != outcomes.size())
+    throw make_error(
+        "tpe sampler: tell of trials {}..{} does not match the oldest asked block (trials {}..{}); blocks are "
+        "told in the order they were asked",
+        first_trial, first_trial + outcomes.size() - 1, block.first, block.first + block.n - 1);
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    if (std::isnan(outcomes[i].violation))
+      throw make_error("tpe sampler: trial {}: constraint violation is NaN", first_trial + i);
+  const std::size_t d = s.space.size();
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (std::isnan(outcomes[i].score)) continue;  // failed: ignored, like Optuna's FAIL
+    for (std::size_t a = 0; a < d; ++a) s.internal[a].push_back(block.internal[i * d + a]);
+    s.score.push_back(outcomes[i].score);
+    s.violation.push_back(outcomes[i].violation);
+    s.trial.push_back(first_trial + i);
+  }
+  s.pending.pop_front();
+}
+
+}  // namespace tpeopt::tpe
