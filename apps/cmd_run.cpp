@@ -6,6 +6,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/study_flags.hpp"
+#include "apps/recorded_run.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
 
@@ -24,36 +25,17 @@ struct RunCommand {
     engine::RunOptions options = flags.run_options(config);
     options.serial = serial;
     options.log = quiet ? nullptr : &std::cerr;
-    const std::string executor = engine::resolve_executor(options.executor);
-    options.executor = executor;
+    options.executor = engine::resolve_executor(options.executor);
 
     auto strategy = engine::make_strategy(config);
     const std::filesystem::path dir = out.empty() ? engine::default_run_dir(config) : std::filesystem::path(out);
-    engine::RunDirectoryWriter writer(dir, config, strategy->metric_names(), executor);
+    auto recorder = engine::RunRecorder::create(dir, config, *strategy, options.executor);
     std::cerr << fmt::format("tpeopt run: strategy {} | sampler {} | {} trials in batches of {} | depth {} | {} | "
                              "executor {} | out {}\n",
                              config.strategy, config.search.sampler, engine::study_trial_count(config),
-                             config.search.batch, config.search.depth, serial ? "serial" : "pipelined", executor,
-                             dir.string());
-    engine::StudyRun run = engine::run_study(config, options, &writer);
-    writer.finish(run.result, run.summary);
-
-    const auto& s = run.summary;
-    std::cout << fmt::format("trials: {} in {:.3f} s ({:.0f} trials/s) | executor busy {:.1f}% | ask {:.1f} ms, {} "
-                             "{:.1f} ms, tell {:.1f} ms, overlap {:.1f} ms, idle {:.1f} ms\n",
-                             s.trials_told, s.wall_ms / 1000.0, s.trials_told / (s.wall_ms / 1000.0),
-                             100.0 * s.exec_ms / s.wall_ms, s.ask_ms, executor == "cuda" ? "gpu" : "cpu", s.exec_ms,
-                             s.tell_ms, s.overlap_ms, s.idle_ms);
-    if (!run.result.top().empty()) {
-      const auto& best = run.result.top().front();
-      std::cout << fmt::format("best: trial {} score {}", best.trial, best.score);
-      for (std::size_t a = 0; a < config.space.size(); ++a)
-        std::cout << fmt::format(" {}={}", config.space.axes[a].name,
-                                 engine::param_value_json(config.space.axes[a], best.params[a]).dump());
-      std::cout << '\n';
-    }
-    std::cout << fmt::format("digest {}\nresults in {}\n", run.result.digest_hex(), dir.string());
-    return 0;
+                             config.search.batch, config.search.depth, serial ? "serial" : "pipelined",
+                             options.executor, dir.string());
+    return run_recorded(config, options, *recorder, {});
   }
 };
 

@@ -7,5 +7,9 @@ namespace tpeopt::app {
 
 void add_run_command(CLI::App& app, int& exit_code);
 void add_verify_command(CLI::App& app, int& exit_code);
+void add_data_command(CLI::App& app, int& exit_code);
+void add_grid_command(CLI::App& app, int& exit_code);
+void add_backtest_command(CLI::App& app, int& exit_code);
+void add_resume_command(CLI::App& app, int& exit_code);
 
 }  // namespace tpeopt::app

@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   tpeopt::app::add_run_command(app, exit_code);
   tpeopt::app::add_verify_command(app, exit_code);
+  tpeopt::app::add_data_command(app, exit_code);
+  tpeopt::app::add_grid_command(app, exit_code);
+  tpeopt::app::add_backtest_command(app, exit_code);
+  tpeopt::app::add_resume_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

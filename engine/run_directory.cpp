@@ -1,19 +1,93 @@
 #include "engine/run_directory.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "common/digest.hpp"
 #include "common/error.hpp"
+#include "engine/interrupt.hpp"
 
 namespace tpeopt::engine {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+/// Writes `text` to `p` through a temporary file and a rename, so readers (and a
+/// later resume) see either the old or the new file, never half of one.
+void write_file_atomically(const fs::path& p, const std::string& text, bool durable) {
+  const fs::path tmp = p.string() + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw make_error("{}: cannot create the file: {}", tmp.string(), std::strerror(errno));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw make_error("{}: write failed: {}", p.string(), std::strerror(err));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (durable && ::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw make_error("{}: fsync failed: {}", p.string(), std::strerror(err));
+  }
+  ::close(fd);
+  if (std::rename(tmp.c_str(), p.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw make_error("{}: cannot replace the file: {}", p.string(), std::strerror(err));
+  }
+}
+
+std::FILE* open_table(const fs::path& p, const std::string& header) {
+  std::FILE* f = std::fopen(p.c_str(), "wb");
+  if (!f) throw make_error("{}: cannot create the file: {}", p.string(), std::strerror(errno));
+  if (std::fwrite(header.data(), 1, header.size(), f) != header.size() || std::fflush(f) != 0) {
+    std::fclose(f);
+    throw make_error("{}: write failed: {}", p.string(), std::strerror(errno));
+  }
+  return f;
+}
+
+void append_or_throw(std::FILE* f, const std::string& s, const fs::path& p) {
+  if (std::fwrite(s.data(), 1, s.size(), f) != s.size() || std::fflush(f) != 0)
+    throw make_error("{}: write failed: {}", p.string(), std::strerror(errno));
+}
+
+io::Json read_json_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw make_error("{}: cannot open (is this a tpeopt run directory?)", p.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  return io::parse_json_text(text.str(), p.string());
+}
+
+JournalHeader make_header(const io::StudyConfig& config, const strategies::Strategy& strategy) {
+  JournalHeader h;
+  h.config_digest = config_digest(config);
+  h.data_checksums = strategy.data_checksums();
+  h.n_axes = config.space.size();
+  h.n_metrics = strategy.metric_names().size();
+  return h;
+}
+
+}  // namespace
 
 fs::path default_run_dir(const io::StudyConfig& config) {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -27,31 +101,19 @@ fs::path default_run_dir(const io::StudyConfig& config) {
   return p;
 }
 
-namespace {
-
-std::FILE* open_for_write(const fs::path& p) {
-  std::FILE* f = std::fopen(p.c_str(), "wb");
-  if (!f) throw make_error("{}: cannot create the file: {}", p.string(), std::strerror(errno));
-  return f;
+std::string config_digest(const io::StudyConfig& config) {
+  io::Json j = config.resolved();
+  j.erase("executor");
+  Digest d;
+  d.add(std::string_view(j.dump()));
+  return d.hex();
 }
 
-void write_or_throw(std::FILE* f, const std::string& s, const fs::path& p) {
-  if (std::fwrite(s.data(), 1, s.size(), f) != s.size() || std::fflush(f) != 0)
-    throw make_error("{}: write failed: {}", p.string(), std::strerror(errno));
+io::StudyConfig load_run_config(const fs::path& dir) {
+  const io::Json run = read_json_file(dir / "run.json");
+  const fs::path base_dir = run.value("base_dir", std::string("."));
+  return io::parse_study_config(read_json_file(dir / "config.json"), (dir / "config.json").string(), base_dir);
 }
-
-void write_text_file(const fs::path& p, const std::string& text) {
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw make_error("{}: write failed", tmp.string());
-  }
-  fs::rename(tmp, p);
-}
-
-}  // namespace
 
 io::Json param_value_json(const tpe::Axis& axis, double value) {
   if (axis.kind == tpe::Axis::Kind::Categorical && !axis.choice_labels.empty())
@@ -60,39 +122,101 @@ io::Json param_value_json(const tpe::Axis& axis, double value) {
   return value;
 }
 
-RunDirectoryWriter::RunDirectoryWriter(fs::path dir, const io::StudyConfig& config,
-                                       std::vector<std::string> metric_names, const std::string& executor)
-    : dir_(std::move(dir)), config_(config), metric_names_(std::move(metric_names)) {
+RunRecorder::RunRecorder(fs::path dir, const io::StudyConfig& config, std::vector<std::string> metric_names,
+                         JournalWriter journal)
+    : dir_(std::move(dir)), config_(config), metric_names_(std::move(metric_names)), journal_(std::move(journal)) {}
+
+std::unique_ptr<RunRecorder> RunRecorder::create(const fs::path& dir, const io::StudyConfig& config,
+                                                 const strategies::Strategy& strategy, const std::string& executor) {
   std::error_code ec;
-  if (fs::exists(dir_) && !fs::is_empty(dir_))
-    throw make_error("--out {}: the directory exists and is not empty; choose a new one", dir_.string());
-  fs::create_directories(dir_, ec);
-  if (ec) throw make_error("--out {}: cannot create the directory: {}", dir_.string(), ec.message());
+  if (fs::exists(dir) && !fs::is_empty(dir))
+    throw make_error("--out {}: the directory exists and is not empty; choose a new one (or `tpeopt resume {}`)",
+                     dir.string(), dir.string());
+  fs::create_directories(dir, ec);
+  if (ec) throw make_error("--out {}: cannot create the directory: {}", dir.string(), ec.message());
 
   io::Json resolved = config.resolved();
   resolved["executor"] = executor;
-  write_text_file(dir_ / "config.json", resolved.dump(2) + "\n");
-
-  trials_ = open_for_write(dir_ / "trials.csv");
-  std::string header = "trial,batch";
-  for (const auto& a : config.space.axes) header += "," + a.name;
-  header += ",score,violation";
-  for (const auto& m : metric_names_) header += "," + m;
-  write_or_throw(trials_, header + "\n", dir_ / "trials.csv");
-
-  timings_ = open_for_write(dir_ / "timings.csv");
-  write_or_throw(timings_,
-                 "batch,first_trial,trials,ask_ms,exec_ms,tell_ms,overlap_ms,idle_ms,wall_ms,trials_per_s,ask_begin_ms,"
-                 "ask_end_ms,exec_begin_ms,exec_end_ms,tell_begin_ms,tell_end_ms\n",
-                 dir_ / "timings.csv");
+  write_file_atomically(dir / "config.json", resolved.dump(2) + "\n", true);
+  write_file_atomically(dir / "run.json",
+                        io::Json{{"base_dir", fs::absolute(config.base_dir).lexically_normal().string()},
+                                 {"source", config.source},
+                                 {"config_digest", config_digest(config)}}
+                                .dump(2) +
+                            "\n",
+                        true);
+  write_file_atomically(dir / "data.json", io::Json{{"checksums", strategy.data_checksums()}}.dump(2) + "\n", true);
+  // The journal comes last: a directory with a journal is a resumable run.
+  auto journal = JournalWriter::create(dir / "journal.bin", make_header(config, strategy));
+  std::unique_ptr<RunRecorder> r(new RunRecorder(dir, config, strategy.metric_names(), std::move(journal)));
+  r->open_tables();
+  return r;
 }
 
-RunDirectoryWriter::~RunDirectoryWriter() {
+std::unique_ptr<RunRecorder> RunRecorder::resume(const fs::path& dir, const io::StudyConfig& config,
+                                                 const strategies::Strategy& strategy, const std::string& executor,
+                                                 std::vector<ReplayedBatch>& replay) {
+  if (!fs::exists(dir / "journal.bin"))
+    throw make_error("{}: no journal.bin: the run never started its first batch, or this is not a run directory",
+                     dir.string());
+  JournalContents journal = read_journal(dir / "journal.bin");
+  const JournalHeader expected = make_header(config, strategy);
+  if (journal.header.config_digest != expected.config_digest)
+    throw make_error("{}: refusing to resume: config.json was changed since the run started (journal {} vs now {}); "
+                     "start a new run for a new config",
+                     dir.string(), journal.header.config_digest, expected.config_digest);
+  if (journal.header.data_checksums != expected.data_checksums) {
+    std::string detail;
+    for (std::size_t i = 0; i < std::max(journal.header.data_checksums.size(), expected.data_checksums.size()); ++i) {
+      const std::string was = i < journal.header.data_checksums.size() ? journal.header.data_checksums[i] : "(none)";
+      const std::string now = i < expected.data_checksums.size() ? expected.data_checksums[i] : "(none)";
+      if (was != now) detail += fmt::format(" was {} now {};", was, now);
+    }
+    throw make_error("{}: refusing to resume: the data changed since the run started:{} a resumed run must read the "
+                     "same data",
+                     dir.string(), detail);
+  }
+  if (journal.header.n_axes != expected.n_axes || journal.header.n_metrics != expected.n_metrics)
+    throw make_error("{}: refusing to resume: the journal's shape does not match the config", dir.string());
+
+  auto writer = JournalWriter::open_for_append(dir / "journal.bin", journal.valid_bytes);
+  std::unique_ptr<RunRecorder> r(new RunRecorder(dir, config, strategy.metric_names(), std::move(writer)));
+  r->replayed_ = journal.records.size();
+  r->dropped_torn_tail_ = journal.dropped_torn_tail;
+  replay.clear();
+  replay.reserve(journal.records.size());
+  for (auto& rec : journal.records) replay.push_back(std::move(rec.batch));
+  io::Json resolved = config.resolved();
+  resolved["executor"] = executor;
+  write_file_atomically(dir / "config.json", resolved.dump(2) + "\n", true);
+  // trials.csv and timings.csv are rebuilt from the journal as the replayed batches
+  // pass through on_batch: rows written after the last journaled batch are dropped.
+  r->open_tables();
+  return r;
+}
+
+void RunRecorder::open_tables() {
+  std::string header = "trial,batch";
+  for (const auto& a : config_.space.axes) header += "," + a.name;
+  header += ",score,violation";
+  for (const auto& m : metric_names_) header += "," + m;
+  trials_ = open_table(dir_ / "trials.csv", header + "\n");
+  timings_ = open_table(dir_ / "timings.csv",
+                        "batch,first_trial,trials,ask_ms,exec_ms,tell_ms,overlap_ms,idle_ms,wall_ms,trials_per_s,"
+                        "ask_begin_ms,ask_end_ms,exec_begin_ms,exec_end_ms,tell_begin_ms,tell_end_ms,replayed\n");
+}
+
+RunRecorder::~RunRecorder() {
   if (trials_) std::fclose(trials_);
   if (timings_) std::fclose(timings_);
 }
 
-void RunDirectoryWriter::on_batch(const BatchRequest& request, const BatchResult& result, const BatchTimings& t) {
+bool RunRecorder::stop_requested() { return InterruptGuard::requested(); }
+
+void RunRecorder::on_batch(const BatchRequest& request, const BatchResult& result, const BatchTimings& t) {
+  // Durable first: the batch counts as done once its journal record is on disk.
+  if (!t.replayed) journal_.append(request, result, t);
+
   std::string rows;
   const auto& axes = config_.space.axes;
   for (std::size_t i = 0; i < request.n_trials; ++i) {
@@ -105,26 +229,57 @@ void RunDirectoryWriter::on_batch(const BatchRequest& request, const BatchResult
         rows += fmt::format(",{}", v);
     }
     rows += fmt::format(",{},{}", result.scores[i], result.violations[i]);
-    for (std::size_t m = 0; m < result.n_metrics; ++m) rows += fmt::format(",{}", result.metrics[i * result.n_metrics + m]);
+    for (std::size_t m = 0; m < result.n_metrics; ++m)
+      rows += fmt::format(",{}", result.metrics[i * result.n_metrics + m]);
     rows += '\n';
-  }
-  write_or_throw(trials_, rows, dir_ / "trials.csv");
 
-  // Interval ends relative to the first batch's ask, for timeline plots.
-  if (!have_origin_) {
+    const RankKey k{request.first_trial + i, result.scores[i], result.violations[i]};
+    if (!best_ || ranks_before(k, *best_, config_.objective.direction)) best_ = k;
+  }
+  append_or_throw(trials_, rows, dir_ / "trials.csv");
+
+  // Interval times relative to the first evaluated batch's ask, for timeline plots.
+  if (!t.replayed && !have_origin_) {
     origin_ = t.ask.begin;
     have_origin_ = true;
   }
   auto rel = [&](Clock::time_point p) {
-    return p.time_since_epoch().count() == 0 ? 0.0 : std::chrono::duration<double, std::milli>(p - origin_).count();
+    return t.replayed ? 0.0 : std::chrono::duration<double, std::milli>(p - origin_).count();
   };
   const double rate = t.exec_ms > 0 ? t.n_trials / (t.exec_ms / 1000.0) : 0.0;
-  write_or_throw(timings_,
-                 fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},{:.1f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n",
-                             t.batch_index, t.first_trial, t.n_trials, t.ask_ms, t.exec_ms, t.tell_ms, t.overlap_ms,
-                             t.idle_ms, t.wall_ms, rate, rel(t.ask.begin), rel(t.ask.end), rel(t.exec.begin),
-                             rel(t.exec.end), rel(t.tell.begin), rel(t.tell.end)),
-                 dir_ / "timings.csv");
+  append_or_throw(timings_,
+                  fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},{:.1f},{:.4f},{:.4f},{:.4f},{:.4f},"
+                              "{:.4f},{:.4f},{}\n",
+                              t.batch_index, t.first_trial, t.n_trials, t.ask_ms, t.exec_ms, t.tell_ms, t.overlap_ms,
+                              t.idle_ms, t.wall_ms, rate, rel(t.ask.begin), rel(t.ask.end), rel(t.exec.begin),
+                              rel(t.exec.end), rel(t.tell.begin), rel(t.tell.end), t.replayed ? 1 : 0),
+                  dir_ / "timings.csv");
+
+  trials_done_ += request.n_trials;
+  if (!t.replayed) {
+    exec_ms_total_ += t.exec_ms;
+    wall_ms_last_ = t.wall_ms;
+  }
+  write_metrics(t);
+}
+
+void RunRecorder::write_metrics(const BatchTimings& t) {
+  const double busy = wall_ms_last_ > 0 ? exec_ms_total_ / wall_ms_last_ : 0.0;
+  const double rate = t.exec_ms > 0 && !t.replayed ? t.n_trials / ((t.ask_ms + t.tell_ms + t.exec_ms - t.overlap_ms) / 1000.0) : 0.0;
+  const std::string run = dir_.filename().string();
+  std::string text;
+  text += "# HELP tpeopt_trials_done Trials evaluated and told so far.\n# TYPE tpeopt_trials_done gauge\n";
+  text += fmt::format("tpeopt_trials_done{{run=\"{}\"}} {}\n", run, trials_done_);
+  if (best_ && !std::isnan(best_->score)) {
+    text += "# HELP tpeopt_best_score Best score so far (see objective.direction).\n# TYPE tpeopt_best_score gauge\n";
+    text += fmt::format("tpeopt_best_score{{run=\"{}\"}} {}\n", run, best_->score);
+  }
+  text += "# HELP tpeopt_executor_busy_ratio Executor (GPU) busy time over wall time since the run (re)started.\n"
+          "# TYPE tpeopt_executor_busy_ratio gauge\n";
+  text += fmt::format("tpeopt_executor_busy_ratio{{run=\"{}\"}} {:.6f}\n", run, busy);
+  text += "# HELP tpeopt_trials_per_second Throughput of the last batch.\n# TYPE tpeopt_trials_per_second gauge\n";
+  text += fmt::format("tpeopt_trials_per_second{{run=\"{}\"}} {:.3f}\n", run, rate);
+  write_file_atomically(dir_ / "metrics.prom", text, false);
 }
 
 io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,
@@ -147,11 +302,12 @@ io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,
   return top;
 }
 
-void RunDirectoryWriter::finish(const StudyResult& result, const PipelineSummary& summary) {
-  write_text_file(dir_ / "top.json", top_to_json(result, config_, metric_names_).dump(2) + "\n");
+void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summary) {
+  write_file_atomically(dir_ / "top.json", top_to_json(result, config_, metric_names_).dump(2) + "\n", true);
   io::Json s = {{"trials", summary.trials_told},
                 {"batches", summary.batches_told},
-                {"stopped_early", summary.stopped_early},
+                {"complete", !summary.stopped_early},
+                {"replayed_batches", replayed_},
                 {"digest", result.digest_hex()},
                 {"wall_ms", summary.wall_ms},
                 {"ask_ms", summary.ask_ms},
@@ -159,7 +315,7 @@ void RunDirectoryWriter::finish(const StudyResult& result, const PipelineSummary
                 {"tell_ms", summary.tell_ms},
                 {"overlap_ms", summary.overlap_ms},
                 {"idle_ms", summary.idle_ms}};
-  write_text_file(dir_ / "summary.json", s.dump(2) + "\n");
+  write_file_atomically(dir_ / "summary.json", s.dump(2) + "\n", true);
 }
 
 }  // namespace tpeopt::engine

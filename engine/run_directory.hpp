@@ -1,41 +1,81 @@
 #pragma once
-// A run's own directory (DESIGN.md section 7): the resolved config, trials.csv,
-// timings.csv and top.json.
+// A run's own directory (DESIGN.md section 7, issue [long-runs]):
+//   config.json   the config with every default filled in (+ run.json: where it came from)
+//   data.json     the checksums of the data the strategy read
+//   journal.bin   one fsynced, checksummed record per told batch (engine/journal.hpp)
+//   trials.csv    every trial: number, batch, parameters, score, violation, metrics
+//   timings.csv   per batch: ask, executor, tell, overlap, idle, trials per second
+//   metrics.prom  Prometheus text format, rewritten atomically after every batch
+//   top.json, summary.json   at the end (and on interruption)
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/journal.hpp"
 #include "engine/pipeline.hpp"
 #include "engine/study_result.hpp"
 #include "io/study_config.hpp"
+#include "strategies/strategy.hpp"
 
 namespace tpeopt::engine {
 
 /// Default run directory: runs/YYYYmmdd-HHMMSS-<strategy> under the current directory.
 std::filesystem::path default_run_dir(const io::StudyConfig& config);
 
-/// Streams told batches into the run directory. Created before the run; `dir` must
-/// not exist or be empty.
-class RunDirectoryWriter final : public BatchObserver {
+/// Digest of the resolved config, executor excluded: what a resume must not change.
+std::string config_digest(const io::StudyConfig& config);
+
+/// Loads the config of an existing run directory (config.json, with the base folder
+/// its relative data paths were written against).
+io::StudyConfig load_run_config(const std::filesystem::path& dir);
+
+/// Records a run into its directory; the pipeline's observer on the sampler thread.
+class RunRecorder final : public BatchObserver {
  public:
-  RunDirectoryWriter(std::filesystem::path dir, const io::StudyConfig& config, std::vector<std::string> metric_names,
-                     const std::string& executor);
-  ~RunDirectoryWriter() override;
+  /// Starts a new run in `dir` (must not exist, or be empty).
+  static std::unique_ptr<RunRecorder> create(const std::filesystem::path& dir, const io::StudyConfig& config,
+                                             const strategies::Strategy& strategy, const std::string& executor);
+
+  /// Reopens `dir` to continue it. Refuses (Error) when the config or the data changed
+  /// since the run started. Fills `replay` with the journaled batches.
+  static std::unique_ptr<RunRecorder> resume(const std::filesystem::path& dir, const io::StudyConfig& config,
+                                             const strategies::Strategy& strategy, const std::string& executor,
+                                             std::vector<ReplayedBatch>& replay);
+
+  ~RunRecorder() override;
 
   void on_batch(const BatchRequest& request, const BatchResult& result, const BatchTimings& timings) override;
-  /// Writes top.json and a summary once the run is over.
+  bool stop_requested() override;
+
+  /// Writes top.json and summary.json (also after an interruption).
   void finish(const StudyResult& result, const PipelineSummary& summary);
 
   const std::filesystem::path& dir() const { return dir_; }
+  /// Batches found in the journal when resuming (0 for a new run).
+  std::uint64_t replayed_batches() const { return replayed_; }
+  bool dropped_torn_tail() const { return dropped_torn_tail_; }
 
  private:
+  RunRecorder(std::filesystem::path dir, const io::StudyConfig& config, std::vector<std::string> metric_names,
+              JournalWriter journal);
+  void open_tables();
+  void write_metrics(const BatchTimings& t);
+
   std::filesystem::path dir_;
   const io::StudyConfig& config_;
   std::vector<std::string> metric_names_;
+  JournalWriter journal_;
   std::FILE* trials_ = nullptr;
   std::FILE* timings_ = nullptr;
+  std::uint64_t replayed_ = 0;
+  bool dropped_torn_tail_ = false;
+  // running figures for metrics.prom
+  std::uint64_t trials_done_ = 0;
+  double exec_ms_total_ = 0.0, wall_ms_last_ = 0.0;
+  std::optional<RankKey> best_;
   Clock::time_point origin_{};
   bool have_origin_ = false;
 };

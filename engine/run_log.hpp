@@ -12,4 +12,9 @@ namespace tpeopt::engine {
 std::string format_batch_line(const std::string& sampler, const std::string& executor, std::uint64_t done,
                               std::uint64_t total, const BatchTimings& t);
 
+/// The terminal progress line: trials done of total, trials per second, best score
+/// so far, ETA and executor busy percentage.
+std::string format_progress_line(std::uint64_t done, std::uint64_t total, double trials_per_s, double best,
+                                 double busy_fraction);
+
 }  // namespace tpeopt::engine

@@ -1,12 +1,18 @@
 #include "engine/study.hpp"
 
+#include <cmath>
+#include <iostream>
 #include <ostream>
 
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/run_log.hpp"
 #include "gpu/cuda_executor.hpp"
+#include "io/candles_config.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/functions/functions_strategy.hpp"
+#include "io/trade_filter_source.hpp"
+#include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "tpe/grid_sampler.hpp"
 #include "tpe/random_sampler.hpp"
 #include "tpe/tpe_sampler.hpp"
@@ -20,6 +26,17 @@ std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& confi
       for (const auto& n : config.param_order) names.push_back(n);
       return std::make_unique<strategies::FunctionsStrategy>(strategies::parse_test_function(config.function),
                                                              std::move(names));
+    }
+    if (config.strategy == "trade_filter")
+      return std::make_unique<strategies::TradeFilterStrategy>(
+          io::load_trade_filter_data(config.data, config.base_dir, &std::cerr),
+          config.objective.min_trades_set ? config.objective.min_trades : 1);
+    if (config.strategy == "exhaustion") {
+      strategies::ExhaustionOptions o;
+      o.objective = strategies::parse_exhaustion_objective(config.objective.name);
+      if (config.objective.min_trades_set)
+        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
+      return std::make_unique<strategies::ExhaustionStrategy>(io::load_candles_data(config.data, config.base_dir), o);
     }
   } catch (const Error& e) {
     throw Error(config.source + ": " + e.what());
@@ -76,11 +93,28 @@ class StudyObserver final : public BatchObserver {
 
   void on_batch(const BatchRequest& request, const BatchResult& r, const BatchTimings& t) override {
     result_.add(request, r);
-    if (options_.log)
-      *options_.log << format_batch_line(sampler_, executor_, request.first_trial + request.n_trials, total_, t)
-                    << '\n'
-                    << std::flush;
-    if (next_) next_->on_batch(request, r, t);
+    if (next_) next_->on_batch(request, r, t);  // the journal first: then the batch counts as done
+    const std::uint64_t done = request.first_trial + request.n_trials;
+    if (!t.replayed) {
+      exec_ms_ += t.exec_ms;
+      if (first_wall_ms_ < 0) first_wall_ms_ = t.wall_ms - (t.ask_ms + t.exec_ms + t.tell_ms);
+      done_here_ += request.n_trials;
+    }
+    if (!options_.log) return;
+    if (!options_.progress_line) {
+      *options_.log << format_batch_line(sampler_, executor_, done, total_, t) << '\n' << std::flush;
+      return;
+    }
+    const auto now = Clock::now();
+    if (done < total_ && now - last_progress_ < std::chrono::milliseconds(250)) return;
+    last_progress_ = now;
+    const double elapsed_s = (t.wall_ms - std::max(0.0, first_wall_ms_)) / 1000.0;
+    const double rate = elapsed_s > 0 ? done_here_ / elapsed_s : 0.0;
+    const auto& best = result_.top();
+    *options_.log << '\r'
+                  << format_progress_line(done, total_, rate, best.empty() ? NAN : best.front().score,
+                                          t.wall_ms > 0 ? exec_ms_ / t.wall_ms : 0.0)
+                  << (done >= total_ ? "\n" : "") << std::flush;
   }
   bool stop_requested() override { return next_ && next_->stop_requested(); }
 
@@ -90,11 +124,15 @@ class StudyObserver final : public BatchObserver {
   std::string sampler_, executor_;
   std::uint64_t total_;
   BatchObserver* next_;
+  double exec_ms_ = 0.0, first_wall_ms_ = -1.0;
+  std::uint64_t done_here_ = 0;
+  Clock::time_point last_progress_{};
 };
 
 }  // namespace
 
-StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, BatchObserver* observer) {
+StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, BatchObserver* observer,
+                   std::vector<ReplayedBatch> replay) {
   auto strategy = make_strategy(config);
   auto executor = make_executor(config, *strategy, options);
   auto sampler = make_sampler(config);
@@ -110,6 +148,7 @@ StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, Bat
   settings.batch_size = config.search.batch;
   settings.depth = config.search.depth;
   settings.serial = options.serial;
+  settings.replay = std::move(replay);
   run.summary = run_pipeline(*sampler, *executor, config.space.size(), settings, study_observer);
   return run;
 }

@@ -21,6 +21,9 @@ struct RunOptions {
   int cuda_block_size = 128;
   bool keep_trials = false;       ///< keep every trial in StudyResult::trials()
   std::ostream* log = nullptr;    ///< per-batch log lines (DESIGN.md section 3); null = none
+  /// With `log`: one progress line rewritten in place (for a terminal) instead of a
+  /// line per batch; at most 4 updates a second.
+  bool progress_line = false;
 };
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config);
@@ -40,6 +43,8 @@ struct StudyRun {
 
 /// Runs the study end to end. `observer` (optional) sees every told batch after the
 /// result collector and the log.
-StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, BatchObserver* observer = nullptr);
+/// `replay`: batches from a journal, replayed before evaluation continues (resume).
+StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, BatchObserver* observer = nullptr,
+                   std::vector<ReplayedBatch> replay = {});
 
 }  // namespace tpeopt::engine

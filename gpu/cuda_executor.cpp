@@ -112,7 +112,7 @@ class CudaExecutor final : public engine::Executor {
     CUDA_CHECK(cudaMemcpyAsync(s.d_params.data(), s.h_params.data(), n * p * sizeof(double), cudaMemcpyHostToDevice,
                                stream_));
     if (n > 0) {
-      DeviceBatch batch{s.d_params.data(), s.d_scores.data(), s.d_violations.data(), s.d_metrics.data(), n};
+      DeviceBatch batch{s.d_params.data(), s.h_params.data(), s.d_scores.data(), s.d_violations.data(), s.d_metrics.data(), n};
       device_strategy_->launch(batch, stream_, options_.block_size);
     }
     CUDA_CHECK(cudaMemcpyAsync(s.h_scores.data(), s.d_scores.data(), n * sizeof(double), cudaMemcpyDeviceToHost,

@@ -2,13 +2,19 @@
 #include "gpu/device_strategy.hpp"
 
 #include "common/error.hpp"
+#include "gpu/exhaustion_kernel.hpp"
 #include "gpu/functions_kernel.hpp"
+#include "gpu/trade_filter_kernel.hpp"
 
 namespace tpeopt::gpu {
 
 std::unique_ptr<DeviceStrategy> make_device_strategy(const strategies::Strategy& strategy, cudaStream_t stream) {
   if (const auto* f = dynamic_cast<const strategies::FunctionsStrategy*>(&strategy))
     return make_functions_device(*f, stream);
+  if (const auto* e = dynamic_cast<const strategies::ExhaustionStrategy*>(&strategy))
+    return make_exhaustion_device(*e, stream);
+  if (const auto* t = dynamic_cast<const strategies::TradeFilterStrategy*>(&strategy))
+    return make_trade_filter_device(*t, stream);
   throw make_error("executor cuda: strategy {} has no CUDA implementation yet; use --executor cpu", strategy.name());
 }
 

@@ -12,7 +12,9 @@ namespace tpeopt::gpu {
 
 /// Device buffers of one batch, n trials.
 struct DeviceBatch {
-  const double* params = nullptr;  ///< n x n_slots, row-major (the strategy's slot order)
+  const double* params = nullptr;       ///< n x n_slots, row-major (the strategy's slot order), on the device
+  const double* host_params = nullptr;  ///< the same values in pinned host memory (valid until the batch completes),
+                                        ///< for strategies that plan a launch from the parameters (e.g. distinct EMA spans)
   double* scores = nullptr;        ///< n
   double* violations = nullptr;    ///< n
   double* metrics = nullptr;       ///< n x n_metrics

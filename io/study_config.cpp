@@ -97,6 +97,9 @@ Json parse_json_text(const std::string& text, const std::string& source) {
     std::string what = e.what();
     if (auto p = what.find("parse error"); p != std::string::npos) what = what.substr(p);
     throw make_error("{}:{}:{}: invalid JSON: {}", source, line, column, what);
+  } catch (const Json::exception& e) {
+    // e.g. a number too large for any JSON number type (out_of_range.406)
+    throw make_error("{}: invalid JSON: {}", source, e.what());
   }
 }
 
@@ -159,7 +162,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       if (s.has("tpe")) {
         JsonFields t(s.at("tpe"), "search.tpe");
         t.reject_unknown({"n_startup_trials", "n_ei_candidates", "multivariate", "prior_weight",
-                          "consider_magic_clip", "consider_endpoints", "threads"});
+                          "consider_magic_clip", "consider_endpoints", "threads", "acquisition"});
         auto& tpe = c.search.tpe;
         tpe.n_startup_trials = static_cast<int>(t.get_int("n_startup_trials", tpe.n_startup_trials, 0, 1 << 30));
         tpe.n_ei_candidates = static_cast<int>(t.get_int("n_ei_candidates", tpe.n_ei_candidates, 1, 1 << 20));
@@ -170,6 +173,8 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
         tpe.consider_magic_clip = t.get_bool("consider_magic_clip", tpe.consider_magic_clip);
         tpe.consider_endpoints = t.get_bool("consider_endpoints", tpe.consider_endpoints);
         tpe.threads = static_cast<unsigned>(t.get_int("threads", tpe.threads, 0, 1024));
+        tpe.acquisition = t.get_choice("acquisition", {"fast", "exact"}, "fast") == "exact" ? tpe::Acquisition::Exact
+                                                                                           : tpe::Acquisition::Fast;
       }
     }
 
@@ -198,6 +203,8 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
           throw make_error("params.{}: the grid sampler needs a list of values or a stepped range", a.name);
   } catch (const Error& e) {
     throw Error(source + ": " + e.what());
+  } catch (const Json::exception& e) {
+    throw make_error("{}: invalid config: {}", source, e.what());
   }
   return c;
 }
@@ -221,7 +228,8 @@ Json StudyConfig::resolved() const {
                    {"prior_weight", t.prior_weight},
                    {"consider_magic_clip", t.consider_magic_clip},
                    {"consider_endpoints", t.consider_endpoints},
-                   {"threads", t.threads}}}};
+                   {"threads", t.threads},
+                   {"acquisition", t.acquisition == tpe::Acquisition::Exact ? "exact" : "fast"}}}};
   Json p = Json::object();
   for (const auto& name : param_order) {
     if (auto it = fixed.find(name); it != fixed.end()) {

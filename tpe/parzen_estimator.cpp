@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "common/error.hpp"
 #include "tpe/truncated_normal.hpp"
@@ -144,7 +145,8 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
   for (double& c : cumulative_) c /= running;  // numpy's choice: cdf /= cdf[-1]
 
   const double d = static_cast<double>(axes.size());
-  std::vector<double> mus_with_prior, sorted_with_endpoints, sorted_sigmas;
+  std::vector<double> sorted_with_endpoints, sorted_sigmas;
+  std::vector<std::pair<double, std::size_t>> keyed;
   std::vector<std::size_t> order;
   for (std::size_t a = 0; a < axes.size(); ++a) {
     const AxisModel& m = axes[a];
@@ -201,15 +203,17 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
     } else {
       // Neighbour gaps among the observations and the prior's centre, with the range's
       // edges as outer neighbours; stable order, so ties keep trial order (prior last).
-      mus_with_prior.assign(nk.mu.begin(), nk.mu.begin() + static_cast<std::ptrdiff_t>(n));
-      mus_with_prior.push_back(prior_mu);
+      // (value, index) pairs sorted lexicographically: the stable order by value, without
+      // the indirection of sorting indices.
+      keyed.resize(n + 1);
+      for (std::size_t i = 0; i < n; ++i) keyed[i] = {nk.mu[i], i};
+      keyed[n] = {prior_mu, n};
+      std::sort(keyed.begin(), keyed.end());
       order.resize(n + 1);
-      std::iota(order.begin(), order.end(), std::size_t{0});
-      std::stable_sort(order.begin(), order.end(),
-                       [&](std::size_t x, std::size_t y) { return mus_with_prior[x] < mus_with_prior[y]; });
+      for (std::size_t i = 0; i <= n; ++i) order[i] = keyed[i].second;
       sorted_with_endpoints.resize(n + 3);
       sorted_with_endpoints[0] = lower;
-      for (std::size_t i = 0; i <= n; ++i) sorted_with_endpoints[i + 1] = mus_with_prior[order[i]];
+      for (std::size_t i = 0; i <= n; ++i) sorted_with_endpoints[i + 1] = keyed[i].first;
       sorted_with_endpoints[n + 2] = upper;
       const auto& s = sorted_with_endpoints;
       sorted_sigmas.resize(n + 1);
@@ -238,7 +242,11 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
       nk.inv_sigma[k] = 1.0 / sigma;
       nk.a[k] = (lower - mu) / sigma;
       nk.b[k] = (upper - mu) / sigma;
-      nk.log_mass[k] = truncnorm::log_gauss_mass(nk.a[k], nk.b[k]);
+      // fast_tails: a kernel whose truncation bounds lie beyond 9 sigmas has mass
+      // 1 - Phi(a) - Phi(-b) with Phi(-9) = 1.1e-19, so log mass = 0 to within 2.3e-19.
+      nk.log_mass[k] = params.fast_tails && nk.a[k] <= -9.0 && nk.b[k] >= 9.0
+                           ? 0.0
+                           : truncnorm::log_gauss_mass(nk.a[k], nk.b[k]);
       nk.log_norm[k] = m.type == AxisModel::Type::Discrete
                            ? -nk.log_mass[k]
                            : -std::log(sigma) - nk.log_mass[k] - truncnorm::kLogSqrt2Pi;

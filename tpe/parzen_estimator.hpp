@@ -56,6 +56,9 @@ struct ParzenParameters {
   bool consider_magic_clip = true;
   bool consider_endpoints = false;
   bool multivariate = false;
+  /// Fast acquisition: take the log mass of kernels truncated beyond 9 sigmas on both
+  /// sides as 0 (error < 2.3e-19) instead of computing it.
+  bool fast_tails = false;
 };
 
 /// One Parzen estimator (a mixture of n + 1 product kernels: one per observation, the
@@ -76,6 +79,14 @@ class ParzenEstimator {
   /// Kernel centres and bandwidths of numeric axis a (the prior's last).
   const std::vector<double>& mus(std::size_t a) const { return num_[a].mu; }
   const std::vector<double>& sigmas(std::size_t a) const { return num_[a].sigma; }
+  /// log of the mixture weights (the prior's last).
+  const std::vector<double>& log_weights() const { return log_weights_; }
+  /// Numeric axis a, per kernel: the standardized truncation bounds a_k = (lower - mu) / sigma,
+  /// b_k = (upper - mu) / sigma, and the log normalization of the kernel's density
+  /// (continuous: -log sigma - log mass - log sqrt(2 pi); discrete: -log mass).
+  const std::vector<double>& lower_z(std::size_t a) const { return num_[a].a; }
+  const std::vector<double>& upper_z(std::size_t a) const { return num_[a].b; }
+  const std::vector<double>& log_norms(std::size_t a) const { return num_[a].log_norm; }
 
   /// The component drawn by a uniform u in [0, 1) (numpy's choice: searchsorted right).
   std::size_t pick_component(double u) const;

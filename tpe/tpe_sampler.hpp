@@ -14,7 +14,14 @@ class WorkerPool;
 
 namespace tpeopt::tpe {
 
-/// TPE settings; defaults are Optuna's.
+/// How candidates are scored (docs/tpe.md, "Acquisition" and "Fast acquisition").
+///  - Exact: log l(x) - log g(x) summed over every kernel for each candidate (Optuna's).
+///  - Fast: continuous axes tabulate log l - log g once per ask on a grid and score candidates
+///    by cubic interpolation; candidates are drawn by a linear-space truncated-normal quantile.
+///    A different (documented) sampler: it agrees with Exact on >= 99% of picks.
+enum class Acquisition { Exact, Fast };
+
+/// TPE settings; defaults are Optuna's (except acquisition, which Optuna does not have).
 struct TpeConfig {
   /// Trials sampled uniformly at random before TPE starts (counted in told,
   /// non-failed trials at the time of ask).
@@ -30,6 +37,8 @@ struct TpeConfig {
   bool consider_magic_clip = true;
   /// Optuna's consider_endpoints (bandwidth of the extreme kernels).
   bool consider_endpoints = false;
+  /// Candidate scoring; Fast is exact on discrete and categorical axes and in multivariate mode.
+  Acquisition acquisition = Acquisition::Fast;
   /// Worker threads for ask() (1 = the sampler thread alone). Results do not depend on it.
   unsigned threads = 1;
 };
@@ -42,6 +51,7 @@ class TpeSampler final : public Sampler {
   std::string name() const override { return "tpe"; }
   void ask(std::uint64_t first_trial, std::size_t n, double* out) override;
   void tell(std::uint64_t first_trial, std::span<const TrialOutcome> outcomes) override;
+  void adopt(std::uint64_t first_trial, std::size_t n, const double* values) override;
 
   /// Number of told trials the estimators are built from (failed ones excluded).
   std::size_t n_observations() const;

@@ -1,0 +1,143 @@
+// `tpeopt backtest`: one parameter set of a config's strategy, its metrics and (for
+// exhaustion) its trades as CSV, from the CPU reference or the GPU.
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "apps/commands.hpp"
+#include "common/error.hpp"
+#include "engine/study.hpp"
+#include "gpu/exhaustion_trades.hpp"
+#include "io/candles_csv.hpp"
+#include "io/study_config.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
+
+namespace tpeopt::app {
+
+namespace {
+
+/// The strategy's slot vector from P.json ({"name": number}); names P.json leaves out
+/// take the config's fixed value, else the strategy's default.
+std::vector<double> read_params(const std::string& path, const strategies::Strategy& strategy,
+                                const io::StudyConfig& config) {
+  const io::Json json = io::parse_json_text(io::read_file_bytes(path), path);
+  if (!json.is_object()) throw make_error("{}: expected a flat object {{\"name\": value, ...}}", path);
+  const auto& names = strategy.param_names();
+  const auto defaults = strategy.param_defaults();
+  std::vector<double> values(names.size(), NAN);
+  for (const auto& [key, value] : json.items()) {
+    const auto it = std::find(names.begin(), names.end(), key);
+    if (it == names.end())
+      throw make_error("{}: {}: not a parameter of strategy {} (its parameters: {})", path, key, strategy.name(),
+                       fmt::join(names, ", "));
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+      throw make_error("{}: {}: expected a finite number, got {}", path, key, io::json_type_name(value));
+    values[static_cast<std::size_t>(it - names.begin())] = value.get<double>();
+  }
+  std::vector<std::string> missing;
+  for (std::size_t s = 0; s < names.size(); ++s) {
+    if (!std::isnan(values[s])) continue;
+    if (auto f = config.fixed.find(names[s]); f != config.fixed.end()) values[s] = f->second;
+    else if (s < defaults.size() && !std::isnan(defaults[s])) values[s] = defaults[s];
+    else missing.push_back(names[s]);
+  }
+  if (!missing.empty())
+    throw make_error("{}: missing parameter(s) {} (not fixed by the config and without a default)", path,
+                     fmt::join(missing, ", "));
+  for (std::size_t s = 0; s < names.size(); ++s) {
+    try {
+      strategy.check_param_range(s, values[s], values[s]);
+    } catch (const Error& e) {
+      throw make_error("{}: {}", path, e.what());
+    }
+  }
+  return values;
+}
+
+void write_trades_csv(const std::string& path, const std::vector<strategies::exhaustion::Trade>& trades) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw make_error("--trades-out: cannot write {}", path);
+  out << "signal_bar,entry_bar,exit_bar,entry_price,exit_price,reason,return,r_multiple\n";
+  for (const auto& t : trades)
+    out << fmt::format("{},{},{},{},{},{},{},{}\n", t.signal_bar, t.entry_bar, t.exit_bar, t.entry_price,
+                       t.exit_price, strategies::exit_reason_name(t.reason), t.ret, t.r_multiple);
+  out.flush();
+  if (!out) throw make_error("--trades-out: write error on {}", path);
+}
+
+struct BacktestCommand {
+  std::string config_path, params_path, trades_out, executor = "cpu";
+  int block_size = 128;
+
+  int operator()() const {
+    const io::StudyConfig config = io::load_study_config(config_path);
+    auto strategy = engine::make_strategy(config);
+    const std::vector<double> params = read_params(params_path, *strategy, config);
+    const auto* ex = dynamic_cast<const strategies::ExhaustionStrategy*>(strategy.get());
+    if (!trades_out.empty() && !ex)
+      throw make_error("--trades-out: strategy {} has no trades to write", strategy->name());
+    const std::string which = engine::resolve_executor(executor);
+
+    double score = 0.0, violation = 0.0;
+    std::vector<double> metrics(strategy->metric_names().size());
+    std::vector<strategies::exhaustion::Trade> trades;
+    if (which == "cuda") {
+      if (!ex) throw make_error("--executor cuda: backtest runs strategy {} on the CPU only", strategy->name());
+      auto r = gpu::gpu_exhaustion_trades(*ex, params.data(), 1, {}, block_size);
+      score = r[0].score;
+      violation = r[0].violation;
+      metrics = r[0].metrics;
+      trades = std::move(r[0].trades);
+    } else {
+      const auto s = strategy->evaluate(params.data(), metrics.data());
+      score = s.score;
+      violation = s.violation;
+      if (ex) trades = ex->trades(params.data());
+    }
+
+    std::cout << fmt::format("strategy {} | executor {} | objective {} ({})\n", strategy->name(), which,
+                             config.objective.name,
+                             config.objective.direction == tpe::Direction::Minimize ? "minimize" : "maximize");
+    const auto& names = strategy->param_names();
+    std::cout << "params:";
+    for (std::size_t s = 0; s < names.size(); ++s) std::cout << fmt::format(" {}={}", names[s], params[s]);
+    std::cout << fmt::format("\nscore: {}\nviolation: {}{}\n", score, violation,
+                             violation > 0 ? " (infeasible)" : "");
+    for (std::size_t m = 0; m < metrics.size(); ++m)
+      std::cout << fmt::format("{}: {}\n", strategy->metric_names()[m], metrics[m]);
+    if (!trades_out.empty()) {
+      write_trades_csv(trades_out, trades);
+      std::cout << fmt::format("trades: {} written to {}\n", trades.size(), trades_out);
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+void add_backtest_command(CLI::App& app, int& exit_code) {
+  auto cmd = std::make_shared<BacktestCommand>();
+  CLI::App* sub = app.add_subcommand("backtest", "Backtest one parameter set: print its metrics, write its trades");
+  sub->add_option("-c,--config", cmd->config_path, "Study config (JSON): strategy, data, objective, fixed params")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("-p,--params", cmd->params_path,
+                  "Flat JSON object {\"name\": value}; names it leaves out take the config's fixed value or the "
+                  "strategy's default")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--trades-out", cmd->trades_out,
+                  "Write the trades as CSV: signal_bar,entry_bar,exit_bar,entry_price,exit_price,reason,return,"
+                  "r_multiple");
+  sub->add_option("--executor", cmd->executor, "cpu (the reference, default), cuda or auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  sub->add_option("--block-size", cmd->block_size, "CUDA threads per block (results do not depend on it)")
+      ->check(CLI::Range(32, 1024));
+  sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
+}
+
+}  // namespace tpeopt::app

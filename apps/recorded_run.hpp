@@ -1,0 +1,16 @@
+#pragma once
+// What `run` and `resume` share: run a study into its run directory, survive
+// SIGINT/SIGTERM, print the summary and how to resume.
+#include <vector>
+
+#include "engine/run_directory.hpp"
+#include "engine/study.hpp"
+
+namespace tpeopt::app {
+
+/// Runs (or continues) the study recorded by `recorder`. Returns the exit code:
+/// 0 complete, 130 interrupted (the journal is consistent and the run resumable).
+int run_recorded(const io::StudyConfig& config, engine::RunOptions options, engine::RunRecorder& recorder,
+                 std::vector<engine::ReplayedBatch> replay);
+
+}  // namespace tpeopt::app

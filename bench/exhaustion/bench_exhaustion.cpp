@@ -1,0 +1,154 @@
+// Benchmark: the exhaustion strategy over 1,000,000 bars, batches of 4096 and 65536 random
+// trials through the CUDA executor (device events) and the CPU executor; prints bar-trial
+// evaluations per second. Usage: bench_exhaustion [--bars N] [--cpu-trials M] [--repeats R]
+//
+// Expected ceiling (H100 SXM: 3.35 TB/s HBM, ~50 MB L2, 132 SMs; count per bar-trial of the
+// warp-per-trial kernel, /work/.library/device/METHOD.md):
+//  - bytes: every bar reads cloc (8 B); about half pass cloc > cloc_min and read vol_z (8 B);
+//    the few that pass read two EMAs and tr_z (24 B). With 32 lanes on 32 consecutive bars the
+//    loads are coalesced and a 32 B sector serves 4 lanes, so ~14-16 B per bar-trial. From
+//    HBM alone: 3.35e12 / 16 = ~2e11 bar-trials/s; trials sharing a z_window or spans hit L2.
+//  - instructions: per warp step (32 bar-trials) ~40-60 warp instructions (bounds, 2-5 loads,
+//    compares, ballot, loop): 132 SMs x 4 schedulers x 1.7e9 / 50 = ~1.8e10 steps/s =
+//    ~5.7e11 bar-trials/s. So memory-bound near 1-2e11 unless L2 reuse is high; trade walks
+//    (32 bars per ballot step) add little while trades are a few percent of bars.
+//  - per batch fixed cost: the EMA of each new span is 1e6 dependent steps (~3 FP64 ops of
+//    ~8 cycles: ~15 ms for the first batch); spans are cached across batches, so warm batches
+//    skip it. The z-scores of a new window are parallel over bars (~0.2 ms per window).
+// Goals (issue [exhaustion]): >= 1e11 at 4096 trials, >= 3e11 at 65536.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/cpu_executor.hpp"
+#include "engine/param_binding.hpp"
+#include "gpu/cuda_executor.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "tpe/search_space.hpp"
+
+using namespace tpeopt;
+namespace ex = strategies::exhaustion;
+
+namespace {
+
+/// A seeded geometric random walk with bursts of volatility and volume (and some
+/// zero-volume, flat bars, like thin 1-minute markets).
+Candles random_walk(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0.0, 1.0);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  Candles c;
+  c.source = "random walk";
+  c.reserve(n);
+  double price = 20000.0, vol = 0.001;
+  for (std::size_t i = 0; i < n; ++i) {
+    vol = 0.98 * vol + 0.02 * 0.001 * (u(rng) < 0.01 ? 8.0 : 1.0);
+    const double open = price;
+    const double close = open * std::exp(vol * z(rng));
+    const double flat = u(rng) < 0.02;
+    const double high = flat ? open : std::max(open, close) * (1.0 + vol * std::fabs(z(rng)) * 0.5);
+    const double low = flat ? open : std::min(open, close) * (1.0 - vol * std::fabs(z(rng)) * 0.5);
+    c.time_ms.push_back(static_cast<std::int64_t>(i) * 60000);
+    c.open.push_back(open);
+    c.high.push_back(high);
+    c.low.push_back(low);
+    c.close.push_back(flat ? open : close);
+    c.volume.push_back(flat ? 0.0 : std::exp(z(rng)) * (vol / 0.001));
+    price = c.close.back();
+  }
+  return c;
+}
+
+std::vector<double> random_params(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
+  std::vector<double> p;
+  p.reserve(n * ex::kNumSlots);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double row[ex::kNumSlots] = {k(5, 200), k(20, 400), k(10, 200), k(5, 50), u(0.5, 4), u(0.5, 4),
+                                       u(0, 1),   u(0.5, 4),  u(0.5, 10), k(5, 500), 1.0, 0.5};
+    p.insert(p.end(), row, row + ex::kNumSlots);
+  }
+  return p;
+}
+
+/// Slots as axes, so a request's values are the slot vectors themselves.
+tpe::SearchSpace slot_space(const strategies::Strategy& s) {
+  tpe::SearchSpace space;
+  // Bounds that contain random_params' ranges (check_param_range validates them).
+  const double bounds[ex::kNumSlots][2] = {{1, 500}, {1, 500}, {2, 500}, {1, 500}, {-10, 10}, {-10, 10},
+                                           {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},  {0, 10}};
+  for (std::size_t k = 0; k < s.param_names().size(); ++k) {
+    tpe::Axis a;
+    a.name = s.param_names()[k];
+    a.low = bounds[k][0];
+    a.high = bounds[k][1];
+    space.axes.push_back(a);
+  }
+  return space;
+}
+
+engine::BatchRequest request(const std::vector<double>& params, std::size_t n) {
+  engine::BatchRequest r;
+  r.n_trials = n;
+  r.n_axes = ex::kNumSlots;
+  r.values.assign(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(n * ex::kNumSlots));
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t bars = 1000000, cpu_trials = 16;
+  int repeats = 3;
+  for (int a = 1; a + 1 < argc; a += 2) {
+    const std::string k = argv[a];
+    if (k == "--bars") bars = std::stoull(argv[a + 1]);
+    else if (k == "--cpu-trials") cpu_trials = std::stoull(argv[a + 1]);
+    else if (k == "--repeats") repeats = std::stoi(argv[a + 1]);
+  }
+  const strategies::ExhaustionStrategy s(random_walk(bars, 1), {});
+  const auto space = slot_space(s);
+  const auto params = random_params(65536, 2);
+  std::printf("exhaustion benchmark: %zu bars (seeded random walk), device: %s\n", bars,
+              gpu::cuda_device_description().c_str());
+  std::printf("| executor | trials | batch | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades |\n",
+              repeats);
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  if (gpu::cuda_available()) {
+    for (std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
+      gpu::CudaExecutorOptions o;
+      o.max_in_flight = 1;
+      auto exe = gpu::make_cuda_executor(s, engine::ParamBinding(s, space, {}), o);
+      const auto r = request(params, n);
+      const auto first = exe->evaluate(r);
+      double best = 1e300;
+      for (int k = 0; k < repeats; ++k) best = std::min(best, exe->evaluate(r).timings.busy_ms);
+      double trades = 0;
+      for (std::size_t i = 0; i < n; ++i) trades += first.metrics[i * first.n_metrics + ex::kMTrades];
+      std::printf("| cuda | %zu | %zu | %.2f | %.2f | %.3g | %.1f |\n", n, n, first.timings.busy_ms, best,
+                  static_cast<double>(bars) * static_cast<double>(n) / (best / 1e3), trades / static_cast<double>(n));
+    }
+  } else {
+    std::printf("| cuda | - | - | - | - | (no CUDA device) | - |\n");
+  }
+  {
+    engine::CpuExecutor cpu(s, engine::ParamBinding(s, space, {}), 0);
+    const auto r = request(params, cpu_trials);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto res = cpu.evaluate(r);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double trades = 0;
+    for (std::size_t i = 0; i < cpu_trials; ++i) trades += res.metrics[i * res.n_metrics + ex::kMTrades];
+    std::printf("| cpu (all cores) | %zu | %zu | %.1f | %.1f | %.3g | %.1f |\n", cpu_trials, cpu_trials, ms, ms,
+                static_cast<double>(bars) * static_cast<double>(cpu_trials) / (ms / 1e3),
+                trades / static_cast<double>(cpu_trials));
+  }
+  return 0;
+}

@@ -1,0 +1,128 @@
+// ask+tell time of one TPE batch versus observations, axes, batch size and acquisition.
+//
+//   bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact [THREADS]
+//       one case; prints one JSON line {"axes", "observations", "batch", "acquisition",
+//       "threads", "ask_ms", "tell_ms", "build_ms"}
+//   bench_ask_tell --sweep OUT.csv [THREADS] [MAX_OBSERVATIONS]
+//       the grid of docs/benchmarks.md: observations 1e3 .. 1e6, axes 8/32/142, batch
+//       64 .. 16384, fast everywhere and exact where it takes under ~20 s per batch.
+//
+// Observations are random (float axes on [0, 1], uniform scores): one random block of
+// OBSERVATIONS trials is asked and told first; then one TPE batch is asked and told, timed.
+// Each case is timed 3 times on fresh samplers (the median is reported).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tpe/tpe_sampler.hpp"
+#include "tpe/trial_rng.hpp"
+
+using namespace tpeopt::tpe;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Result {
+  double ask_ms = 0, tell_ms = 0, build_ms = 0;
+};
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition acq, unsigned threads,
+                int repeats) {
+  SearchSpace space;
+  for (std::size_t a = 0; a < d; ++a) {
+    Axis axis;
+    axis.name = "x" + std::to_string(a);
+    axis.low = 0.0;
+    axis.high = 1.0;
+    space.axes.push_back(axis);
+  }
+  std::vector<Result> results;
+  for (int rep = 0; rep < repeats; ++rep) {
+    TpeConfig config;
+    config.acquisition = acq;
+    config.threads = threads;
+    auto t0 = Clock::now();
+    TpeSampler sampler(space, Direction::Minimize, 1234 + static_cast<std::uint64_t>(rep), config);
+    std::vector<double> params(std::max(n_obs, batch) * d);
+    std::vector<TrialOutcome> outcomes(std::max(n_obs, batch));
+    SplitMix64 rng(99 + static_cast<std::uint64_t>(rep));
+    auto u01 = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+    sampler.ask(0, n_obs, params.data());  // startup: random
+    for (std::size_t i = 0; i < n_obs; ++i) outcomes[i] = {u01(), 0.0};
+    sampler.tell(0, std::span<const TrialOutcome>(outcomes.data(), n_obs));
+    Result r;
+    r.build_ms = ms_since(t0);
+    t0 = Clock::now();
+    sampler.ask(n_obs, batch, params.data());
+    r.ask_ms = ms_since(t0);
+    for (std::size_t i = 0; i < batch; ++i) outcomes[i] = {u01(), 0.0};
+    t0 = Clock::now();
+    sampler.tell(n_obs, std::span<const TrialOutcome>(outcomes.data(), batch));
+    r.tell_ms = ms_since(t0);
+    results.push_back(r);
+  }
+  std::sort(results.begin(), results.end(), [](const Result& x, const Result& y) { return x.ask_ms < y.ask_ms; });
+  return results[results.size() / 2];
+}
+
+const char* name(Acquisition a) { return a == Acquisition::Fast ? "fast" : "exact"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 6 && std::strcmp(argv[1], "--single") == 0) {
+    const std::size_t d = std::strtoull(argv[2], nullptr, 10), n = std::strtoull(argv[3], nullptr, 10),
+                      batch = std::strtoull(argv[4], nullptr, 10);
+    const Acquisition acq = std::strcmp(argv[5], "exact") == 0 ? Acquisition::Exact : Acquisition::Fast;
+    const unsigned threads = argc >= 7 ? static_cast<unsigned>(std::atoi(argv[6])) : 0;
+    const int repeats = acq == Acquisition::Exact ? 1 : 3;
+    const Result r = run_case(d, n, batch, acq, threads, repeats);
+    std::printf(
+        "{\"axes\": %zu, \"observations\": %zu, \"batch\": %zu, \"acquisition\": \"%s\", \"threads\": %u, "
+        "\"ask_ms\": %.3f, \"tell_ms\": %.3f, \"build_ms\": %.1f}\n",
+        d, n, batch, name(acq), threads == 0 ? std::thread::hardware_concurrency() : threads, r.ask_ms, r.tell_ms,
+        r.build_ms);
+    return 0;
+  }
+  if (argc >= 3 && std::strcmp(argv[1], "--sweep") == 0) {
+    const unsigned threads = argc >= 4 ? static_cast<unsigned>(std::atoi(argv[3])) : 0;
+    const std::size_t max_obs = argc >= 5 ? std::strtoull(argv[4], nullptr, 10) : 1000000;
+    std::FILE* f = std::fopen(argv[2], "w");
+    if (!f) return 1;
+    std::fprintf(f, "acquisition,axes,observations,batch,ask_ms,tell_ms,ask_tell_ms\n");
+    auto emit = [&](Acquisition acq, std::size_t d, std::size_t n, std::size_t b) {
+      const Result r = run_case(d, n, b, acq, threads, acq == Acquisition::Exact || n >= 1000000 ? 1 : 3);
+      std::fprintf(f, "%s,%zu,%zu,%zu,%.3f,%.3f,%.3f\n", name(acq), d, n, b, r.ask_ms, r.tell_ms, r.ask_ms + r.tell_ms);
+      std::fflush(f);
+      std::fprintf(stderr, "%s d=%zu n=%zu batch=%zu ask=%.1fms tell=%.1fms\n", name(acq), d, n, b, r.ask_ms,
+                   r.tell_ms);
+    };
+    // Observations sweep at batch 4096; batch sweep at 20,000 observations.
+    for (std::size_t d : {8u, 32u, 142u})
+      for (std::size_t n : {1000u, 10000u, 100000u, 1000000u})
+        if (n <= max_obs) emit(Acquisition::Fast, d, n, 4096);
+    for (std::size_t d : {8u, 32u, 142u})
+      for (std::size_t b : {64u, 256u, 1024u, 4096u, 16384u}) emit(Acquisition::Fast, d, 20000, b);
+    // Exact where a batch takes seconds, not minutes (cost ~ batch x axes x observations).
+    for (std::size_t d : {8u, 32u, 142u})
+      for (std::size_t n : {1000u, 10000u, 100000u})
+        if (static_cast<double>(d) * static_cast<double>(n) * 4096.0 * 24.0 <= 2e11) emit(Acquisition::Exact, d, n, 4096);
+    for (std::size_t d : {8u, 32u, 142u})
+      for (std::size_t b : {64u, 256u, 1024u})
+        if (static_cast<double>(d) * 20000.0 * static_cast<double>(b) * 24.0 <= 2e11) emit(Acquisition::Exact, d, 20000, b);
+    std::fclose(f);
+    return 0;
+  }
+  std::fprintf(stderr, "usage: bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact [THREADS]\n"
+                       "       bench_ask_tell --sweep OUT.csv [THREADS] [MAX_OBSERVATIONS]\n");
+  return 2;
+}

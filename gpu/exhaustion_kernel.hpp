@@ -1,0 +1,24 @@
+#pragma once
+// Device twin of strategies::ExhaustionStrategy (host-visible header, no device code).
+#include <memory>
+
+#include "gpu/device_strategy.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
+
+namespace tpeopt::gpu {
+
+/// How the exhaustion kernels run. Results do not depend on any of these (same bits).
+struct ExhaustionDeviceOptions {
+  /// true: one warp per trial, 32 bars tested at once with a ballot (the fast kernel);
+  /// false: one thread per trial walking bar by bar (the simple kernel).
+  bool warp_per_trial = true;
+  /// Cap on cached per-parameter series (EMA of a span, z-scores of a window), each n
+  /// doubles; 0 = from free device memory. Small values force batches to be split into
+  /// parts (for tests); at least 3.
+  std::size_t max_series = 0;
+};
+
+std::unique_ptr<DeviceStrategy> make_exhaustion_device(const strategies::ExhaustionStrategy& strategy,
+                                                       cudaStream_t stream, const ExhaustionDeviceOptions& options = {});
+
+}  // namespace tpeopt::gpu

@@ -1,0 +1,53 @@
+#pragma once
+// A binary cache of parsed candles, so that a CSV is parsed once (DESIGN.md section 7).
+//
+// File layout (little-endian, as written by this machine):
+//   magic "TPEOCNDL" (8 bytes), format version (u32), reserved (u32),
+//   source CSV checksum (u64, FNV-1a 64 of its bytes, common/digest.hpp), source size (u64),
+//   bar count n (u64), then the arrays time_ms[n] (i64), open, high, low, close, volume [n] (f64),
+//   then the FNV-1a 64 of everything before it (u64).
+// Written atomically: to "<file>.tmp.<pid>" then renamed.
+//
+// Where: a cache directory (default: $TPEOPT_CACHE_DIR, else $XDG_CACHE_HOME/tpeopt, else
+// ~/.cache/tpeopt), one file per CSV content: "candles-<checksum hex>-<size>.bin". The CSV's
+// own folder is never written (the shared data folder is read-only).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include "common/candles.hpp"
+
+namespace tpeopt::io {
+
+/// What a cache file says about the CSV it came from.
+struct CandlesSourceId {
+  std::uint64_t checksum = 0;  ///< FNV-1a 64 of the CSV's bytes
+  std::uint64_t size = 0;      ///< the CSV's size in bytes
+};
+
+/// FNV-1a 64 and size of `bytes`.
+CandlesSourceId candles_source_id(std::string_view bytes);
+
+/// Writes `candles` to `path` atomically (tmp + rename). Throws Error when it cannot.
+void write_candles_cache(const std::filesystem::path& path, const Candles& candles, const CandlesSourceId& id);
+
+/// Reads a cache file. Throws Error naming the file when it is not a candles cache (magic),
+/// has another format version, is truncated or corrupt, or was made from another CSV
+/// than `expected` (checksum or size differ). The result's `source` is `source_name`.
+Candles read_candles_cache(const std::filesystem::path& path, const CandlesSourceId& expected,
+                           const std::string& source_name);
+
+/// $TPEOPT_CACHE_DIR, else $XDG_CACHE_HOME/tpeopt, else $HOME/.cache/tpeopt; empty if none is set.
+std::filesystem::path default_candles_cache_dir();
+
+/// The cache file of a CSV with identity `id` inside `cache_dir`.
+std::filesystem::path candles_cache_path(const std::filesystem::path& cache_dir, const CandlesSourceId& id);
+
+/// Loads a CSV through the cache: reads the CSV's bytes, and when `cache_dir` (default:
+/// default_candles_cache_dir()) holds a valid cache for exactly these bytes, loads it;
+/// else parses the CSV (errors name file:line:column) and writes the cache. A cache
+/// directory that cannot be created or written is skipped silently; a stale or corrupt
+/// cache file is replaced. An empty `cache_dir` path disables caching.
+Candles load_candles(const std::filesystem::path& csv, const std::optional<std::filesystem::path>& cache_dir = {});
+
+}  // namespace tpeopt::io

@@ -1,0 +1,344 @@
+#pragma once
+// The `exhaustion` strategy (seed 000): per-bar indicators, the signal test and the trade
+// walk, written ONCE as TPEOPT_HD code and used by the CPU reference
+// (exhaustion_strategy.cpp) and the CUDA kernels (gpu/exhaustion_kernel.cu).
+// docs/strategies.md, section "exhaustion", states the same rules in prose.
+//
+// Parity (DESIGN.md section 5): only +, -, *, / and sqrt (IEEE on both sides) on doubles,
+// contraction off on both compilers, the same operation order everywhere; comparisons and
+// integer logic otherwise. Every function below is a pure function of its arguments, so
+// a caller may evaluate a predicate at bars in any order or in parallel (the GPU tests 32
+// bars at once) and still finds the same first bar: same trades, same bits.
+#include <cmath>
+
+#include "common/hd.hpp"
+
+#ifdef __CUDACC__
+#define TPEOPT_HD_TEMPLATE_NO_CHECK _Pragma("nv_exec_check_disable")
+#else
+#define TPEOPT_HD_TEMPLATE_NO_CHECK
+#endif
+
+namespace tpeopt::strategies::exhaustion {
+
+/// Parameter slots, in the order of ExhaustionStrategy::param_names().
+enum Slot : int {
+  kEmaFast = 0,
+  kEmaSlow,
+  kZWindow,
+  kAtrWindow,
+  kVolZ,
+  kTrZ,
+  kClocMin,
+  kAtrStopMult,
+  kRewardR,
+  kMaxHold,
+  kFeeBp,
+  kSlippageBp,
+  kNumSlots
+};
+
+/// One trial's parameters, unpacked from its slot vector.
+struct Params {
+  int ema_fast, ema_slow, z_window, atr_window, max_hold;
+  double vol_z, tr_z, cloc_min, atr_stop_mult, reward_r;
+  double fee;        ///< fee_bp / 1e4
+  double slip;       ///< slippage_bp / 1e4
+  int first_valid;   ///< max(atr_window, z_window) - 1: the first bar that may be valid
+};
+
+/// Integer parameters arrive as doubles; they are rounded to the nearest integer
+/// (halves up). floor is exact on both sides.
+TPEOPT_HD_INLINE int int_param(double v) { return static_cast<int>(floor(v + 0.5)); }
+
+TPEOPT_HD_INLINE Params unpack_params(const double* v) {
+  Params p;
+  p.ema_fast = int_param(v[kEmaFast]);
+  p.ema_slow = int_param(v[kEmaSlow]);
+  p.z_window = int_param(v[kZWindow]);
+  p.atr_window = int_param(v[kAtrWindow]);
+  p.max_hold = int_param(v[kMaxHold]);
+  p.vol_z = v[kVolZ];
+  p.tr_z = v[kTrZ];
+  p.cloc_min = v[kClocMin];
+  p.atr_stop_mult = v[kAtrStopMult];
+  p.reward_r = v[kRewardR];
+  p.fee = v[kFeeBp] / 1e4;
+  p.slip = v[kSlippageBp] / 1e4;
+  p.first_valid = (p.atr_window > p.z_window ? p.atr_window : p.z_window) - 1;
+  return p;
+}
+
+// ---- per-bar series (trial-independent ones are computed once per data set) ----------
+
+/// EMA smoothing factor alpha = 2 / (span + 1).
+TPEOPT_HD_INLINE double ema_alpha(int span) { return 2.0 / (static_cast<double>(span) + 1.0); }
+
+/// e_0 = close_0, e_i = e_{i-1} + alpha * (close_i - e_{i-1}), sequentially in i.
+TPEOPT_HD_INLINE void ema_series(const double* close, int n, int span, double* out) {
+  if (n <= 0) return;
+  const double alpha = ema_alpha(span);
+  double e = close[0];
+  out[0] = e;
+  for (int i = 1; i < n; ++i) {
+    e = e + alpha * (close[i] - e);
+    out[i] = e;
+  }
+}
+
+/// TR_0 = high_0 - low_0; TR_i = max(high_i - low_i, |high_i - close_{i-1}|, |low_i - close_{i-1}|).
+TPEOPT_HD_INLINE double true_range(const double* high, const double* low, const double* close, int i) {
+  const double hl = high[i] - low[i];
+  if (i == 0) return hl;
+  const double hc = fabs(high[i] - close[i - 1]);
+  const double lc = fabs(low[i] - close[i - 1]);
+  double m = hl;
+  if (hc > m) m = hc;
+  if (lc > m) m = lc;
+  return m;
+}
+
+/// (close - low) / (high - low), or 0.5 when high == low.
+TPEOPT_HD_INLINE double close_location(double high, double low, double close) {
+  if (high == low) return 0.5;
+  return (close - low) / (high - low);
+}
+
+/// S_0 = 0, S_{k+1} = S_k + x_k; Q likewise of x_k * x_k; s and q have n + 1 entries.
+TPEOPT_HD_INLINE void prefix_sums(const double* x, int n, double* s, double* q) {
+  s[0] = 0.0;
+  q[0] = 0.0;
+  for (int k = 0; k < n; ++k) {
+    s[k + 1] = s[k] + x[k];
+    q[k + 1] = q[k] + x[k] * x[k];
+  }
+}
+
+/// Mean of x over the w bars ending at i (needs i + 1 >= w): (S_{i+1} - S_{i+1-w}) / w.
+TPEOPT_HD_INLINE double rolling_mean(const double* s, int i, int w) {
+  return (s[i + 1] - s[i + 1 - w]) / static_cast<double>(w);
+}
+
+/// The z-score (x_i - mean) / sd over the w bars ending at i, or NaN when undefined:
+/// i + 1 < w (warm-up), or var = (Q_{i+1} - Q_{i+1-w}) / w - mean^2 <= 0 (sd undefined).
+TPEOPT_HD_INLINE double rolling_z(const double* s, const double* q, const double* x, int i, int w) {
+  if (i + 1 < w) return NAN;
+  const double mean = rolling_mean(s, i, w);
+  const double var = (q[i + 1] - q[i + 1 - w]) / static_cast<double>(w) - mean * mean;
+  if (!(var > 0.0)) return NAN;
+  return (x[i] - mean) / sqrt(var);
+}
+
+/// The z-score series of one window: z[i] = rolling_z(..., i, w) for every bar.
+TPEOPT_HD_INLINE void z_series(const double* s, const double* q, const double* x, int n, int w, double* z) {
+  for (int i = 0; i < n; ++i) z[i] = rolling_z(s, q, x, i, w);
+}
+
+/// The trial-independent per-bar data (host or device pointers).
+struct Bars {
+  int n = 0;
+  const double* open = nullptr;
+  const double* high = nullptr;
+  const double* low = nullptr;
+  const double* close = nullptr;
+  const double* cloc = nullptr;  ///< close_location per bar
+  const double* s_tr = nullptr;  ///< prefix sums of TR (n + 1), for ATR
+};
+
+/// The series a trial reads that depend on one parameter each (shared by trials with the
+/// same value): EMAs of its two spans, z-scores of volume and TR over its z_window.
+struct TrialSeries {
+  const double* ema_fast = nullptr;
+  const double* ema_slow = nullptr;
+  const double* vol_z = nullptr;  ///< NaN where undefined
+  const double* tr_z = nullptr;   ///< NaN where undefined
+};
+
+/// Signal at bar i: i >= max(atr_window, z_window) - 1, both z-scores defined (not NaN),
+/// ema_fast_i < ema_slow_i, vol_z_i > vol_z, tr_z_i > tr_z, cloc_i > cloc_min. Tested
+/// cheapest and most selective first; the order does not change the answer.
+TPEOPT_HD_INLINE bool is_signal(const Bars& b, const Params& p, const TrialSeries& t, int i) {
+  if (i < p.first_valid) return false;
+  if (!(b.cloc[i] > p.cloc_min)) return false;
+  if (!(t.vol_z[i] > p.vol_z)) return false;  // false when NaN (sd undefined)
+  if (!(t.ema_fast[i] < t.ema_slow[i])) return false;
+  return t.tr_z[i] > p.tr_z;                   // false when NaN
+}
+
+// ---- positions and trades ------------------------------------------------------------
+
+enum ExitReason : int { kNoExit = 0, kGap = 1, kStop = 2, kTarget = 3, kTime = 4 };
+
+struct Position {
+  int signal_bar, entry_bar, last_bar;
+  double entry;   ///< entry fill: open_{entry_bar} * (1 + slip)
+  double stop, target, risk;
+};
+
+/// Opens the position of a signal at bar i (i <= n - 2). False when risk <= 0 (no trade).
+TPEOPT_HD_INLINE bool open_position(const Bars& b, const Params& p, int i, Position* pos) {
+  const int e = i + 1;
+  const double entry = b.open[e] * (1.0 + p.slip);
+  const double atr = rolling_mean(b.s_tr, i, p.atr_window);
+  const double stop = b.low[i] - p.atr_stop_mult * atr;
+  const double risk = entry - stop;
+  if (!(risk > 0.0)) return false;
+  pos->signal_bar = i;
+  pos->entry_bar = e;
+  const long long last = static_cast<long long>(e) + p.max_hold - 1;
+  pos->last_bar = last < b.n - 1 ? static_cast<int>(last) : b.n - 1;
+  pos->entry = entry;
+  pos->stop = stop;
+  pos->target = entry + p.reward_r * risk;
+  pos->risk = risk;
+  return true;
+}
+
+/// Why the position exits at bar j (entry_bar <= j <= last_bar), or kNoExit.
+TPEOPT_HD_INLINE int exit_reason(const Bars& b, const Position& pos, int j) {
+  if (j > pos.entry_bar && b.open[j] <= pos.stop) return kGap;
+  if (b.low[j] <= pos.stop) return kStop;
+  if (b.high[j] >= pos.target) return kTarget;
+  if (j == pos.last_bar) return kTime;
+  return kNoExit;
+}
+
+struct Trade {
+  int signal_bar = 0, entry_bar = 0, exit_bar = 0, reason = kNoExit;
+  double entry_price = 0.0;  ///< fill, slippage included
+  double exit_price = 0.0;   ///< fill, slippage included
+  double ret = 0.0;          ///< (exit * (1 - f)) / (entry * (1 + f)) - 1
+  double r_multiple = 0.0;   ///< (exit - entry) / risk
+};
+
+TPEOPT_HD_INLINE Trade close_position(const Bars& b, const Params& p, const Position& pos, int j, int reason) {
+  double price = b.close[j];
+  if (reason == kGap) price = b.open[j];
+  else if (reason == kStop) price = pos.stop;
+  else if (reason == kTarget) price = pos.target;
+  Trade t;
+  t.signal_bar = pos.signal_bar;
+  t.entry_bar = pos.entry_bar;
+  t.exit_bar = j;
+  t.reason = reason;
+  t.entry_price = pos.entry;
+  t.exit_price = price * (1.0 - p.slip);
+  t.ret = (t.exit_price * (1.0 - p.fee)) / (pos.entry * (1.0 + p.fee)) - 1.0;
+  t.r_multiple = (t.exit_price - pos.entry) / pos.risk;
+  return t;
+}
+
+/// Finds the first k in [from, to] with pred(k), or to + 1; one bar after another.
+/// (The GPU's warp finder tests 32 bars at once and returns the same k.)
+struct SequentialFinder {
+  TPEOPT_HD_TEMPLATE_NO_CHECK
+  template <typename Pred>
+  TPEOPT_HD_INLINE int operator()(int from, int to, Pred&& pred) const {
+    for (int k = from; k <= to; ++k)
+      if (pred(k)) return k;
+    return to + 1;
+  }
+};
+
+/// The backtest of one trial, one position at a time: scan i = 0 .. n-2 while flat; on a
+/// signal open a position (none if risk <= 0: the scan goes on at i + 1), find its exit
+/// bar j, report the trade, go on scanning at i = j (a signal on the exit bar re-enters
+/// at j + 1). `find(from, to, pred)` must return the first k in [from, to] with pred(k)
+/// or to + 1; on_trade(const Trade&) is called in trade order.
+TPEOPT_HD_TEMPLATE_NO_CHECK
+template <typename Finder, typename OnTrade>
+TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, Finder&& find,
+                                   OnTrade&& on_trade) {
+  const int last_signal = b.n - 2;
+  int i = 0;
+  while (i <= last_signal) {
+    i = find(i, last_signal, [&](int k) { return is_signal(b, p, t, k); });
+    if (i > last_signal) break;
+    Position pos;
+    if (!open_position(b, p, i, &pos)) {
+      ++i;
+      continue;
+    }
+    const int j = find(pos.entry_bar, pos.last_bar, [&](int k) { return exit_reason(b, pos, k) != kNoExit; });
+    on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j)));
+    i = j;
+  }
+}
+
+// ---- scores ----------------------------------------------------------------------------
+
+enum class Objective : int { TotalReturn = 0, MeanR = 1, Sharpe = 2, ProfitFactor = 3 };
+
+/// Running summary of a trial's trades, updated in trade order.
+struct Summary {
+  int trades = 0, wins = 0;
+  double total_return = 0.0;  ///< sum of returns
+  double sum_r = 0.0;         ///< sum of R multiples
+  double mean = 0.0, m2 = 0.0;  ///< Welford's running mean and sum of squared deviations of returns
+  double gross_win = 0.0;     ///< sum of positive returns
+  double gross_loss = 0.0;    ///< minus the sum of negative returns
+  double equity = 1.0, peak = 1.0, max_drawdown = 0.0;  ///< compounded equity prod(1 + return)
+};
+
+TPEOPT_HD_INLINE void add_trade(Summary& s, const Trade& t) {
+  s.trades += 1;
+  if (t.ret > 0.0) s.wins += 1;
+  s.total_return = s.total_return + t.ret;
+  s.sum_r = s.sum_r + t.r_multiple;
+  const double delta = t.ret - s.mean;
+  s.mean = s.mean + delta / static_cast<double>(s.trades);
+  s.m2 = s.m2 + delta * (t.ret - s.mean);
+  if (t.ret > 0.0) s.gross_win = s.gross_win + t.ret;
+  if (t.ret < 0.0) s.gross_loss = s.gross_loss - t.ret;
+  s.equity = s.equity * (1.0 + t.ret);
+  if (s.equity > s.peak) s.peak = s.equity;
+  const double dd = 1.0 - s.equity / s.peak;
+  if (dd > s.max_drawdown) s.max_drawdown = dd;
+}
+
+constexpr double kProfitFactorCap = 1e6;
+
+/// mean R multiple; 0 without trades.
+TPEOPT_HD_INLINE double mean_r(const Summary& s) { return s.trades > 0 ? s.sum_r / s.trades : 0.0; }
+
+/// mean return / population sd of returns * sqrt(trades); 0 without trades or when sd is 0.
+TPEOPT_HD_INLINE double sharpe(const Summary& s) {
+  if (s.trades == 0 || !(s.m2 > 0.0)) return 0.0;
+  const double n = static_cast<double>(s.trades);
+  return (s.total_return / n) / sqrt(s.m2 / n) * sqrt(n);
+}
+
+/// gross_win / gross_loss, capped at 1e6; without losing trades 1e6 if any win, else 0.
+TPEOPT_HD_INLINE double profit_factor(const Summary& s) {
+  if (!(s.gross_loss > 0.0)) return s.gross_win > 0.0 ? kProfitFactorCap : 0.0;
+  const double pf = s.gross_win / s.gross_loss;
+  return pf < kProfitFactorCap ? pf : kProfitFactorCap;
+}
+
+TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
+  switch (o) {
+    case Objective::MeanR: return mean_r(s);
+    case Objective::Sharpe: return sharpe(s);
+    case Objective::ProfitFactor: return profit_factor(s);
+    case Objective::TotalReturn: break;
+  }
+  return s.total_return;
+}
+
+/// Metric columns, in the order of ExhaustionStrategy::metric_names().
+enum Metric : int { kMTrades = 0, kMWins, kMTotalReturn, kMMeanR, kMSharpe, kMProfitFactor, kMMaxDrawdown, kNumMetrics };
+
+/// Writes the metrics and returns the score; *violation = min_trades - trades when fewer.
+TPEOPT_HD_INLINE double finish(const Summary& s, Objective o, int min_trades, double* metrics, double* violation) {
+  metrics[kMTrades] = s.trades;
+  metrics[kMWins] = s.wins;
+  metrics[kMTotalReturn] = s.total_return;
+  metrics[kMMeanR] = mean_r(s);
+  metrics[kMSharpe] = sharpe(s);
+  metrics[kMProfitFactor] = profit_factor(s);
+  metrics[kMMaxDrawdown] = s.max_drawdown;
+  *violation = s.trades < min_trades ? static_cast<double>(min_trades - s.trades) : 0.0;
+  return objective_value(s, o);
+}
+
+}  // namespace tpeopt::strategies::exhaustion

@@ -1,0 +1,175 @@
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "common/digest.hpp"
+#include "common/error.hpp"
+
+namespace tpeopt::strategies {
+
+namespace ex = exhaustion;
+
+exhaustion::Objective parse_exhaustion_objective(const std::string& name) {
+  if (name == "total_return") return ex::Objective::TotalReturn;
+  if (name == "mean_r") return ex::Objective::MeanR;
+  if (name == "sharpe") return ex::Objective::Sharpe;
+  if (name == "profit_factor") return ex::Objective::ProfitFactor;
+  throw make_error(
+      "objective.name: \"{}\" is not an objective of strategy exhaustion (expected total_return, mean_r, sharpe or "
+      "profit_factor)",
+      name);
+}
+
+const char* exit_reason_name(int reason) {
+  switch (reason) {
+    case ex::kGap: return "gap";
+    case ex::kStop: return "stop";
+    case ex::kTarget: return "target";
+    case ex::kTime: return "time";
+    default: return "none";
+  }
+}
+
+namespace {
+
+// Largest window or span accepted: bars are indexed with int.
+constexpr double kMaxWindow = 1e8;
+
+}  // namespace
+
+ExhaustionStrategy::ExhaustionStrategy(Candles candles, ExhaustionOptions options)
+    : candles_(std::move(candles)), options_(options) {
+  const std::size_t n = candles_.size();
+  if (n < 2) throw make_error("data.candles: {} has {} bar(s); the exhaustion strategy needs at least 2", candles_.source, n);
+  if (n > static_cast<std::size_t>(std::numeric_limits<int>::max() - 2))
+    throw make_error("data.candles: {} has too many bars ({})", candles_.source, n);
+  if (options_.min_trades < 0) throw make_error("objective.min_trades: must be >= 0");
+  const int ni = static_cast<int>(n);
+  cloc_.resize(n);
+  tr_.resize(n);
+  for (int i = 0; i < ni; ++i) {
+    cloc_[i] = ex::close_location(candles_.high[i], candles_.low[i], candles_.close[i]);
+    tr_[i] = ex::true_range(candles_.high.data(), candles_.low.data(), candles_.close.data(), i);
+  }
+  for (auto* v : {&s_tr_, &q_tr_, &s_vol_, &q_vol_}) v->resize(n + 1);
+  ex::prefix_sums(tr_.data(), ni, s_tr_.data(), q_tr_.data());
+  ex::prefix_sums(candles_.volume.data(), ni, s_vol_.data(), q_vol_.data());
+  Digest d;
+  d.add(static_cast<std::uint64_t>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    d.add(static_cast<std::uint64_t>(candles_.time_ms[i]));
+    for (const auto* v : {&candles_.open, &candles_.high, &candles_.low, &candles_.close, &candles_.volume})
+      d.add((*v)[i]);
+  }
+  checksum_ = "candles=" + d.hex();
+}
+
+const std::vector<std::string>& ExhaustionStrategy::param_names() const {
+  static const std::vector<std::string> names = {"ema_fast", "ema_slow",      "z_window", "atr_window",
+                                                 "vol_z",    "tr_z",          "cloc_min", "atr_stop_mult",
+                                                 "reward_r", "max_hold",      "fee_bp",   "slippage_bp"};
+  return names;
+}
+
+std::vector<double> ExhaustionStrategy::param_defaults() const {
+  std::vector<double> d(ex::kNumSlots, NAN);
+  d[ex::kFeeBp] = 0.0;
+  d[ex::kSlippageBp] = 0.0;
+  return d;
+}
+
+const std::vector<std::string>& ExhaustionStrategy::metric_names() const {
+  static const std::vector<std::string> names = {"trades", "wins",          "total_return", "mean_r",
+                                                 "sharpe", "profit_factor", "max_drawdown"};
+  return names;
+}
+
+void ExhaustionStrategy::check_param_range(std::size_t slot, double low, double high) const {
+  const std::string& name = param_names().at(slot);
+  auto need = [&](bool ok, const char* rule) {
+    if (!ok) throw make_error("params.{}: values in [{}, {}] are not all valid: {}", name, low, high, rule);
+  };
+  need(std::isfinite(low) && std::isfinite(high), "must be finite numbers");
+  switch (slot) {
+    case ex::kEmaFast:
+    case ex::kEmaSlow:
+    case ex::kAtrWindow:
+    case ex::kMaxHold:
+      need(low >= 0.5 && high < kMaxWindow, "must be an integer >= 1 (and < 1e8)");
+      break;
+    case ex::kZWindow:
+      need(low >= 1.5 && high < kMaxWindow, "must be an integer >= 2 (and < 1e8)");
+      break;
+    case ex::kClocMin:
+      need(low >= 0.0 && high <= 1.0, "must lie in [0, 1]");
+      break;
+    case ex::kAtrStopMult:
+    case ex::kRewardR:
+      need(low > 0.0, "must be > 0");
+      break;
+    case ex::kFeeBp:
+    case ex::kSlippageBp:
+      need(low >= 0.0 && high < 1e4, "must be >= 0 basis points (and below 10000)");
+      break;
+    default:
+      break;  // vol_z, tr_z: any real
+  }
+}
+
+ex::Bars ExhaustionStrategy::host_bars() const {
+  ex::Bars b;
+  b.n = n_bars();
+  b.open = candles_.open.data();
+  b.high = candles_.high.data();
+  b.low = candles_.low.data();
+  b.close = candles_.close.data();
+  b.cloc = cloc_.data();
+  b.s_tr = s_tr_.data();
+  return b;
+}
+
+void ExhaustionStrategy::ema(int span, double* out) const { ex::ema_series(candles_.close.data(), n_bars(), span, out); }
+void ExhaustionStrategy::volume_z(int w, double* out) const {
+  ex::z_series(s_vol_.data(), q_vol_.data(), candles_.volume.data(), n_bars(), w, out);
+}
+void ExhaustionStrategy::tr_z(int w, double* out) const {
+  ex::z_series(s_tr_.data(), q_tr_.data(), tr_.data(), n_bars(), w, out);
+}
+
+template <typename OnTrade>
+void ExhaustionStrategy::walk(const double* params, OnTrade&& on_trade) const {
+  const ex::Params p = ex::unpack_params(params);
+  const std::size_t n = candles_.size();
+  thread_local std::vector<double> ef, es, vz, tz;
+  for (auto* v : {&ef, &es, &vz, &tz}) v->resize(n);
+  ema(p.ema_fast, ef.data());
+  ema(p.ema_slow, es.data());
+  volume_z(p.z_window, vz.data());
+  tr_z(p.z_window, tz.data());
+  const ex::TrialSeries t{ef.data(), es.data(), vz.data(), tz.data()};
+  ex::run_backtest(host_bars(), p, t, ex::SequentialFinder{}, on_trade);
+}
+
+TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics) const {
+  ex::Summary s;
+  walk(params, [&](const ex::Trade& t) { ex::add_trade(s, t); });
+  TrialScore r;
+  r.score = ex::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+  return r;
+}
+
+std::vector<ex::Trade> ExhaustionStrategy::trades(const double* params, ex::Summary* summary) const {
+  std::vector<ex::Trade> out;
+  ex::Summary s;
+  walk(params, [&](const ex::Trade& t) {
+    ex::add_trade(s, t);
+    out.push_back(t);
+  });
+  if (summary) *summary = s;
+  return out;
+}
+
+std::vector<std::string> ExhaustionStrategy::data_checksums() const { return {checksum_}; }
+
+}  // namespace tpeopt::strategies

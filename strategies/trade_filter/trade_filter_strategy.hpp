@@ -1,0 +1,45 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strategies/strategy.hpp"
+#include "strategies/trade_filter/trade_filter.hpp"
+#include "strategies/trade_filter/trade_filter_data.hpp"
+
+namespace tpeopt::strategies {
+
+/// The `trade_filter` strategy (seed 001; semantics in docs/strategies.md): the
+/// parameters filter a trade log by entry metrics and replace each kept trade's exit by
+/// a take profit and a stop loss replayed against its price path. Score: the exact
+/// (fixed-point) total percent return of the kept trades. Metrics: kept, wins, losses.
+/// Immutable and thread-safe; shares its data with the CUDA twin and the grid search.
+class TradeFilterStrategy final : public Strategy {
+ public:
+  /// min_trades: trials keeping fewer trades are infeasible (violation = the shortfall).
+  TradeFilterStrategy(std::shared_ptr<const TradeFilterData> data, std::int64_t min_trades = 1);
+
+  std::string name() const override { return "trade_filter"; }
+  const std::vector<std::string>& param_names() const override;
+  /// The five minimums default to -infinity (no filter); target_pct and stop_pct are required.
+  std::vector<double> param_defaults() const override;
+  const std::vector<std::string>& metric_names() const override;
+  /// Minimums: finite; target_pct: > 0 and still > 0 as float32; stop_pct: < 0 likewise.
+  void check_param_range(std::size_t slot, double low, double high) const override;
+  /// The CPU reference: a plain linear walk over every kept trade's path.
+  TrialScore evaluate(const double* params, double* metrics) const override;
+  std::vector<std::string> data_checksums() const override;
+
+  const TradeFilterData& data() const { return *data_; }
+  std::shared_ptr<const TradeFilterData> shared_data() const { return data_; }
+  std::int64_t min_trades() const { return min_trades_; }
+  /// Host pointers for the fast (record bisection) methods.
+  trade_filter::TradeArrays arrays() const;
+
+ private:
+  std::shared_ptr<const TradeFilterData> data_;
+  std::int64_t min_trades_;
+};
+
+}  // namespace tpeopt::strategies

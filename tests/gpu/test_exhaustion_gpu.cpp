@@ -1,0 +1,120 @@
+// [gpu]: the exhaustion kernels reproduce the CPU reference exactly: the same trades
+// (bars, reasons, prices, returns) and the same score bits, for populations of 1, 24, 512
+// and 4096 random trials on every data set of ../shared/data, with two kernels, two block
+// sizes and a forced split of the batch into parts. Run on the GPU machine.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/cpu_executor.hpp"
+#include "engine/study.hpp"
+#include "gpu/cuda_executor.hpp"
+#include "gpu/exhaustion_trades.hpp"
+#include "io/candles_csv.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
+
+using namespace tpeopt;
+namespace ex = strategies::exhaustion;
+
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::vector<double> random_population(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
+  std::vector<double> p;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double row[ex::kNumSlots] = {k(1, 80), k(1, 300), k(2, 150), k(1, 80),  u(-1, 3), u(-1, 3),
+                                       u(0, 1),  u(0.1, 4), u(0.2, 6), k(1, 200), u(0, 10), u(0, 5)};
+    p.insert(p.end(), row, row + ex::kNumSlots);
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][exhaustion]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/GOOG.csv", "backtesting-py/EURUSD.csv",
+                                    "backtesting-py/BTCUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv",
+                                    "binance-1m/BTCUSD_1m_2023-03.csv", "binance-1m/BTCUSDC_1m_2023-03.csv");
+  const std::size_t n = GENERATE(1u, 24u, 512u, 4096u);
+  struct Launch {
+    bool warp;
+    int block;
+    std::size_t max_series;
+  };
+  const Launch launch = GENERATE(Launch{true, 128, 0}, Launch{true, 32, 7}, Launch{false, 256, 0});
+  const std::uint64_t seed = 77 + n;
+  CAPTURE(file, n, launch.warp, launch.block, launch.max_series, seed);
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(std::string(TPEOPT_SHARED_DATA_DIR) + "/" + file), {});
+  const auto params = random_population(n, seed);
+  gpu::ExhaustionDeviceOptions o;
+  o.warp_per_trial = launch.warp;
+  o.max_series = launch.max_series;
+  const auto gpu_results = gpu::gpu_exhaustion_trades(s, params.data(), n, o, launch.block);
+  REQUIRE(gpu_results.size() == n);
+  std::size_t differing = 0, total_trades = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* p = &params[i * ex::kNumSlots];
+    std::vector<double> m(s.metric_names().size());
+    const auto score = s.evaluate(p, m.data());
+    const auto trades = s.trades(p);
+    const auto& g = gpu_results[i];
+    bool same = same_bits(score.score, g.score) && same_bits(score.violation, g.violation) &&
+                trades.size() == g.trades.size();
+    for (std::size_t k = 0; same && k < m.size(); ++k) same = same_bits(m[k], g.metrics[k]);
+    for (std::size_t k = 0; same && k < trades.size(); ++k) {
+      const auto &a = trades[k], &b = g.trades[k];
+      same = a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
+             a.reason == b.reason && same_bits(a.entry_price, b.entry_price) &&
+             same_bits(a.exit_price, b.exit_price) && same_bits(a.ret, b.ret) &&
+             same_bits(a.r_multiple, b.r_multiple);
+    }
+    if (!same && differing++ == 0) {
+      UNSCOPED_INFO("first differing trial " << i << ": cpu " << trades.size() << " trades, score " << score.score
+                                             << "; gpu " << g.trades.size() << " trades, score " << g.score);
+    }
+    total_trades += trades.size();
+  }
+  CHECK(differing == 0);
+  if (n >= 24) CHECK(total_trades > 0);
+}
+
+TEST_CASE("exhaustion CUDA executor scores equal the CPU executor's bits", "[gpu][exhaustion]") {
+  REQUIRE(gpu::cuda_available());
+  const auto config = io::load_study_config(std::string(TPEOPT_SOURCE_DIR) + "/examples/exhaustion_eurusd.json");
+  auto strategy = engine::make_strategy(config);
+  engine::CpuExecutor cpu(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), 2);
+  gpu::CudaExecutorOptions small, large;
+  small.block_size = 32;
+  large.block_size = 512;
+  auto a = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), small);
+  auto b = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), large);
+  const std::size_t n = 4096;
+  engine::BatchRequest r;
+  r.n_trials = n;
+  r.n_axes = config.space.size();
+  r.values.resize(n * r.n_axes);
+  auto sampler = engine::make_sampler(config);
+  sampler->ask(0, n, r.values.data());
+  const auto rc = cpu.evaluate(r);
+  for (auto* exe : {a.get(), b.get()}) {
+    for (int repeat = 0; repeat < 2; ++repeat) {  // the second batch reads the cached series
+      const auto rg = exe->evaluate(r);
+      std::size_t differing = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        bool same = same_bits(rc.scores[i], rg.scores[i]) && same_bits(rc.violations[i], rg.violations[i]);
+        for (std::size_t m = 0; m < rc.n_metrics; ++m)
+          same = same && same_bits(rc.metrics[i * rc.n_metrics + m], rg.metrics[i * rg.n_metrics + m]);
+        differing += same ? 0 : 1;
+      }
+      CHECK(differing == 0);
+    }
+  }
+}

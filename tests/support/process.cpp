@@ -1,0 +1,82 @@
+#include "support/process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace tpeopt::testing {
+
+namespace {
+
+pid_t spawn(const std::vector<std::string>& args, const std::string& output_file) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("posix_spawn failed for " + args[0]);
+  return pid;
+}
+
+ProcessResult finish(pid_t pid, const std::string& output_file) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  ProcessResult r;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  std::ifstream in(output_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  r.output = text.str();
+  std::filesystem::remove(output_file);
+  return r;
+}
+
+std::string output_file_name() {
+  static std::mt19937_64 rng(std::random_device{}());
+  return (std::filesystem::temp_directory_path() / ("tpeopt-test-out-" + std::to_string(rng()))).string();
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& args) {
+  const std::string out = output_file_name();
+  return finish(spawn(args, out), out);
+}
+
+ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay) {
+  const std::string out = output_file_name();
+  const pid_t pid = spawn(args, out);
+  std::this_thread::sleep_for(delay);
+  kill(pid, SIGKILL);
+  return finish(pid, out);
+}
+
+std::string cli_path() { return TPEOPT_CLI_PATH; }
+
+std::string make_temp_dir(const std::string& tag) {
+  static std::mt19937_64 rng(std::random_device{}());
+  const auto p = std::filesystem::temp_directory_path() / ("tpeopt-" + tag + "-" + std::to_string(rng()));
+  std::filesystem::create_directories(p);
+  return p.string();
+}
+
+}  // namespace tpeopt::testing

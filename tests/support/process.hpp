@@ -1,0 +1,27 @@
+#pragma once
+// Runs the tpeopt program from tests: spawn, wait, kill. POSIX only.
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace tpeopt::testing {
+
+struct ProcessResult {
+  int exit_code = -1;   ///< exit status, or -1 when killed by a signal
+  int signal = 0;       ///< the signal that ended it, if any
+  std::string output;   ///< stdout and stderr together
+};
+
+/// Runs `args` (args[0] = the program) to completion.
+ProcessResult run_process(const std::vector<std::string>& args);
+
+/// Starts `args`, SIGKILLs it after `delay` (if still running), waits for it.
+ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay);
+
+/// Path of the tpeopt program built with the tests.
+std::string cli_path();
+
+/// A fresh empty directory under the system's temp folder.
+std::string make_temp_dir(const std::string& tag);
+
+}  // namespace tpeopt::testing

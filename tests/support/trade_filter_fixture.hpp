@@ -1,0 +1,18 @@
+#pragma once
+// Generated trade_filter data for tests: generated once per (days, trades, seed) into
+// a temp folder, prepared into a cache, and a config built around it.
+#include <filesystem>
+#include <string>
+
+#include "io/study_config.hpp"
+
+namespace tpeopt::testing {
+
+/// Path of a prepared cache of generated data (made on first use in this process).
+std::filesystem::path trade_filter_cache(int days, std::uint64_t trades, std::uint64_t seed);
+
+/// A trade_filter study config over that cache; `params` is the JSON "params" object.
+io::StudyConfig trade_filter_config(const std::filesystem::path& cache, const std::string& params_json,
+                                    const std::string& search_json, std::int64_t min_trades = 1);
+
+}  // namespace tpeopt::testing
