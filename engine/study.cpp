@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/run_log.hpp"
+#include "engine/synthetic_load.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/candles_config.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
@@ -149,7 +150,11 @@ StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, Bat
   settings.depth = config.search.depth;
   settings.serial = options.serial;
   settings.replay = std::move(replay);
-  run.summary = run_pipeline(*sampler, *executor, config.space.size(), settings, study_observer);
+  LoadedSampler loaded_sampler(*sampler, options.sampler_load_ms);
+  LoadedExecutor loaded_executor(*executor, options.executor_load_ms);
+  tpe::Sampler& s = options.sampler_load_ms > 0 ? static_cast<tpe::Sampler&>(loaded_sampler) : *sampler;
+  Executor& e = options.executor_load_ms > 0 ? static_cast<Executor&>(loaded_executor) : *executor;
+  run.summary = run_pipeline(s, e, config.space.size(), settings, study_observer);
   return run;
 }
 

@@ -24,6 +24,9 @@ struct RunOptions {
   /// With `log`: one progress line rewritten in place (for a terminal) instead of a
   /// line per batch; at most 4 updates a second.
   bool progress_line = false;
+  /// Synthetic extra work per batch (ms), for `tpeopt bench` (engine/synthetic_load.hpp).
+  double sampler_load_ms = 0.0;
+  double executor_load_ms = 0.0;
 };
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config);

@@ -4,6 +4,8 @@
 // sizes and a forced split of the batch into parts. Run on the GPU machine.
 #include <catch2/catch.hpp>
 
+#include "support/paths.hpp"
+
 #include <cstring>
 #include <random>
 #include <string>
@@ -52,7 +54,7 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
   const Launch launch = GENERATE(Launch{true, 128, 0}, Launch{true, 32, 7}, Launch{false, 256, 0});
   const std::uint64_t seed = 77 + n;
   CAPTURE(file, n, launch.warp, launch.block, launch.max_series, seed);
-  const strategies::ExhaustionStrategy s(io::read_candles_csv(std::string(TPEOPT_SHARED_DATA_DIR) + "/" + file), {});
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
   const auto params = random_population(n, seed);
   gpu::ExhaustionDeviceOptions o;
   o.warp_per_trial = launch.warp;
@@ -88,7 +90,7 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
 
 TEST_CASE("exhaustion CUDA executor scores equal the CPU executor's bits", "[gpu][exhaustion]") {
   REQUIRE(gpu::cuda_available());
-  const auto config = io::load_study_config(std::string(TPEOPT_SOURCE_DIR) + "/examples/exhaustion_eurusd.json");
+  const auto config = io::load_study_config(tpeopt::testing::source_dir() + "/examples/exhaustion_eurusd.json");
   auto strategy = engine::make_strategy(config);
   engine::CpuExecutor cpu(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), 2);
   gpu::CudaExecutorOptions small, large;

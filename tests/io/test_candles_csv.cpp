@@ -2,6 +2,8 @@
 // format of the real files parses; the binary cache round-trips and refuses bad files.
 #include <catch2/catch.hpp>
 
+#include "support/paths.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kData = TPEOPT_SHARED_DATA_DIR;
+const std::string kData = tpeopt::testing::shared_data_dir();
 const std::string head = "time,open,high,low,close,volume\n";
 
 std::string error_of(const std::string& text) {

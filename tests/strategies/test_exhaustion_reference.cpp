@@ -2,6 +2,8 @@
 // (issue [exhaustion], docs/strategies.md) on real data, plus its warm-up and NaN edges.
 #include <catch2/catch.hpp>
 
+#include "support/paths.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -17,7 +19,7 @@ namespace ex = strategies::exhaustion;
 
 namespace {
 
-const std::string kData = TPEOPT_SHARED_DATA_DIR;
+const std::string kData = tpeopt::testing::shared_data_dir();
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 

@@ -3,6 +3,8 @@
 // bench/tpe/make_parzen_fixture.py).
 #include <catch2/catch.hpp>
 
+#include "support/paths.hpp"
+
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -32,7 +34,7 @@ bool close(double actual, double expected, double rel = kRelTol) {
 }
 
 nlohmann::json load_fixture() {
-  const std::string path = std::string(TPEOPT_SOURCE_DIR) + "/tests/tpe/fixtures/parzen_optuna.json";
+  const std::string path = tpeopt::testing::source_dir() + "/tests/tpe/fixtures/parzen_optuna.json";
   std::ifstream in(path);
   REQUIRE(in.good());
   return nlohmann::json::parse(in);

@@ -1,0 +1,35 @@
+#include "engine/synthetic_load.hpp"
+
+#include <algorithm>
+
+namespace tpeopt::engine {
+
+void spin_for_ms(double ms) {
+  if (ms <= 0) return;
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  while (Clock::now() < until) {
+  }
+}
+
+void LoadedSampler::ask(std::uint64_t first, std::size_t n, double* out) {
+  spin_for_ms(extra_ms_);
+  inner_.ask(first, n, out);
+}
+
+BatchResult LoadedExecutor::delay(BatchResult r) const {
+  // The batch's busy interval grows by extra_ms; if it ended in the past, the extra
+  // part starts now (the executor thread was busy collecting it).
+  const auto extra = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(extra_ms_));
+  const auto start = std::max(r.timings.end, Clock::now());
+  while (Clock::now() < start + extra) {
+  }
+  r.timings.end = Clock::now();
+  r.timings.busy_ms = std::chrono::duration<double, std::milli>(r.timings.end - r.timings.begin).count();
+  return r;
+}
+
+BatchResult LoadedExecutor::complete() { return delay(inner_.complete()); }
+
+BatchResult LoadedExecutor::evaluate(const BatchRequest& request) { return delay(inner_.evaluate(request)); }
+
+}  // namespace tpeopt::engine
