@@ -40,7 +40,7 @@ struct ResumeCommand {
     std::cerr << fmt::format("tpeopt resume: {} | {} of {} trials in the journal{} | executor {} | {}\n", dir, done,
                              total, recorder->dropped_torn_tail() ? " (a torn last record was dropped)" : "",
                              options.executor, serial ? "serial" : "pipelined");
-    return run_recorded(config, options, *recorder, std::move(replay));
+    return run_recorded(config, *strategy, options, *recorder, std::move(replay));
   }
 };
 

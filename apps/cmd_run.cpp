@@ -35,7 +35,7 @@ struct RunCommand {
                              config.strategy, config.search.sampler, engine::study_trial_count(config),
                              config.search.batch, config.search.depth, serial ? "serial" : "pipelined",
                              options.executor, dir.string());
-    return run_recorded(config, options, *recorder, {});
+    return run_recorded(config, *strategy, options, *recorder, {});
   }
 };
 

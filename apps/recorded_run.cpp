@@ -11,14 +11,14 @@
 
 namespace tpeopt::app {
 
-int run_recorded(const io::StudyConfig& config, engine::RunOptions options, engine::RunRecorder& recorder,
-                 std::vector<engine::ReplayedBatch> replay) {
+int run_recorded(const io::StudyConfig& config, const strategies::Strategy& strategy, engine::RunOptions options,
+                 engine::RunRecorder& recorder, std::vector<engine::ReplayedBatch> replay) {
   engine::InterruptGuard interrupts;
   if (options.log && ::isatty(STDERR_FILENO)) options.progress_line = true;
   const std::string dir = recorder.dir().string();
   engine::StudyRun run = [&] {
     try {
-      return engine::run_study(config, options, &recorder, std::move(replay));
+      return engine::run_study(config, strategy, options, &recorder, std::move(replay));
     } catch (const Error& e) {
       // Every batch told so far is in the journal (fsynced before it counted).
       throw make_error("{}\nthe run stopped; the trials told so far are safe in {}/journal.bin; continue with: tpeopt "

@@ -10,7 +10,7 @@ namespace tpeopt::app {
 
 /// Runs (or continues) the study recorded by `recorder`. Returns the exit code:
 /// 0 complete, 130 interrupted (the journal is consistent and the run resumable).
-int run_recorded(const io::StudyConfig& config, engine::RunOptions options, engine::RunRecorder& recorder,
-                 std::vector<engine::ReplayedBatch> replay);
+int run_recorded(const io::StudyConfig& config, const strategies::Strategy& strategy, engine::RunOptions options,
+                 engine::RunRecorder& recorder, std::vector<engine::ReplayedBatch> replay);
 
 }  // namespace tpeopt::app

@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
+#include "engine/fault_injection.hpp"
 #include "engine/run_log.hpp"
 #include "engine/synthetic_load.hpp"
 #include "gpu/cuda_executor.hpp"
@@ -134,13 +135,18 @@ class StudyObserver final : public BatchObserver {
 
 StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, BatchObserver* observer,
                    std::vector<ReplayedBatch> replay) {
-  auto strategy = make_strategy(config);
-  auto executor = make_executor(config, *strategy, options);
+  const auto strategy = make_strategy(config);
+  return run_study(config, *strategy, options, observer, std::move(replay));
+}
+
+StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& strategy, const RunOptions& options,
+                   BatchObserver* observer, std::vector<ReplayedBatch> replay) {
+  auto executor = make_executor(config, strategy, options);
   auto sampler = make_sampler(config);
   const std::uint64_t total = study_trial_count(config);
 
   StudyRun run{{},
-               StudyResult(config.space.size(), strategy->metric_names().size(), config.objective.direction,
+               StudyResult(config.space.size(), strategy.metric_names().size(), config.objective.direction,
                            config.search.top_k, options.keep_trials),
                executor->name()};
   StudyObserver study_observer(run.result, options, sampler->name(), run.executor, total, observer);
@@ -153,8 +159,13 @@ StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, Bat
   LoadedSampler loaded_sampler(*sampler, options.sampler_load_ms);
   LoadedExecutor loaded_executor(*executor, options.executor_load_ms);
   tpe::Sampler& s = options.sampler_load_ms > 0 ? static_cast<tpe::Sampler&>(loaded_sampler) : *sampler;
-  Executor& e = options.executor_load_ms > 0 ? static_cast<Executor&>(loaded_executor) : *executor;
-  run.summary = run_pipeline(s, e, config.space.size(), settings, study_observer);
+  Executor* e = options.executor_load_ms > 0 ? static_cast<Executor*>(&loaded_executor) : executor.get();
+  std::unique_ptr<Executor> faulty;
+  if (const auto fail_at = injected_failure_batch()) {
+    faulty = make_fault_injector(*e, *fail_at);
+    e = faulty.get();
+  }
+  run.summary = run_pipeline(s, *e, config.space.size(), settings, study_observer);
   return run;
 }
 

@@ -49,5 +49,8 @@ struct StudyRun {
 /// `replay`: batches from a journal, replayed before evaluation continues (resume).
 StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, BatchObserver* observer = nullptr,
                    std::vector<ReplayedBatch> replay = {});
+/// The same with a strategy the caller already built from `config` (data loaded once).
+StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& strategy, const RunOptions& options,
+                   BatchObserver* observer = nullptr, std::vector<ReplayedBatch> replay = {});
 
 }  // namespace tpeopt::engine

@@ -16,15 +16,17 @@ void LoadedSampler::ask(std::uint64_t first, std::size_t n, double* out) {
   inner_.ask(first, n, out);
 }
 
-BatchResult LoadedExecutor::delay(BatchResult r) const {
-  // The batch's busy interval grows by extra_ms; if it ended in the past, the extra
-  // part starts now (the executor thread was busy collecting it).
+BatchResult LoadedExecutor::delay(BatchResult r) {
+  const auto busy = r.timings.end - r.timings.begin;
   const auto extra = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(extra_ms_));
-  const auto start = std::max(r.timings.end, Clock::now());
-  while (Clock::now() < start + extra) {
+  const auto begin = std::max(r.timings.begin, last_end_);
+  const auto end = begin + busy + extra;
+  while (Clock::now() < end) {
   }
-  r.timings.end = Clock::now();
-  r.timings.busy_ms = std::chrono::duration<double, std::milli>(r.timings.end - r.timings.begin).count();
+  r.timings.begin = begin;
+  r.timings.end = end;
+  r.timings.busy_ms = std::chrono::duration<double, std::milli>(end - begin).count();
+  last_end_ = end;
   return r;
 }
 

@@ -26,9 +26,10 @@ class LoadedSampler final : public tpe::Sampler {
   double extra_ms_;
 };
 
-/// An executor whose batches take `extra_ms` longer: the result of a batch becomes
-/// available extra_ms after the inner executor finished it, and that time counts as
-/// busy (as a longer kernel would).
+/// An executor whose batches take `extra_ms` longer, modelling a device that runs
+/// batches one after another in FIFO order: batch k starts when it was really started
+/// or when the modelled batch k-1 ended, whichever is later, and ends extra_ms after
+/// its real busy time; its result is not handed out before that.
 class LoadedExecutor final : public Executor {
  public:
   LoadedExecutor(Executor& inner, double extra_ms) : inner_(inner), extra_ms_(extra_ms) {}
@@ -40,9 +41,10 @@ class LoadedExecutor final : public Executor {
   BatchResult evaluate(const BatchRequest& request) override;
 
  private:
-  BatchResult delay(BatchResult r) const;
+  BatchResult delay(BatchResult r);
   Executor& inner_;
   double extra_ms_;
+  Clock::time_point last_end_{};
 };
 
 }  // namespace tpeopt::engine

@@ -4,22 +4,34 @@
 // Parallel decomposition of one batch (n trials over N bars):
 //  (a) per-parameter series, shared by all trials with that value and cached on the device
 //      across batches (they depend only on the value and the data): the EMA of each
-//      distinct span (one thread per span, sequential in bars, exactly ema_series), and the
-//      volume and TR z-scores of each distinct z_window (parallel over (window, bar): each
-//      bar's z is a pure function of the prefix sums);
-//  (b) the trial kernel: one warp per trial. The warp tests 32 consecutive bars at once
-//      for a signal (lane = bar) and takes the first with a ballot; then tests 32 bars at
-//      once for the exit condition and takes the first exit with a ballot; then goes on
-//      from the exit bar. Only the chaining of positions is sequential. The finder returns
-//      the same first bar as the CPU's bar-by-bar scan, so trades and scores are identical.
-//      The simple kernel (one thread per trial, bar by bar) is kept for parity tests.
+//      distinct span (32 spans per warp, each lane one span's sequential ema_step chain;
+//      a second warp writes the previous 32-bar tile out of shared memory, coalesced), and
+//      the volume and TR z-scores of each distinct z_window (parallel over (window, bar):
+//      each bar's z is a pure function of the prefix sums), launched on a second stream
+//      so that they overlap the EMA chains;
+//  (b) filter levels: next to each z-score series a byte per bar, level(v) = the number of
+//      edges e_k = -4 + k/16 (k = 1..255) below v (0 for NaN); the close location has one
+//      byte per bar too (edges k/256). A trial's threshold t has the level L(t) = the
+//      number of edges <= t, and v > t implies level(v) >= L(t) (every edge <= t lies
+//      below v). So a bar whose three levels are not all >= the trial's is never a
+//      signal: the filter only discards bars that cannot signal, and every bar it keeps
+//      is decided by is_signal itself (same function, same bits as the CPU);
+//  (c) the trial kernel: one warp per trial (trials ordered by z_window for L2 reuse).
+//      Signal search: each lane compares 16 bars' levels at once (three 16-byte loads,
+//      __vcmpgeu4), 1024 bars per warp step with the next step's loads in flight; a lane
+//      tests its kept bars with is_signal in bar order and a ballot takes the first. Exit
+//      search: 32 bars at once with exit_reason and a ballot. Both finders return the
+//      same first bar as the CPU's bar-by-bar scan, so trades and scores are identical.
+//      The plain warp finder (every bar through is_signal) and the simple kernel (one
+//      thread per trial, bar by bar) are kept for parity tests.
 // A batch whose distinct series do not fit in the series cache is split into parts of
 // consecutive trials (same results). No atomics; each trial's sums run in trade order.
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdint>
-#include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gpu/cuda_check.cuh"
@@ -34,9 +46,12 @@ namespace {
 
 namespace ex = strategies::exhaustion;
 
-/// Per trial: the cache slots of its EMA fast, EMA slow, volume z and TR z series.
+constexpr unsigned kFull = 0xffffffffu;
+
+/// Per trial of a part (in launch order): its batch index and the cache slots of its EMA
+/// fast, EMA slow, volume z and TR z series.
 struct TrialSlots {
-  int ema_fast, ema_slow, vol_z, tr_z;
+  int trial, ema_fast, ema_slow, vol_z, tr_z;
 };
 struct EmaTask {
   int span, slot;
@@ -45,26 +60,120 @@ struct ZTask {
   int window, vol_slot, tr_slot;
 };
 
+// ---- filter levels (a conservative pre-test; is_signal decides) ----------------------
+
+/// Edges of the z-score levels: -4 + k/16, k = 1..255 (exact in double).
+struct ZEdge {
+  __device__ __forceinline__ double operator()(int k) const { return -4.0 + static_cast<double>(k) * 0.0625; }
+};
+/// Edges of the close-location levels: k/256, k = 1..255 (exact in double).
+struct ClocEdge {
+  __device__ __forceinline__ double operator()(int k) const { return static_cast<double>(k) * (1.0 / 256.0); }
+};
+
+/// The number of edges strictly below v (0 for NaN): a bar's level.
+template <typename Edge>
+__device__ __forceinline__ unsigned level_of(double v, Edge edge) {
+  int c = 0;
+#pragma unroll
+  for (int bit = 128; bit > 0; bit >>= 1)
+    if (edge(c + bit) < v) c += bit;  // edges increase: the largest k with edge(k) < v
+  return static_cast<unsigned>(c);
+}
+
+/// The number of edges <= t (0 for NaN): a threshold's level. v > t => level_of(v) >= this.
+template <typename Edge>
+__device__ __forceinline__ unsigned threshold_level(double t, Edge edge) {
+  int c = 0;
+#pragma unroll
+  for (int bit = 128; bit > 0; bit >>= 1)
+    if (edge(c + bit) <= t) c += bit;
+  return static_cast<unsigned>(c);
+}
+
+/// Bars per level array are padded to a multiple of 1024 plus one more 1024-bar step (the
+/// signal finder loads one step ahead).
+std::size_t padded_bars(int n) { return (static_cast<std::size_t>(n) + 1023) / 1024 * 1024 + 1024; }
+
 /// The device data the z-score kernel reads (prefix sums and raw series).
 struct ZInputs {
   int n;
+  std::size_t n_pad;
   const double *s_vol, *q_vol, *vol, *s_tr, *q_tr, *tr;
 };
 
-__global__ void ema_kernel(const double* close, int n, const EmaTask* tasks, int n_tasks, double* pool) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n_tasks) return;
-  ex::ema_series(close, n, tasks[k].span, pool + static_cast<std::size_t>(tasks[k].slot) * n);
+constexpr int kEmaTile = 32;
+
+/// Appends the tile of bars [i0, i0 + 32) to each lane's EMA chain (lane = span) in buf.
+template <bool kFirst>
+__device__ __forceinline__ double ema_tile(double e, double alpha, double c, int lane, double (*buf)[kEmaTile + 1]) {
+#pragma unroll
+  for (int j = 0; j < kEmaTile; ++j) {
+    const double cj = __shfl_sync(kFull, c, j);
+    e = (kFirst && j == 0) ? cj : ex::ema_step(e, alpha, cj);  // e_0 = close_0
+    buf[lane][j] = e;
+  }
+  return e;
 }
 
-__global__ void z_kernel(ZInputs in, const ZTask* tasks, double* pool) {
+/// Barrier 1 of the EMA block's two warps, reached from their two branches (bar.sync also
+/// orders their shared-memory accesses).
+__device__ __forceinline__ void tile_barrier() { asm volatile("bar.sync 1, 64;" ::: "memory"); }
+
+/// 64 threads per block, 32 spans per block: warp 0 runs the 32 ema_step chains a tile of
+/// 32 bars at a time into shared memory; warp 1 writes the previous tile out, one span's
+/// 32 bars per coalesced store. One barrier per tile; two tile buffers.
+__global__ void __launch_bounds__(64) ema_kernel(const double* close, int n, const EmaTask* tasks, int n_tasks,
+                                                 double* pool) {
+  __shared__ double tile[2][kEmaTile][kEmaTile + 1];
+  const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31u);
+  const int first = static_cast<int>(blockIdx.x) * 32;
+  const int rows = min(32, n_tasks - first);
+  const int n_tiles = (n + kEmaTile - 1) / kEmaTile;
+  if (warp == 0) {
+    const double alpha = ex::ema_alpha(lane < rows ? tasks[first + lane].span : 1);
+    double e = 0.0;
+    double c = lane < n ? close[lane] : 0.0;
+    for (int t = 0; t < n_tiles; ++t) {
+      const int next = (t + 1) * kEmaTile + lane;
+      const double c_next = next < n ? close[next] : 0.0;  // in flight during this tile
+      if (t == 0) e = ema_tile<true>(e, alpha, c, lane, tile[0]);
+      else e = ema_tile<false>(e, alpha, c, lane, tile[t & 1]);
+      c = c_next;
+      tile_barrier();  // tile t is complete; the writer has finished tile t - 1
+    }
+  } else {
+    const int slot = lane < rows ? tasks[first + lane].slot : 0;
+    for (int t = 0; t < n_tiles; ++t) {
+      tile_barrier();  // tile t is complete
+      const int i = t * kEmaTile + lane;
+      for (int r = 0; r < rows; ++r) {
+        const int s = __shfl_sync(kFull, slot, r);
+        if (i < n) pool[static_cast<std::size_t>(s) * static_cast<std::size_t>(n) + i] = tile[t & 1][r][lane];
+      }
+    }
+  }
+}
+
+__global__ void z_kernel(ZInputs in, const ZTask* tasks, double* pool, unsigned char* levels) {
   const ZTask task = tasks[blockIdx.y];
   double* vz = pool + static_cast<std::size_t>(task.vol_slot) * in.n;
   double* tz = pool + static_cast<std::size_t>(task.tr_slot) * in.n;
+  unsigned char* vl = levels + static_cast<std::size_t>(task.vol_slot) * in.n_pad;
+  unsigned char* tl = levels + static_cast<std::size_t>(task.tr_slot) * in.n_pad;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < in.n; i += gridDim.x * blockDim.x) {
-    vz[i] = ex::rolling_z(in.s_vol, in.q_vol, in.vol, i, task.window);
-    tz[i] = ex::rolling_z(in.s_tr, in.q_tr, in.tr, i, task.window);
+    const double v = ex::rolling_z(in.s_vol, in.q_vol, in.vol, i, task.window);
+    const double t = ex::rolling_z(in.s_tr, in.q_tr, in.tr, i, task.window);
+    vz[i] = v;
+    tz[i] = t;
+    vl[i] = static_cast<unsigned char>(level_of(v, ZEdge{}));
+    tl[i] = static_cast<unsigned char>(level_of(t, ZEdge{}));
   }
+}
+
+__global__ void cloc_level_kernel(const double* cloc, int n, unsigned char* out) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    out[i] = static_cast<unsigned char>(level_of(cloc[i], ClocEdge{}));
 }
 
 /// First k in [from, to] with pred(k), 32 bars per step, the same answer on every lane.
@@ -75,7 +184,7 @@ struct WarpFinder {
     for (int base = from; base <= to; base += 32) {
       const int k = base + lane;
       const bool hit = k <= to && pred(k);
-      const unsigned mask = __ballot_sync(0xffffffffu, hit);
+      const unsigned mask = __ballot_sync(kFull, hit);
       if (mask != 0u) return base + __ffs(mask) - 1;
       if (to - base < 32) break;
     }
@@ -83,12 +192,77 @@ struct WarpFinder {
   }
 };
 
+/// One bit per byte of a __vcmpgeu4 result (0x00 or 0xff per byte).
+__device__ __forceinline__ unsigned byte_bits(unsigned w) {
+  return ((w >> 7) & 1u) | ((w >> 14) & 2u) | ((w >> 21) & 4u) | ((w >> 28) & 8u);
+}
+
+/// First k in [from, to] with pred(k) = is_signal(k), the same answer on every lane. Bars
+/// whose levels fall short of the trial's (so pred(k) is false: see the file comment) are
+/// skipped 16 per lane at a time; the rest are tested with pred in bar order.
+struct FilteredSignalFinder {
+  int lane;
+  const uint4 *vol, *tr, *cloc;  ///< level arrays, 16 bars per uint4
+  unsigned vol_min, tr_min, cloc_min;  ///< the trial's threshold levels, in all 4 bytes
+
+  /// The first bar among this lane's 16 (from bar b0) that is in [from, to] and passes
+  /// the levels and pred, or INT_MAX.
+  template <typename Pred>
+  __device__ __forceinline__ int lane_first(uint4 v, uint4 t, uint4 c, int b0, int from, int to, Pred& pred) const {
+    const unsigned w0 = __vcmpgeu4(v.x, vol_min) & __vcmpgeu4(t.x, tr_min) & __vcmpgeu4(c.x, cloc_min);
+    const unsigned w1 = __vcmpgeu4(v.y, vol_min) & __vcmpgeu4(t.y, tr_min) & __vcmpgeu4(c.y, cloc_min);
+    const unsigned w2 = __vcmpgeu4(v.z, vol_min) & __vcmpgeu4(t.z, tr_min) & __vcmpgeu4(c.z, cloc_min);
+    const unsigned w3 = __vcmpgeu4(v.w, vol_min) & __vcmpgeu4(t.w, tr_min) & __vcmpgeu4(c.w, cloc_min);
+    if ((w0 | w1 | w2 | w3) == 0u) return INT_MAX;
+    unsigned bits = byte_bits(w0) | (byte_bits(w1) << 4) | (byte_bits(w2) << 8) | (byte_bits(w3) << 12);
+    if (b0 < from) bits &= from - b0 >= 16 ? 0u : ~0u << (from - b0);
+    if (b0 + 15 > to) bits &= to < b0 ? 0u : (2u << (to - b0)) - 1u;
+    while (bits != 0u) {
+      const int k = b0 + __ffs(bits) - 1;
+      bits &= bits - 1u;
+      if (pred(k)) return k;
+    }
+    return INT_MAX;
+  }
+
+  template <typename Pred>
+  __device__ int operator()(int from, int to, Pred&& pred) const {
+    if (from > to) return to + 1;
+    int step = from >> 10;  // 1024 bars per warp step: two uint4 per lane and array
+    const int last = to >> 10;
+    int at = step * 64 + lane;
+    uint4 v0 = vol[at], v1 = vol[at + 32], t0 = tr[at], t1 = tr[at + 32], c0 = cloc[at], c1 = cloc[at + 32];
+    for (;;) {
+      at += 64;  // the next step's levels (the arrays are padded by one step)
+      const uint4 nv0 = vol[at], nv1 = vol[at + 32], nt0 = tr[at], nt1 = tr[at + 32], nc0 = cloc[at],
+                  nc1 = cloc[at + 32];
+      const int b0 = (step << 10) + lane * 16;
+      int hit = lane_first(v0, t0, c0, b0, from, to, pred);
+      unsigned ballot = __ballot_sync(kFull, hit != INT_MAX);
+      if (ballot != 0u) return __shfl_sync(kFull, hit, __ffs(ballot) - 1);
+      hit = lane_first(v1, t1, c1, b0 + 512, from, to, pred);
+      ballot = __ballot_sync(kFull, hit != INT_MAX);
+      if (ballot != 0u) return __shfl_sync(kFull, hit, __ffs(ballot) - 1);
+      if (step == last) return to + 1;
+      ++step;
+      v0 = nv0;
+      v1 = nv1;
+      t0 = nt0;
+      t1 = nt1;
+      c0 = nc0;
+      c1 = nc1;
+    }
+  }
+};
+
 struct TrialLaunch {
   ex::Bars bars;
   const double* pool;
-  const TrialSlots* slots;  ///< per trial of the part
+  const unsigned char* levels;       ///< level bytes per cache slot (n_pad each; z series only)
+  const unsigned char* cloc_levels;  ///< n_pad
+  std::size_t n_pad;
+  const TrialSlots* slots;  ///< per trial of the part, in launch order
   const double* params;     ///< batch params (n x kNumSlots)
-  int first;                ///< first trial of the part (batch index)
   int count;                ///< trials in the part
   ex::Objective objective;
   int min_trades;
@@ -99,15 +273,18 @@ struct TrialLaunch {
   ex::Trade* trades;               ///< record pass: output
 };
 
-template <bool kWarp, bool kRecord>
+enum Mode : int { kSimple = 0, kWarp = 1, kFiltered = 2 };
+
+template <int kMode, bool kRecord>
 __global__ void trial_kernel(TrialLaunch L) {
+  constexpr bool kByWarp = kMode != kSimple;
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long local = kWarp ? gid / 32 : gid;
-  if (local >= L.count) return;  // uniform across a warp in the warp kernel
-  const int lane = kWarp ? static_cast<int>(threadIdx.x & 31u) : 0;
-  const int trial = L.first + static_cast<int>(local);
-  const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(trial) * ex::kNumSlots);
+  const long long local = kByWarp ? gid / 32 : gid;
+  if (local >= L.count) return;  // uniform across a warp in the warp kernels
+  const int lane = kByWarp ? static_cast<int>(threadIdx.x & 31u) : 0;
   const TrialSlots s = L.slots[local];
+  const int trial = s.trial;
+  const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(trial) * ex::kNumSlots);
   const std::size_t n = static_cast<std::size_t>(L.bars.n);
   const ex::TrialSeries t{L.pool + s.ema_fast * n, L.pool + s.ema_slow * n, L.pool + s.vol_z * n,
                           L.pool + s.tr_z * n};
@@ -118,7 +295,16 @@ __global__ void trial_kernel(TrialLaunch L) {
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
   };
-  if constexpr (kWarp) {
+  if constexpr (kMode == kFiltered) {
+    const FilteredSignalFinder signal{lane,
+                                      reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
+                                      reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
+                                      reinterpret_cast<const uint4*>(L.cloc_levels),
+                                      threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
+                                      threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
+                                      threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u};
+    ex::run_backtest(L.bars, p, t, signal, WarpFinder{lane}, on_trade);
+  } else if constexpr (kMode == kWarp) {
     ex::run_backtest(L.bars, p, t, WarpFinder{lane}, on_trade);
   } else {
     ex::run_backtest(L.bars, p, t, ex::SequentialFinder{}, on_trade);
@@ -146,10 +332,49 @@ struct PlanStage {
   bool used = false;
 };
 
+/// Series key -> value: values below kDense in flat tables (one per kind), others in a map.
+/// (A batch of 65,536 trials makes 262,144 lookups; flat tables keep that to ~1 ms.)
+template <typename V>
+class KeyTable {
+ public:
+  static constexpr int kKinds = 3, kDense = 1 << 16;
+  explicit KeyTable(V empty) : empty_(empty) {
+    for (auto& d : dense_) d.assign(kDense, empty);
+  }
+  V get(int kind, int value) const {
+    if (value >= 0 && value < kDense) return dense_[kind][value];
+    const auto it = sparse_.find(sparse_key(kind, value));
+    return it == sparse_.end() ? empty_ : it->second;
+  }
+  void set(int kind, int value, V v) {
+    if (value >= 0 && value < kDense) dense_[kind][value] = v;
+    else if (v == empty_) sparse_.erase(sparse_key(kind, value));
+    else sparse_[sparse_key(kind, value)] = v;
+  }
+  void clear() {
+    for (auto& d : dense_) std::fill(d.begin(), d.end(), empty_);
+    sparse_.clear();
+  }
+
+ private:
+  static std::uint64_t sparse_key(int kind, int value) {
+    return (static_cast<std::uint64_t>(kind) << 32) | static_cast<std::uint32_t>(value);
+  }
+  V empty_;
+  std::array<std::vector<V>, kKinds> dense_;
+  std::unordered_map<std::uint64_t, V> sparse_;
+};
+
 class ExhaustionDevice final : public DeviceStrategy {
  public:
   ExhaustionDevice(const strategies::ExhaustionStrategy& s, cudaStream_t stream, const ExhaustionDeviceOptions& o)
-      : options_(o), objective_(s.options().objective), min_trades_(s.options().min_trades), n_(s.n_bars()) {
+      : options_(o),
+        objective_(s.options().objective),
+        min_trades_(s.options().min_trades),
+        n_(s.n_bars()),
+        n_pad_(padded_bars(s.n_bars())),
+        resident_(-1),
+        in_part_(0) {
     const auto& c = s.candles();
     d_open_ = upload(c.open, stream);
     d_high_ = upload(c.high, stream);
@@ -162,11 +387,16 @@ class ExhaustionDevice final : public DeviceStrategy {
     d_q_tr_ = upload(s.q_tr(), stream);
     d_s_vol_ = upload(s.s_vol(), stream);
     d_q_vol_ = upload(s.q_vol(), stream);
+    d_cloc_levels_ = DeviceBuffer<unsigned char>(n_pad_);
+    CUDA_CHECK(cudaMemsetAsync(d_cloc_levels_.data(), 0, n_pad_, stream));
+    cloc_level_kernel<<<static_cast<unsigned>(std::min<long long>((n_ + 255) / 256, 4096)), 256, 0, stream>>>(
+        d_cloc_.data(), n_, d_cloc_levels_.data());
+    CUDA_CHECK_LAUNCH("cloc_level_kernel");
     CUDA_CHECK(cudaStreamSynchronize(stream));  // host vectors may go once the copies are done
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // Leave room for batch buffers and trade lists: the cache takes at most 60% of what is free.
-    const std::size_t series_bytes = static_cast<std::size_t>(n_) * sizeof(double);
+    const std::size_t series_bytes = static_cast<std::size_t>(n_) * sizeof(double) + n_pad_;
     std::size_t cap = static_cast<std::size_t>(0.6 * static_cast<double>(free_bytes)) / series_bytes;
     cap = std::min<std::size_t>(cap, 1u << 16);
     if (options_.max_series > 0) cap = std::min(cap, options_.max_series);
@@ -176,11 +406,18 @@ class ExhaustionDevice final : public DeviceStrategy {
                   std::to_string(series_bytes >> 20) + " MiB)");
     max_series_ = cap;
     for (auto& st : stages_) CUDA_CHECK(cudaEventCreateWithFlags(&st.uploaded, cudaEventDisableTiming));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&aux_, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
   }
 
   ~ExhaustionDevice() override {
     for (auto& st : stages_)
       if (st.uploaded) cudaEventDestroy(st.uploaded);
+    if (aux_) cudaStreamSynchronize(aux_);
+    if (fork_) cudaEventDestroy(fork_);
+    if (join_) cudaEventDestroy(join_);
+    if (aux_) cudaStreamDestroy(aux_);
   }
 
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
@@ -194,18 +431,21 @@ class ExhaustionDevice final : public DeviceStrategy {
     if (n == 0) return;
     TPEOPT_ASSERT(batch.host_params != nullptr, "exhaustion: the batch has no host copy of its parameters");
     ++batch_counter_;
+    keys_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) keys_[i] = trial_keys(batch.host_params + i * ex::kNumSlots);
     std::size_t begin = 0;
     while (begin < n) {
       // Grow the part while its distinct series fit in the cache.
-      std::vector<Key> part_keys;
+      ++part_stamp_;
+      std::vector<SeriesKey> part_keys;
       std::size_t end = begin;
       while (end < n) {
-        const auto keys = trial_keys(batch.host_params + end * ex::kNumSlots);
-        std::vector<Key> merged = part_keys;
-        for (const Key& k : keys)
-          if (std::find(merged.begin(), merged.end(), k) == merged.end()) merged.push_back(k);
-        if (merged.size() > max_series_) break;
-        part_keys = std::move(merged);
+        if (part_keys.size() + new_series(keys_[end]) > max_series_) break;
+        for (const SeriesKey& k : keys_[end]) {
+          if (in_part_.get(k.kind, k.value) == part_stamp_) continue;
+          in_part_.set(k.kind, k.value, part_stamp_);
+          part_keys.push_back(k);
+        }
         ++end;
       }
       TPEOPT_ASSERT(end > begin, "exhaustion: a trial needs more series than the cache holds");
@@ -215,12 +455,25 @@ class ExhaustionDevice final : public DeviceStrategy {
   }
 
  private:
-  // Series key: kind * 2^32 + value (kind 0: EMA of a span; 1: volume z of a window; 2: TR z).
-  using Key = std::uint64_t;
-  static Key key(int kind, int value) { return (static_cast<Key>(kind) << 32) | static_cast<std::uint32_t>(value); }
-  static std::array<Key, 4> trial_keys(const double* v) {
+  /// A cached series: kind 0 the EMA of a span, 1 the volume z of a window, 2 the TR z.
+  struct SeriesKey {
+    int kind, value;
+    bool operator==(const SeriesKey& o) const { return kind == o.kind && value == o.value; }
+  };
+  using TrialKeys = std::array<SeriesKey, 4>;
+  static TrialKeys trial_keys(const double* v) {
     const ex::Params p = ex::unpack_params(v);
-    return {key(0, p.ema_fast), key(0, p.ema_slow), key(1, p.z_window), key(2, p.z_window)};
+    return {SeriesKey{0, p.ema_fast}, SeriesKey{0, p.ema_slow}, SeriesKey{1, p.z_window}, SeriesKey{2, p.z_window}};
+  }
+  /// The number of distinct series of a trial that the current part does not have yet.
+  std::size_t new_series(const TrialKeys& k) const {
+    std::size_t c = 0;
+    for (int a = 0; a < 4; ++a) {
+      bool dup = in_part_.get(k[a].kind, k[a].value) == part_stamp_;
+      for (int b = 0; b < a; ++b) dup = dup || k[b] == k[a];
+      c += dup ? 0 : 1;
+    }
+    return c;
   }
 
   void ensure_pool(std::size_t slots, cudaStream_t stream) {
@@ -228,55 +481,72 @@ class ExhaustionDevice final : public DeviceStrategy {
     const std::size_t grown = std::min(max_series_, std::max(slots, 2 * pool_slots_));
     CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
     pool_ = DeviceBuffer<double>();
+    levels_ = DeviceBuffer<unsigned char>();
     pool_ = DeviceBuffer<double>(grown * static_cast<std::size_t>(n_));
+    levels_ = DeviceBuffer<unsigned char>(grown * n_pad_);
+    CUDA_CHECK(cudaMemsetAsync(levels_.data(), 0, grown * n_pad_, stream));  // the padding is read, never used
     pool_slots_ = grown;
-    slot_key_.assign(grown, kNoKey);
+    slot_key_.assign(grown, SeriesKey{-1, 0});
     slot_used_.assign(grown, 0);
     resident_.clear();
   }
 
-  void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<Key>& keys,
+  int resident(const SeriesKey& k) const { return resident_.get(k.kind, k.value); }
+
+  void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<SeriesKey>& keys,
                 cudaStream_t stream, int block_size, const long long* d_trade_offsets, ex::Trade* d_trades) {
     ensure_pool(keys.size(), stream);
     ++part_counter_;
     // Pin the part's resident series, then give missing ones the least recently used slots.
-    for (const Key& k : keys)
-      if (auto it = resident_.find(k); it != resident_.end()) slot_used_[it->second] = part_counter_;
+    for (const SeriesKey& k : keys)
+      if (const int slot = resident(k); slot >= 0) slot_used_[slot] = part_counter_;
     std::vector<EmaTask> ema_tasks;
     std::vector<ZTask> z_tasks;
-    std::map<int, ZTask> z_by_window;
-    for (const Key& k : keys) {
-      if (resident_.count(k)) continue;
-      std::size_t best = 0;
-      for (std::size_t s = 1; s < pool_slots_; ++s)
-        if (slot_used_[s] < slot_used_[best]) best = s;
-      TPEOPT_ASSERT(slot_used_[best] != part_counter_, "exhaustion: series cache overcommitted");
-      if (slot_key_[best] != kNoKey) resident_.erase(slot_key_[best]);
+    std::unordered_map<int, ZTask> z_by_window;
+    std::vector<int> z_windows;
+    // Free slots, least recently used first (ties: the lowest slot).
+    std::vector<std::size_t> free_slots;
+    for (std::size_t s = 0; s < pool_slots_; ++s)
+      if (slot_used_[s] != part_counter_) free_slots.push_back(s);
+    std::stable_sort(free_slots.begin(), free_slots.end(),
+                     [&](std::size_t a, std::size_t b) { return slot_used_[a] < slot_used_[b]; });
+    std::size_t next_free = 0;
+    for (const SeriesKey& k : keys) {
+      if (resident(k) >= 0) continue;
+      TPEOPT_ASSERT(next_free < free_slots.size(), "exhaustion: series cache overcommitted");
+      const std::size_t best = free_slots[next_free++];
+      if (slot_key_[best].kind >= 0) resident_.set(slot_key_[best].kind, slot_key_[best].value, -1);
       slot_key_[best] = k;
       slot_used_[best] = part_counter_;
-      resident_[k] = best;
-      const int kind = static_cast<int>(k >> 32);
-      const int value = static_cast<int>(k & 0xffffffffu);
-      if (kind == 0) {
-        ema_tasks.push_back({value, static_cast<int>(best)});
+      resident_.set(k.kind, k.value, static_cast<int>(best));
+      if (k.kind == 0) {
+        ema_tasks.push_back({k.value, static_cast<int>(best)});
       } else {
-        ZTask& z = z_by_window.try_emplace(value, ZTask{value, -1, -1}).first->second;
-        (kind == 1 ? z.vol_slot : z.tr_slot) = static_cast<int>(best);
+        auto [it, inserted] = z_by_window.try_emplace(k.value, ZTask{k.value, -1, -1});
+        if (inserted) z_windows.push_back(k.value);
+        (k.kind == 1 ? it->second.vol_slot : it->second.tr_slot) = static_cast<int>(best);
       }
     }
-    for (auto& [w, z] : z_by_window) {
+    for (const int w : z_windows) {
+      ZTask& z = z_by_window.at(w);
       // A window whose other z series is resident is recomputed into its slot too (same bits).
-      if (z.vol_slot < 0) z.vol_slot = static_cast<int>(resident_.at(key(1, w)));
-      if (z.tr_slot < 0) z.tr_slot = static_cast<int>(resident_.at(key(2, w)));
+      if (z.vol_slot < 0) z.vol_slot = resident(SeriesKey{1, w});
+      if (z.tr_slot < 0) z.tr_slot = resident(SeriesKey{2, w});
       z_tasks.push_back(z);
     }
+    // Trials in launch order: grouped by z_window (counting sort on the volume-z slot), so
+    // that the warps reading one window's levels run together and share them in L2.
     const std::size_t count = end - begin;
     std::vector<TrialSlots> slots(count);
+    std::vector<int> bucket(pool_slots_ + 1, 0);
     for (std::size_t i = 0; i < count; ++i) {
-      const auto k = trial_keys(batch.host_params + (begin + i) * ex::kNumSlots);
-      slots[i] = {static_cast<int>(resident_.at(k[0])), static_cast<int>(resident_.at(k[1])),
-                  static_cast<int>(resident_.at(k[2])), static_cast<int>(resident_.at(k[3]))};
+      const TrialKeys& k = keys_[begin + i];
+      slots[i] = {static_cast<int>(begin + i), resident(k[0]), resident(k[1]), resident(k[2]), resident(k[3])};
+      ++bucket[static_cast<std::size_t>(slots[i].vol_z) + 1];
     }
+    for (std::size_t b = 1; b <= pool_slots_; ++b) bucket[b] += bucket[b - 1];
+    std::vector<TrialSlots> ordered(count);
+    for (std::size_t i = 0; i < count; ++i) ordered[static_cast<std::size_t>(bucket[slots[i].vol_z]++)] = slots[i];
 
     // Stage the plan in pinned memory (a ring of stages guarded by events) and upload it.
     const std::size_t b_slots = count * sizeof(TrialSlots), b_ema = ema_tasks.size() * sizeof(EmaTask),
@@ -286,7 +556,7 @@ class ExhaustionDevice final : public DeviceStrategy {
     stage_next_ = (stage_next_ + 1) % stages_.size();
     if (st.used) CUDA_CHECK(cudaEventSynchronize(st.uploaded));
     st.h.resize(total);
-    std::copy_n(reinterpret_cast<const char*>(slots.data()), b_slots, st.h.data());
+    std::copy_n(reinterpret_cast<const char*>(ordered.data()), b_slots, st.h.data());
     std::copy_n(reinterpret_cast<const char*>(ema_tasks.data()), b_ema, st.h.data() + o_ema);
     std::copy_n(reinterpret_cast<const char*>(z_tasks.data()), b_z, st.h.data() + o_z);
     d_plan_.resize(total);  // stream order: earlier parts' kernels finished reading before this copy lands
@@ -295,22 +565,26 @@ class ExhaustionDevice final : public DeviceStrategy {
     st.used = true;
     const char* plan = d_plan_.data();
 
-    if (!ema_tasks.empty()) {
-      const int threads = 64;
-      const int blocks = static_cast<int>((ema_tasks.size() + threads - 1) / threads);
-      ema_kernel<<<blocks, threads, 0, stream>>>(d_close_.data(), n_, reinterpret_cast<const EmaTask*>(plan + o_ema),
-                                                 static_cast<int>(ema_tasks.size()), pool_.data());
-      CUDA_CHECK_LAUNCH("ema_kernel");
-    }
+    // The z-scores on the second stream, overlapping the EMA chains (they write other slots).
     if (!z_tasks.empty()) {
-      const ZInputs in{n_, d_s_vol_.data(), d_q_vol_.data(), d_vol_.data(), d_s_tr_.data(), d_q_tr_.data(),
-                       d_tr_.data()};
+      CUDA_CHECK(cudaEventRecord(fork_, stream));
+      CUDA_CHECK(cudaStreamWaitEvent(aux_, fork_, 0));
+      const ZInputs in{n_,           n_pad_,          d_s_vol_.data(), d_q_vol_.data(),
+                       d_vol_.data(), d_s_tr_.data(), d_q_tr_.data(),  d_tr_.data()};
       const int threads = 256;
       const unsigned bx = static_cast<unsigned>(std::min<long long>((n_ + threads - 1) / threads, 1024));
-      z_kernel<<<dim3(bx, static_cast<unsigned>(z_tasks.size())), threads, 0, stream>>>(
-          in, reinterpret_cast<const ZTask*>(plan + o_z), pool_.data());
+      z_kernel<<<dim3(bx, static_cast<unsigned>(z_tasks.size())), threads, 0, aux_>>>(
+          in, reinterpret_cast<const ZTask*>(plan + o_z), pool_.data(), levels_.data());
       CUDA_CHECK_LAUNCH("z_kernel");
+      CUDA_CHECK(cudaEventRecord(join_, aux_));
     }
+    if (!ema_tasks.empty()) {
+      const unsigned blocks = static_cast<unsigned>((ema_tasks.size() + 31) / 32);
+      ema_kernel<<<blocks, 64, 0, stream>>>(d_close_.data(), n_, reinterpret_cast<const EmaTask*>(plan + o_ema),
+                                            static_cast<int>(ema_tasks.size()), pool_.data());
+      CUDA_CHECK_LAUNCH("ema_kernel");
+    }
+    if (!z_tasks.empty()) CUDA_CHECK(cudaStreamWaitEvent(stream, join_, 0));
 
     TrialLaunch L;
     L.bars.n = n_;
@@ -321,9 +595,11 @@ class ExhaustionDevice final : public DeviceStrategy {
     L.bars.cloc = d_cloc_.data();
     L.bars.s_tr = d_s_tr_.data();
     L.pool = pool_.data();
+    L.levels = levels_.data();
+    L.cloc_levels = d_cloc_levels_.data();
+    L.n_pad = n_pad_;
     L.slots = reinterpret_cast<const TrialSlots*>(plan);
     L.params = batch.params;
-    L.first = static_cast<int>(begin);
     L.count = static_cast<int>(count);
     L.objective = objective_;
     L.min_trades = min_trades_;
@@ -338,35 +614,48 @@ class ExhaustionDevice final : public DeviceStrategy {
       threads = (threads + 31) / 32 * 32;
       const long long total_threads = static_cast<long long>(count) * 32;
       const unsigned blocks = static_cast<unsigned>((total_threads + threads - 1) / threads);
-      if (record) trial_kernel<true, true><<<blocks, threads, 0, stream>>>(L);
-      else trial_kernel<true, false><<<blocks, threads, 0, stream>>>(L);
+      if (options_.filter) {
+        if (record) trial_kernel<kFiltered, true><<<blocks, threads, 0, stream>>>(L);
+        else trial_kernel<kFiltered, false><<<blocks, threads, 0, stream>>>(L);
+      } else {
+        if (record) trial_kernel<kWarp, true><<<blocks, threads, 0, stream>>>(L);
+        else trial_kernel<kWarp, false><<<blocks, threads, 0, stream>>>(L);
+      }
     } else {
       const unsigned blocks = static_cast<unsigned>((count + threads - 1) / threads);
-      if (record) trial_kernel<false, true><<<blocks, threads, 0, stream>>>(L);
-      else trial_kernel<false, false><<<blocks, threads, 0, stream>>>(L);
+      if (record) trial_kernel<kSimple, true><<<blocks, threads, 0, stream>>>(L);
+      else trial_kernel<kSimple, false><<<blocks, threads, 0, stream>>>(L);
     }
     CUDA_CHECK_LAUNCH("exhaustion trial_kernel");
   }
 
   static std::size_t align(std::size_t b) { return (b + 255) / 256 * 256; }
-  static constexpr Key kNoKey = ~Key{0};
 
   ExhaustionDeviceOptions options_;
   ex::Objective objective_;
   int min_trades_;
   int n_;
+  std::size_t n_pad_;  ///< bytes per level array (padded_bars)
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_vol_, d_cloc_, d_tr_, d_s_tr_, d_q_tr_, d_s_vol_,
       d_q_vol_;
-  // The series cache: pool_slots_ series of n_ doubles; slot_key_[s] = what slot s holds.
+  DeviceBuffer<unsigned char> d_cloc_levels_;
+  // The series cache: pool_slots_ series of n_ doubles and, per slot, n_pad_ level bytes
+  // (used by z series); slot_key_[s] = what slot s holds (kind -1: nothing).
   DeviceBuffer<double> pool_;
+  DeviceBuffer<unsigned char> levels_;
   std::size_t pool_slots_ = 0, max_series_ = 0;
-  std::vector<Key> slot_key_;
+  std::vector<SeriesKey> slot_key_;
   std::vector<std::uint64_t> slot_used_;  // part counter of the last use (LRU)
-  std::map<Key, std::size_t> resident_;
+  KeyTable<int> resident_;                // series -> slot, or -1
+  KeyTable<std::uint64_t> in_part_;       // series -> stamp of the part that includes it
+  std::uint64_t part_stamp_ = 0;
+  std::vector<TrialKeys> keys_;           // the batch's trials' series
   std::uint64_t batch_counter_ = 0, part_counter_ = 0;
   DeviceBuffer<char> d_plan_;
   std::array<PlanStage, 4> stages_;
   std::size_t stage_next_ = 0;
+  cudaStream_t aux_{};
+  cudaEvent_t fork_{}, join_{};
 };
 
 }  // namespace

@@ -12,6 +12,11 @@ struct ExhaustionDeviceOptions {
   /// true: one warp per trial, 32 bars tested at once with a ballot (the fast kernel);
   /// false: one thread per trial walking bar by bar (the simple kernel).
   bool warp_per_trial = true;
+  /// With warp_per_trial: skip bars that cannot signal with one-byte filter levels of
+  /// vol_z, tr_z and cloc (16 bars per lane per load, a conservative test), and confirm
+  /// every remaining candidate with is_signal (the fast path). false: test every bar
+  /// with is_signal, 32 at a time (kept for parity tests and comparison).
+  bool filter = true;
   /// Cap on cached per-parameter series (EMA of a span, z-scores of a window), each n
   /// doubles; 0 = from free device memory. Small values force batches to be split into
   /// parts (for tests); at least 3.

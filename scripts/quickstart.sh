@@ -6,5 +6,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build"
 cd "$root"
-config="${1:-examples/functions_rastrigin.json}"
+config="${1:-examples/exhaustion_eurusd.json}"
 exec "$build/apps/tpeopt" run --config "$config" --executor auto

@@ -10,6 +10,7 @@ packages=(
   libconcurrentqueue-dev libreaderwriterqueue-dev
   catch2 libcli11-dev
   python3
+  chromium
 )
 
 missing=()

@@ -90,6 +90,8 @@ class ParzenEstimator {
 
   /// The component drawn by a uniform u in [0, 1) (numpy's choice: searchsorted right).
   std::size_t pick_component(double u) const;
+  /// The cumulative weights pick_component searches (the last is 1).
+  const std::vector<double>& cumulative() const { return cumulative_; }
   /// A raw internal draw of axis a from kernel k given a uniform u in [0, 1): the
   /// truncated-normal quantile (continuous, discrete before snapping) or the choice
   /// index (categorical). Map it with AxisModel::to_external.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <limits>
 
@@ -38,30 +39,77 @@ double acquisition(double log_l, double log_g) {
   const double v = log_l - log_g;
   return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
 }
+// boost::random::uniform_01<double> on a SplitMix64 engine, bit for bit: double(x) * 2^-64,
+// drawn again when that rounds to 1. double(x) is formed from two exact 32-bit halves and
+// one correctly rounded addition (the same value as the compiler's conversion, without its
+// branch on the top bit).
+inline double uniform01(TrialEngine& engine) {
+  for (;;) {
+    const std::uint64_t x = engine();
+    const double v = static_cast<double>(static_cast<std::uint32_t>(x >> 32)) * 0x1p32 +
+                     static_cast<double>(static_cast<std::uint32_t>(x));
+    const double u = v * 0x1p-64;
+    if (u < 1.0) return u;
+  }
+}
+
+// ParzenEstimator::pick_component (numpy's searchsorted right over the cumulative weights)
+// by a bucket table: start[b] is the answer for u = b / buckets, and the answer for u in
+// bucket b is found by stepping from it (usually no step). The same component for every u.
+struct ComponentPicker {
+  static constexpr std::size_t kBuckets = 4096;
+  std::vector<double> cum;
+  std::vector<std::uint32_t> start;
+  void build(const std::vector<double>& cumulative) {
+    cum = cumulative;
+    start.resize(kBuckets);
+    const std::size_t K = cum.size();
+    for (std::size_t b = 0; b < kBuckets; ++b) {
+      const double u = static_cast<double>(b) / static_cast<double>(kBuckets);
+      const auto k = static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin());
+      start[b] = static_cast<std::uint32_t>(std::min(k, K - 1));
+    }
+  }
+  std::size_t pick(double u) const {
+    std::size_t k = start[static_cast<std::size_t>(u * static_cast<double>(kBuckets))];
+    const std::size_t last = cum.size() - 1;
+    while (k < last && cum[k] <= u) ++k;
+    return k;
+  }
+};
+
 // Fast acquisition: the kernels of l on one continuous axis, sampled by the truncated-normal
 // quantile in linear probability space (no log/exp in the central region).
 struct FastAxis {
-  detail::GridTable score;                 // log l - log g at the grid nodes
-  std::vector<double> mu, sigma, a, b;     // l's kernels
-  std::vector<double> p_a, q_b, mass;      // Phi(a), Phi(-b), Phi(b) - Phi(a)
+  detail::GridTable score;    // log l - log g at the grid nodes
+  std::vector<double> kern;   // l's kernels, 8 doubles each: mu, sigma, a, b, Phi(a), Phi(-b), mass, 0
   double lower = 0.0, upper = 0.0;
 
   // The draw of kernel k at uniform u (the exact path's ParzenEstimator::sample, to ~1e-15).
   double sample(std::size_t k, double u) const {
-    const double p = p_a[k] + u * mass[k];
-    const double q = q_b[k] + (1.0 - u) * mass[k];
+    const double* kp = kern.data() + 8 * k;
+    const double mass = kp[6];
+    const double p = kp[4] + u * mass;
+    const double q = kp[5] + (1.0 - u) * mass;
+    // as241_central is odd, so the lower and the upper half share one evaluation.
+    const bool low_half = p <= q;
+    const double r = low_half ? p : q;
     double z;
-    if (p <= q) {
-      z = 0.5 - p <= 0.425 ? truncnorm::detail::as241_central(p - 0.5)
-                           : -truncnorm::detail::as241_tail(std::sqrt(-std::log(p)));
+    if (0.5 - r <= 0.425) {
+      const double c = truncnorm::detail::as241_central(r - 0.5);
+      z = low_half ? c : -c;
     } else {
-      z = 0.5 - q <= 0.425 ? -truncnorm::detail::as241_central(q - 0.5)
-                           : truncnorm::detail::as241_tail(std::sqrt(-std::log(q)));
+      const double t = truncnorm::detail::as241_tail(std::sqrt(-std::log(r)));
+      z = low_half ? -t : t;
     }
-    z = std::clamp(z, a[k], b[k]);
-    return std::clamp(z * sigma[k] + mu[k], lower, upper);
+    z = std::clamp(z, kp[2], kp[3]);
+    return std::clamp(z * kp[1] + kp[0], lower, upper);
   }
 };
+
+// Trials per tile of the candidate loop: within a tile the axes are the outer loop, so an
+// axis's table and kernels stay in cache while its trials are drawn.
+constexpr std::size_t kTrialTile = 128;
 }  // namespace
 
 struct TpeSampler::State {
@@ -79,6 +127,10 @@ struct TpeSampler::State {
   std::vector<std::vector<double>> internal;  // [axis][observation], internal values
   std::vector<double> score, violation;
   std::vector<std::uint64_t> trial;
+  // Fast univariate acquisition: per axis (empty unless the axis is continuous and modelled),
+  // the observation indices sorted by (internal value, index), kept sorted by tell().
+  std::vector<std::vector<std::uint32_t>> sorted;
+  bool keep_sorted = false;
 
   // Asked blocks not yet told, in ask order, with the internal values of their trials.
   struct Block {
@@ -95,6 +147,7 @@ struct TpeSampler::State {
 
   void ask_startup(const Block& block, double* out);
   void ask_tpe(Block& block, double* out);
+  void ask_tpe_fast(Block& block, double* out);
 };
 
 TpeSampler::TpeSampler(SearchSpace space, Direction direction, std::uint64_t seed, TpeConfig config) {
@@ -117,6 +170,8 @@ TpeSampler::TpeSampler(SearchSpace space, Direction direction, std::uint64_t see
     }
   }
   s.internal.resize(s.space.size());
+  s.sorted.resize(s.space.size());
+  s.keep_sorted = config.acquisition == Acquisition::Fast && !config.multivariate;
 }
 
 TpeSampler::~TpeSampler() = default;
@@ -134,6 +189,10 @@ void TpeSampler::State::ask_startup(const Block& block, double* out) {
 }
 
 void TpeSampler::State::ask_tpe(Block& block, double* out) {
+  if (config.acquisition == Acquisition::Fast && !config.multivariate) {
+    ask_tpe_fast(block, out);
+    return;
+  }
   const std::size_t d = space.size();
   const std::size_t n_obs = score.size();
   const std::size_t n_cand = static_cast<std::size_t>(config.n_ei_candidates);
@@ -148,44 +207,6 @@ void TpeSampler::State::ask_tpe(Block& block, double* out) {
   for (std::size_t j = 0; j < active.size(); ++j) columns[j] = internal[active[j]];
   const detail::ParzenEstimator l(active_models, columns, below, params);
   const detail::ParzenEstimator g(active_models, columns, above, params);
-
-  // Fast acquisition: per continuous axis, log l - log g on a grid, built once per ask.
-  const bool fast = config.acquisition == Acquisition::Fast && !config.multivariate;
-  std::vector<FastAxis> fast_axes(fast ? active.size() : 0);
-  std::vector<char> has_table(active.size(), 0);
-  if (fast) {
-    pool.parallel_for(active.size(), [&](std::size_t begin, std::size_t end) {
-      detail::GridTable tl, tg;
-      for (std::size_t j = begin; j < end; ++j) {
-        const detail::AxisModel& m = active_models[j];
-        if (m.type != detail::AxisModel::Type::Continuous) continue;
-        if (!detail::log_density_grid(l, j, m, detail::kGridCells, tl)) continue;
-        if (!detail::log_density_grid(g, j, m, detail::kGridCells, tg)) continue;
-        FastAxis& f = fast_axes[j];
-        f.score = std::move(tl);
-        for (std::size_t i = 0; i < f.score.node.size(); ++i) {
-          const double v = f.score.node[i] - tg.node[i];
-          f.score.node[i] = std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
-        }
-        f.mu = l.mus(j);
-        f.sigma = l.sigmas(j);
-        f.a = l.lower_z(j);
-        f.b = l.upper_z(j);
-        const std::size_t K = f.mu.size();
-        f.p_a.resize(K);
-        f.q_b.resize(K);
-        f.mass.resize(K);
-        for (std::size_t k = 0; k < K; ++k) {
-          f.p_a[k] = truncnorm::ndtr(f.a[k]);
-          f.q_b[k] = truncnorm::ndtr(-f.b[k]);
-          f.mass[k] = std::max(1.0 - f.p_a[k] - f.q_b[k], 0.0);
-        }
-        f.lower = m.low;
-        f.upper = m.high;
-        has_table[j] = 1;
-      }
-    });
-  }
 
   // Axes with one value: constant.
   for (std::size_t a = 0; a < d; ++a) {
@@ -211,25 +232,6 @@ void TpeSampler::State::ask_tpe(Block& block, double* out) {
           const detail::AxisModel& m = active_models[j];
           auto engine = make_trial_engine(seed, t, axis_purpose(a));
           for (std::size_t c = 0; c < n_cand; ++c) component[c] = l.pick_component(uniform(engine));
-          if (has_table[j]) {
-            // Fast: draw in linear space, score by interpolation; only the winner is mapped.
-            const FastAxis& f = fast_axes[j];
-            const bool rounded = axis.step > 0.0;  // log int: scored after rounding, as in Optuna
-            double best_score = -std::numeric_limits<double>::infinity(), best_raw = 0.0;
-            for (std::size_t c = 0; c < n_cand; ++c) {
-              const double r = f.sample(component[c], uniform(engine));
-              const double x = rounded ? m.to_internal(axis, m.to_external(axis, r)) : r;
-              const double acq = f.score.at(x);
-              if (c == 0 || acq > best_score) {
-                best_score = acq;
-                best_raw = r;
-              }
-            }
-            const double external = m.to_external(axis, best_raw);
-            out[i * d + a] = external;
-            block.internal[i * d + a] = m.to_internal(axis, external);
-            continue;
-          }
           for (std::size_t c = 0; c < n_cand; ++c) raw[c] = l.sample(j, component[c], uniform(engine));
           // The first candidate with the largest log l(x) - log g(x) (NaN counts as -inf).
           double best_score = -std::numeric_limits<double>::infinity();
@@ -298,6 +300,190 @@ void TpeSampler::State::ask_tpe(Block& block, double* out) {
   });
 }
 
+// Fast univariate acquisition (docs/tpe.md, "Fast acquisition"). The same split, estimators,
+// streams and candidate rules as ask_tpe; continuous axes score candidates from per-ask grid
+// tables, g's built straight from the incrementally sorted observations.
+void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
+  const std::size_t d = space.size();
+  const std::size_t n_obs = score.size();
+  const std::size_t n_cand = static_cast<std::size_t>(config.n_ei_candidates);
+  const std::size_t n_active = active.size();
+
+  // Split the observations once per ask; both groups in trial order.
+  const std::vector<char> is_below = detail::split_below(score, violation, direction, detail::default_gamma(n_obs));
+  std::vector<std::size_t> below, above;
+  for (std::size_t i = 0; i < n_obs; ++i) (is_below[i] ? below : above).push_back(i);
+
+  // l(x) over the modelled axes (at most 26 kernels), shared by every trial of the batch.
+  std::vector<std::span<const double>> columns(n_active);
+  for (std::size_t j = 0; j < n_active; ++j) columns[j] = internal[active[j]];
+  const detail::ParzenEstimator l(active_models, columns, below, params);
+  ComponentPicker picker;
+  picker.build(l.cumulative());
+
+  // g's weights per observation (ParzenEstimator's: default_weights in trial order, then
+  // the prior's, normalized by their sum in that order); 0 for the below group.
+  std::vector<char> in_above(n_obs);
+  for (std::size_t i = 0; i < n_obs; ++i) in_above[i] = is_below[i] ? 0 : 1;
+  std::vector<double> above_weight(n_obs, 0.0);
+  double prior_w = 1.0;
+  if (!above.empty()) {
+    const std::vector<double> w = detail::default_weights(above.size());
+    double total = 0.0;
+    for (double x : w) total += x;
+    total += config.prior_weight;
+    for (std::size_t r = 0; r < above.size(); ++r) above_weight[above[r]] = w[r] / total;
+    prior_w = config.prior_weight / total;
+  }
+
+  // Per continuous axis: log l - log g on the grid, and l's kernels for the draws.
+  std::vector<FastAxis> fast_axes(n_active);
+  std::vector<char> has_table(n_active, 0);
+  pool.parallel_for(n_active, [&](std::size_t begin, std::size_t end) {
+    detail::GridTable tl, tg;
+    detail::GridScratch scratch;
+    std::vector<double> coef;
+    for (std::size_t j = begin; j < end; ++j) {
+      const detail::AxisModel& m = active_models[j];
+      if (m.type != detail::AxisModel::Type::Continuous) continue;
+      const std::vector<std::uint32_t>& order = sorted[active[j]];
+      if (order.size() != n_obs) continue;
+      const std::vector<double>& mu = l.mus(j);
+      const std::size_t K = mu.size();
+      coef.resize(K);
+      for (std::size_t k = 0; k < K; ++k) coef[k] = std::exp(l.log_weights()[k] + l.log_norms(j)[k]);
+      if (!detail::log_density_grid(mu.data(), l.sigmas(j).data(), coef.data(), K, m.low, m.high,
+                                    detail::kGridCells, tl, scratch))
+        continue;
+      if (!detail::log_density_grid_sorted(order.data(), n_obs, internal[active[j]].data(), in_above.data(),
+                                           above_weight.data(), above.size(), prior_w, m, params,
+                                           detail::kGridCells, tg, scratch))
+        continue;
+      FastAxis& f = fast_axes[j];
+      f.score = tl;
+      for (std::size_t i = 0; i < f.score.node.size(); ++i) {
+        const double v = tl.node[i] - tg.node[i];
+        f.score.node[i] = std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
+      }
+      f.kern.assign(8 * K, 0.0);
+      for (std::size_t k = 0; k < K; ++k) {
+        double* kp = f.kern.data() + 8 * k;
+        kp[0] = mu[k];
+        kp[1] = l.sigmas(j)[k];
+        kp[2] = l.lower_z(j)[k];
+        kp[3] = l.upper_z(j)[k];
+        kp[4] = truncnorm::ndtr(kp[2]);
+        kp[5] = truncnorm::ndtr(-kp[3]);
+        kp[6] = std::max(1.0 - kp[4] - kp[5], 0.0);
+      }
+      f.lower = m.low;
+      f.upper = m.high;
+      has_table[j] = 1;
+    }
+  });
+
+  // g for the axes scored exactly (discrete, categorical, or not resolved by the grid).
+  std::vector<std::size_t> exact_index(n_active, 0);
+  std::vector<detail::AxisModel> exact_models;
+  std::vector<std::span<const double>> exact_columns;
+  for (std::size_t j = 0; j < n_active; ++j) {
+    if (has_table[j]) continue;
+    exact_index[j] = exact_models.size();
+    exact_models.push_back(active_models[j]);
+    exact_columns.push_back(columns[j]);
+  }
+  const detail::ParzenEstimator g(exact_models, exact_columns, above, params);
+
+  // Axes with one value: constant.
+  for (std::size_t a = 0; a < d; ++a) {
+    if (!models[a].single) continue;
+    const Axis& axis = space.axes[a];
+    const double v = axis.is_numeric() ? axis.low : axis.choice_value(0);
+    for (std::size_t i = 0; i < block.n; ++i) out[i * d + a] = v;
+  }
+
+  const std::size_t n_tiles = (block.n + kTrialTile - 1) / kTrialTile;
+  pool.parallel_for(n_tiles, [&](std::size_t tile_begin, std::size_t tile_end) {
+    std::vector<double> scratch;
+    // Per-worker grid caches: [2 * grid index] = log l, [2 * grid index + 1] = log g; NaN = not yet.
+    std::vector<std::vector<double>> grid_cache(n_active);
+    std::vector<std::size_t> component(n_cand);
+    std::vector<double> raw(n_cand);
+    for (std::size_t tile = tile_begin; tile < tile_end; ++tile) {
+      const std::size_t i_begin = tile * kTrialTile, i_end = std::min(block.n, i_begin + kTrialTile);
+      for (std::size_t j = 0; j < n_active; ++j) {
+        const std::size_t a = active[j];
+        const Axis& axis = space.axes[a];
+        const detail::AxisModel& m = active_models[j];
+        if (has_table[j]) {
+          // Draw in linear space, score by interpolation; only the winner is mapped.
+          const FastAxis& f = fast_axes[j];
+          const bool rounded = axis.step > 0.0;  // log int: scored after rounding, as in Optuna
+          for (std::size_t i = i_begin; i < i_end; ++i) {
+            auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
+            for (std::size_t c = 0; c < n_cand; ++c) component[c] = picker.pick(uniform01(engine));
+            double best_score = -std::numeric_limits<double>::infinity(), best_raw = 0.0;
+            for (std::size_t c = 0; c < n_cand; ++c) {
+              const double r = f.sample(component[c], uniform01(engine));
+              const double x = rounded ? m.to_internal(axis, m.to_external(axis, r)) : r;
+              const double acq = f.score.at(x);
+              if (c == 0 || acq > best_score) {
+                best_score = acq;
+                best_raw = r;
+              }
+            }
+            const double external = m.to_external(axis, best_raw);
+            out[i * d + a] = external;
+            block.internal[i * d + a] = m.to_internal(axis, external);
+          }
+          continue;
+        }
+        const std::size_t jg = exact_index[j];
+        const std::uint64_t n_grid = axis.n_steps();
+        std::vector<double>* cache = nullptr;
+        if (n_grid > 0 && n_grid <= kMaxCachedGrid) {
+          cache = &grid_cache[j];
+          if (cache->empty()) cache->assign(2 * n_grid, std::numeric_limits<double>::quiet_NaN());
+        }
+        for (std::size_t i = i_begin; i < i_end; ++i) {
+          auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
+          for (std::size_t c = 0; c < n_cand; ++c) component[c] = picker.pick(uniform01(engine));
+          for (std::size_t c = 0; c < n_cand; ++c) raw[c] = l.sample(j, component[c], uniform01(engine));
+          // The first candidate with the largest log l(x) - log g(x) (NaN counts as -inf).
+          double best_score = -std::numeric_limits<double>::infinity();
+          double best_external = 0.0, best_internal = 0.0;
+          for (std::size_t c = 0; c < n_cand; ++c) {
+            const double external = m.to_external(axis, raw[c]);
+            const double x = m.type == detail::AxisModel::Type::Categorical ? raw[c] : m.to_internal(axis, external);
+            double log_l, log_g;
+            if (cache) {
+              const auto grid_index = static_cast<std::size_t>(std::llround((external - axis.low) / axis.step));
+              double* slot = &(*cache)[2 * grid_index];
+              if (std::isnan(slot[0])) {
+                slot[0] = l.log_pdf(j, x, scratch);
+                slot[1] = g.log_pdf(jg, x, scratch);
+              }
+              log_l = slot[0];
+              log_g = slot[1];
+            } else {
+              log_l = l.log_pdf(j, x, scratch);
+              log_g = g.log_pdf(jg, x, scratch);
+            }
+            const double acq = acquisition(log_l, log_g);
+            if (c == 0 || acq > best_score) {
+              best_score = acq;
+              best_external = external;
+              best_internal = x;
+            }
+          }
+          out[i * d + a] = best_external;
+          block.internal[i * d + a] = best_internal;
+        }
+      }
+    }
+  });
+}
+
 void TpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out) {
   State& s = *state_;
   if (s.asked_any && first_trial != s.next_trial)
@@ -356,6 +542,7 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
     if (std::isnan(outcomes[i].violation))
       throw make_error("tpe sampler: trial {}: constraint violation is NaN", first_trial + i);
   const std::size_t d = s.space.size();
+  const std::size_t n_before = s.score.size();
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (std::isnan(outcomes[i].score)) continue;  // failed: ignored, like Optuna's FAIL
     for (std::size_t a = 0; a < d; ++a) s.internal[a].push_back(block.internal[i * d + a]);
@@ -364,6 +551,37 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
     s.trial.push_back(first_trial + i);
   }
   s.pending.pop_front();
+  const std::size_t n_after = s.score.size();
+  if (s.keep_sorted && n_after > n_before) {
+    if (n_after > std::numeric_limits<std::uint32_t>::max())
+      throw make_error("tpe sampler: more than {} observations", std::numeric_limits<std::uint32_t>::max());
+    // Merge the told trials into each continuous axis' sorted order: O(n + b log b) per axis.
+    s.pool.parallel_for(s.active.size(), [&](std::size_t begin, std::size_t end) {
+      std::vector<std::pair<double, std::uint32_t>> fresh;
+      std::vector<std::uint32_t> merged;
+      for (std::size_t j = begin; j < end; ++j) {
+        if (s.active_models[j].type != detail::AxisModel::Type::Continuous) continue;
+        const std::size_t a = s.active[j];
+        const double* v = s.internal[a].data();
+        std::vector<std::uint32_t>& order = s.sorted[a];
+        // The new observations sorted by (value, index), then merged (same key) with the old.
+        fresh.resize(n_after - n_before);
+        for (std::size_t i = 0; i < fresh.size(); ++i)
+          fresh[i] = {v[n_before + i], static_cast<std::uint32_t>(n_before + i)};
+        std::sort(fresh.begin(), fresh.end());
+        merged.resize(n_after);
+        std::size_t x = 0, y = 0, o = 0;
+        while (x < order.size() && y < fresh.size()) {
+          // Old indices are all smaller than new ones: on equal values the old comes first.
+          const bool take_new = fresh[y].first < v[order[x]];
+          merged[o++] = take_new ? fresh[y++].second : order[x++];
+        }
+        while (x < order.size()) merged[o++] = order[x++];
+        while (y < fresh.size()) merged[o++] = fresh[y++].second;
+        order.swap(merged);
+      }
+    });
+  }
 }
 
 }  // namespace tpeopt::tpe

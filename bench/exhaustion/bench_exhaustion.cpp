@@ -1,8 +1,35 @@
 // Benchmark: the exhaustion strategy over 1,000,000 bars, batches of 4096 and 65536 random
 // trials through the CUDA executor (device events) and the CPU executor; prints bar-trial
 // evaluations per second. Usage: bench_exhaustion [--bars N] [--cpu-trials M] [--repeats R]
+// With CUDA it also times the device kernels directly (first batch on a fresh device, then
+// warm), for the filtered signal finder and the plain warp finder.
 //
-// Expected ceiling (H100 SXM: 3.35 TB/s HBM, ~50 MB L2, 132 SMs; count per bar-trial of the
+// Notes (METHOD.md: the two numbers, then each version's prediction and outcome).
+//  Two numbers for the plain warp-per-trial scan (every bar through is_signal): per
+//  bar-trial ~16-40 B (cloc always; vol_z for about half; EMAs and tr_z for some), so at
+//  3.35 TB/s it is memory-bound near 1e11-2e11 bar-trials/s, and ~50 warp instructions per
+//  32 bar-trials put the issue ceiling near 5.7e11. Both are below or near the goals
+//  (1e11 at 4096 trials, 3e11 at 65536): the lever is to not read every bar.
+//  v1 (plain warp finder; EMA one thread per span; H100, docs/measurements/h100-bench_exhaustion-1.txt):
+//    4096: 101 ms warm = 4.05e10, first batch 278 ms; 65536: 950 ms = 6.9e10.
+//    The first batch's extra ~177 ms matched 1e6 EMA steps x ~300 cycles (a dependent load
+//    of close per step) on ~7 SMs; the 65536 batch also paid O(n x keys) host planning.
+//  v2 (this version): a byte "level" per bar of vol_z and tr_z (per z_window) and of cloc,
+//    a conservative filter (v > t implies level(v) >= level(t)); a lane compares 16 bars
+//    per 16-byte load (__vcmpgeu4), 1024 bars per warp step, next step prefetched; only
+//    kept bars go through is_signal. Bytes: 2 B per bar-trial from HBM (cloc levels, 1 MB,
+//    stay in L2), and trials sorted by z_window share a window's 2 MB in L2. Prediction:
+//    the scan ~2000 warp steps per trial, plus ~640 trades x 1-2 exit steps and ~1-2k
+//    candidate checks (4 dependent loads each): latency-bound at ~2-5 ms per trial-warp,
+//    so 4096 trials (one or two waves at 120 registers) in ~3-10 ms = 4e11-1.3e12, and
+//    65536 in ~30-60 ms = 1e12-2e12. EMA: 32 spans per warp, close broadcast by shuffle
+//    (prefetched a tile ahead), output staged in shared memory and written coalesced by a
+//    second warp: ~25-35 cycles per step (three dependent FP64 ops) = 15-20 ms for 1e6
+//    bars, z-scores overlapped on a second stream: first batch ~20-30 ms.
+//    Host planning: flat key tables instead of vector copies and std::map (~1-3 ms at 65536).
+//    Outcome: see docs/benchmarks.md, "exhaustion (H100)".
+//
+// Expected ceiling of v1 (H100 SXM: 3.35 TB/s HBM, ~50 MB L2, 132 SMs; count per bar-trial of the
 // warp-per-trial kernel, /work/.library/device/METHOD.md):
 //  - bytes: every bar reads cloc (8 B); about half pass cloc > cloc_min and read vol_z (8 B);
 //    the few that pass read two EMAs and tr_z (24 B). With 32 lanes on 32 consecutive bars the
@@ -16,6 +43,7 @@
 //    ~8 cycles: ~15 ms for the first batch); spans are cached across batches, so warm batches
 //    skip it. The z-scores of a new window are parallel over bars (~0.2 ms per window).
 // Goals (issue [exhaustion]): >= 1e11 at 4096 trials, >= 3e11 at 65536.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +58,13 @@
 #include "gpu/cuda_executor.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "tpe/search_space.hpp"
+
+#ifdef TPEOPT_WITH_CUDA
+#include <cuda_runtime_api.h>
+
+#include "gpu/device_buffers.hpp"
+#include "gpu/exhaustion_kernel.hpp"
+#endif
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -102,6 +137,52 @@ engine::BatchRequest request(const std::vector<double>& params, std::size_t n) {
   return r;
 }
 
+#ifdef TPEOPT_WITH_CUDA
+/// Times one device twin directly (events around launch(): host planning, series, trial
+/// kernel): the first batch on a fresh device, then the best of `repeats` warm batches.
+void time_device(const strategies::ExhaustionStrategy& s, const std::vector<double>& params, std::size_t n,
+                 const gpu::ExhaustionDeviceOptions& o, const char* label, int repeats) {
+  cudaStream_t stream{};
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  {
+    auto dev = gpu::make_exhaustion_device(s, stream, o);
+    const std::size_t nm = ex::kNumMetrics;
+    gpu::PinnedBuffer<double> h_params, h_metrics;
+    h_params.resize(n * ex::kNumSlots);
+    h_metrics.resize(n * nm);
+    std::copy_n(params.data(), n * ex::kNumSlots, h_params.data());
+    gpu::DeviceBuffer<double> d_params(n * ex::kNumSlots), d_scores(n), d_viol(n), d_metrics(n * nm);
+    CUDA_CHECK(cudaMemcpyAsync(d_params.data(), h_params.data(), n * ex::kNumSlots * sizeof(double),
+                               cudaMemcpyHostToDevice, stream));
+    const gpu::DeviceBatch batch{d_params.data(), h_params.data(), d_scores.data(), d_viol.data(), d_metrics.data(), n};
+    cudaEvent_t a{}, b{};
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
+    auto once = [&] {
+      CUDA_CHECK(cudaEventRecord(a, stream));
+      dev->launch(batch, stream, 128);
+      CUDA_CHECK(cudaEventRecord(b, stream));
+      CUDA_CHECK(cudaEventSynchronize(b));
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+      return static_cast<double>(ms);
+    };
+    const double first = once();
+    double best = 1e300;
+    for (int k = 0; k < std::max(1, repeats); ++k) best = std::min(best, once());
+    CUDA_CHECK(cudaMemcpy(h_metrics.data(), d_metrics.data(), n * nm * sizeof(double), cudaMemcpyDeviceToHost));
+    double trades = 0;
+    for (std::size_t i = 0; i < n; ++i) trades += h_metrics.data()[i * nm + ex::kMTrades];
+    std::printf("| device: %s | %zu | %.2f | %.2f | %.3g | %.1f |\n", label, n, first, best,
+                static_cast<double>(s.n_bars()) * static_cast<double>(n) / (best / 1e3),
+                trades / static_cast<double>(n));
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  cudaStreamDestroy(stream);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -150,5 +231,19 @@ int main(int argc, char** argv) {
                 static_cast<double>(bars) * static_cast<double>(cpu_trials) / (ms / 1e3),
                 trades / static_cast<double>(cpu_trials));
   }
+#ifdef TPEOPT_WITH_CUDA
+  if (gpu::cuda_available()) {
+    std::printf("\n| kernels (launch() between events) | trials | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades |\n",
+                repeats);
+    std::printf("| --- | --- | --- | --- | --- | --- |\n");
+    gpu::ExhaustionDeviceOptions filtered, plain;
+    plain.filter = false;
+    for (std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
+      time_device(s, params, n, filtered, "filtered signal finder", repeats);
+      if (n == 4096) time_device(s, params, n, plain, "plain warp finder (v1 scan)", repeats);
+    }
+    std::printf("\n");
+  }
+#endif
   return 0;
 }

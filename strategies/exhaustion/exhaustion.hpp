@@ -74,14 +74,18 @@ TPEOPT_HD_INLINE Params unpack_params(const double* v) {
 /// EMA smoothing factor alpha = 2 / (span + 1).
 TPEOPT_HD_INLINE double ema_alpha(int span) { return 2.0 / (static_cast<double>(span) + 1.0); }
 
-/// e_0 = close_0, e_i = e_{i-1} + alpha * (close_i - e_{i-1}), sequentially in i.
+/// One EMA step: e_{i-1} + alpha * (close_i - e_{i-1}).
+TPEOPT_HD_INLINE double ema_step(double e, double alpha, double c) { return e + alpha * (c - e); }
+
+/// e_0 = close_0, e_i = ema_step(e_{i-1}, alpha, close_i), sequentially in i. (The GPU runs
+/// the same ema_step chain, 32 spans per warp, staging its output through shared memory.)
 TPEOPT_HD_INLINE void ema_series(const double* close, int n, int span, double* out) {
   if (n <= 0) return;
   const double alpha = ema_alpha(span);
   double e = close[0];
   out[0] = e;
   for (int i = 1; i < n; ++i) {
-    e = e + alpha * (close[i] - e);
+    e = ema_step(e, alpha, close[i]);
     out[i] = e;
   }
 }
@@ -245,24 +249,33 @@ struct SequentialFinder {
 /// bar j, report the trade, go on scanning at i = j (a signal on the exit bar re-enters
 /// at j + 1). `find(from, to, pred)` must return the first k in [from, to] with pred(k)
 /// or to + 1; on_trade(const Trade&) is called in trade order.
+/// The same walk with one finder for signals and another for exits (the GPU skips bars
+/// that cannot signal with a filter of its own, then confirms each candidate with pred).
 TPEOPT_HD_TEMPLATE_NO_CHECK
-template <typename Finder, typename OnTrade>
-TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, Finder&& find,
-                                   OnTrade&& on_trade) {
+template <typename SignalFinder, typename ExitFinder, typename OnTrade>
+TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder&& find_signal,
+                                   ExitFinder&& find_exit, OnTrade&& on_trade) {
   const int last_signal = b.n - 2;
   int i = 0;
   while (i <= last_signal) {
-    i = find(i, last_signal, [&](int k) { return is_signal(b, p, t, k); });
+    i = find_signal(i, last_signal, [&](int k) { return is_signal(b, p, t, k); });
     if (i > last_signal) break;
     Position pos;
     if (!open_position(b, p, i, &pos)) {
       ++i;
       continue;
     }
-    const int j = find(pos.entry_bar, pos.last_bar, [&](int k) { return exit_reason(b, pos, k) != kNoExit; });
+    const int j = find_exit(pos.entry_bar, pos.last_bar, [&](int k) { return exit_reason(b, pos, k) != kNoExit; });
     on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j)));
     i = j;
   }
+}
+
+TPEOPT_HD_TEMPLATE_NO_CHECK
+template <typename Finder, typename OnTrade>
+TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, Finder&& find,
+                                   OnTrade&& on_trade) {
+  run_backtest(b, p, t, find, find, on_trade);
 }
 
 // ---- scores ----------------------------------------------------------------------------

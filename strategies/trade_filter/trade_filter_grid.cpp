@@ -88,7 +88,9 @@ GridSearchOutcome cells_method(const TradeArrays& a, const TradeFilterGrid& grid
   const std::uint64_t pairs = grid_pairs(g);
   const std::size_t per_pair = static_cast<std::size_t>(g.n_cells) * 8;
   const std::uint64_t group = std::clamp<std::uint64_t>(st.memory_budget / per_pair - 1, 1, pairs);
+  WorkerPool pool(st.threads);
   std::vector<std::uint64_t> cell(a.n);
+  std::vector<std::int64_t> q(a.n);
   std::vector<std::int64_t> kept(g.n_cells, 0);
   for (std::uint64_t i = 0; i < a.n; ++i) {
     cell[i] = grid_trade_cell(g, grid.fvalues().data(), a, i);
@@ -105,7 +107,10 @@ GridSearchOutcome cells_method(const TradeArrays& a, const TradeFilterGrid& grid
       const float target = fv[g.offset[kTargetPct] + p / g.radix[kStopPct]];
       const float stop = fv[g.offset[kStopPct] + p % g.radix[kStopPct]];
       std::int64_t* t = table.data() + (p - p0) * g.n_cells;
-      for (std::uint64_t i = 0; i < a.n; ++i) t[cell[i]] += trade_outcome_q(a, i, target, stop);
+      pool.parallel_for(a.n, [&](std::size_t b, std::size_t e) {  // the bisections, over threads
+        for (std::size_t i = b; i < e; ++i) q[i] = trade_outcome_q(a, i, target, stop);
+      });
+      for (std::uint64_t i = 0; i < a.n; ++i) t[cell[i]] += q[i];  // integer sums: any order, same bits
       suffix_sum(g, t);
       for (std::uint64_t f = 0; f < g.n_filter; ++f) {
         std::uint64_t c = 0;

@@ -217,3 +217,22 @@ TEST_CASE("resume refuses a changed config, and output errors are clear", "[cpu]
   REQUIRE_THAT(bad.output, Catch::Contains("cannot create the directory"));
   fs::remove_all(tmp);
 }
+
+TEST_CASE("an executor failure mid-run leaves a resumable journal; resume --executor cpu ends identical",
+          "[cpu][long-runs]") {
+  const std::string tmp = testing::make_temp_dir("fault");
+  const std::string config = write_config(tmp, 160, 16);
+  REQUIRE(run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", tmp + "/ref"}).exit_code == 0);
+  const std::string dir = tmp + "/run";
+  ::setenv("TPEOPT_FAIL_AT_BATCH", "6", 1);
+  const auto failed = run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", dir});
+  ::unsetenv("TPEOPT_FAIL_AT_BATCH");
+  INFO(failed.output);
+  REQUIRE(failed.exit_code == 2);
+  REQUIRE_THAT(failed.output, Catch::Contains("injected failure at batch 6") &&
+                                  Catch::Contains("continue with: tpeopt resume " + dir));
+  REQUIRE(engine::read_journal(fs::path(dir) / "journal.bin").records.size() == 6);
+  resume_to_completion(dir, false);
+  REQUIRE(digest_of(dir) == digest_of(tmp + "/ref"));
+  fs::remove_all(tmp);
+}

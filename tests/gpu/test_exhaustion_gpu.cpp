@@ -1,11 +1,13 @@
 // [gpu]: the exhaustion kernels reproduce the CPU reference exactly: the same trades
 // (bars, reasons, prices, returns) and the same score bits, for populations of 1, 24, 512
-// and 4096 random trials on every data set of ../shared/data, with two kernels, two block
-// sizes and a forced split of the batch into parts. Run on the GPU machine.
+// and 4096 random trials on every data set of ../shared/data, with the filtered and the
+// plain warp finders and the one-thread-per-trial kernel, several block sizes and a forced
+// split of the batch into parts; thresholds on the filter's level edges. Run on the GPU machine.
 #include <catch2/catch.hpp>
 
 #include "support/paths.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -38,30 +40,13 @@ std::vector<double> random_population(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
-}  // namespace
-
-TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][exhaustion]") {
-  REQUIRE(gpu::cuda_available());
-  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/GOOG.csv", "backtesting-py/EURUSD.csv",
-                                    "backtesting-py/BTCUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv",
-                                    "binance-1m/BTCUSD_1m_2023-03.csv", "binance-1m/BTCUSDC_1m_2023-03.csv");
-  const std::size_t n = GENERATE(1u, 24u, 512u, 4096u);
-  struct Launch {
-    bool warp;
-    int block;
-    std::size_t max_series;
-  };
-  const Launch launch = GENERATE(Launch{true, 128, 0}, Launch{true, 32, 7}, Launch{false, 256, 0});
-  const std::uint64_t seed = 77 + n;
-  CAPTURE(file, n, launch.warp, launch.block, launch.max_series, seed);
-  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
-  const auto params = random_population(n, seed);
-  gpu::ExhaustionDeviceOptions o;
-  o.warp_per_trial = launch.warp;
-  o.max_series = launch.max_series;
-  const auto gpu_results = gpu::gpu_exhaustion_trades(s, params.data(), n, o, launch.block);
-  REQUIRE(gpu_results.size() == n);
-  std::size_t differing = 0, total_trades = 0;
+/// The number of trials whose GPU score, metrics or trade list differ from the CPU
+/// reference in any bit; *total_trades counts the CPU's trades.
+std::size_t count_differing(const strategies::ExhaustionStrategy& s, const std::vector<double>& params,
+                            const std::vector<gpu::GpuTrialTrades>& gpu_results, std::size_t* total_trades) {
+  const std::size_t n = params.size() / ex::kNumSlots;
+  std::size_t differing = 0;
+  *total_trades = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double* p = &params[i * ex::kNumSlots];
     std::vector<double> m(s.metric_names().size());
@@ -82,10 +67,68 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
       UNSCOPED_INFO("first differing trial " << i << ": cpu " << trades.size() << " trades, score " << score.score
                                              << "; gpu " << g.trades.size() << " trades, score " << g.score);
     }
-    total_trades += trades.size();
+    *total_trades += trades.size();
   }
-  CHECK(differing == 0);
+  return differing;
+}
+
+}  // namespace
+
+TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][exhaustion]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/GOOG.csv", "backtesting-py/EURUSD.csv",
+                                    "backtesting-py/BTCUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv",
+                                    "binance-1m/BTCUSD_1m_2023-03.csv", "binance-1m/BTCUSDC_1m_2023-03.csv");
+  const std::size_t n = GENERATE(1u, 24u, 512u, 4096u);
+  struct Launch {
+    bool warp;
+    bool filter;
+    int block;
+    std::size_t max_series;
+  };
+  const Launch launch = GENERATE(Launch{true, true, 128, 0}, Launch{true, true, 32, 7}, Launch{true, false, 64, 0},
+                                 Launch{false, false, 256, 0});
+  const std::uint64_t seed = 77 + n;
+  CAPTURE(file, n, launch.warp, launch.filter, launch.block, launch.max_series, seed);
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  const auto params = random_population(n, seed);
+  gpu::ExhaustionDeviceOptions o;
+  o.warp_per_trial = launch.warp;
+  o.filter = launch.filter;
+  o.max_series = launch.max_series;
+  const auto gpu_results = gpu::gpu_exhaustion_trades(s, params.data(), n, o, launch.block);
+  REQUIRE(gpu_results.size() == n);
+  std::size_t total_trades = 0;
+  CHECK(count_differing(s, params, gpu_results, &total_trades) == 0);
   if (n >= 24) CHECK(total_trades > 0);
+}
+
+TEST_CASE("exhaustion GPU filter: thresholds on and beyond the level edges", "[gpu][exhaustion]") {
+  // The signal finder skips bars by one-byte levels of vol_z, tr_z (edges -4 + k/16) and
+  // cloc (edges k/256): thresholds exactly on an edge, between edges, below the first and
+  // above the last must all give the CPU's trades.
+  REQUIRE(gpu::cuda_available());
+  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
+  CAPTURE(file);
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  std::mt19937_64 rng(2024);
+  auto pick = [&](const std::vector<double>& v) { return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)]; };
+  const std::vector<double> z_values = {-1e300, -10.0, -4.0, -3.9375, -1.0, 0.0, 0.0625, 0.5, 1.0, 1.03125,
+                                        1.5, 2.0, std::nextafter(2.0, 3.0), 2.5, 3.0, 11.9375, 12.0, 40.0};
+  const std::vector<double> cloc_values = {0.0, 1.0 / 256.0, 0.25, 0.5, std::nextafter(0.5, 0.0), 0.75,
+                                           255.0 / 256.0, 1.0};
+  auto base = random_population(1024, 99);
+  for (std::size_t i = 0; i < 1024; ++i) {
+    double* p = &base[i * ex::kNumSlots];
+    p[ex::kVolZ] = pick(z_values);
+    p[ex::kTrZ] = pick(z_values);
+    p[ex::kClocMin] = pick(cloc_values);
+  }
+  const auto gpu_results = gpu::gpu_exhaustion_trades(s, base.data(), 1024);
+  REQUIRE(gpu_results.size() == 1024);
+  std::size_t total_trades = 0;
+  CHECK(count_differing(s, base, gpu_results, &total_trades) == 0);
+  CHECK(total_trades > 0);
 }
 
 TEST_CASE("exhaustion CUDA executor scores equal the CPU executor's bits", "[gpu][exhaustion]") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -226,11 +227,12 @@ TEST_CASE("TPE: 2000 trials stay in their domains and on their grids", "[cpu][tp
 namespace {
 
 // One float axis x in [0, 10]; 200 random trials asked at once (all startup), told with
-// `outcome(x)`, then 60 TPE trials in one block. Returns the 60 proposals. (With few
+// `outcome(x)`, then `n_proposals` TPE trials in one block. Returns the proposals. (With few
 // observations TPE's proposals follow the gaps of g(x) more than l(x); 200 make the
 // below group's location dominate, in Optuna as here.)
 template <typename Outcome>
-std::vector<double> propose_after(std::uint64_t seed, Direction direction, Outcome outcome) {
+std::vector<double> propose_after(std::uint64_t seed, Direction direction, Outcome outcome,
+                                  std::size_t n_proposals = 60) {
   constexpr std::size_t n = 200;
   SearchSpace space;
   space.axes = {float_axis("x", 0.0, 10.0)};
@@ -240,8 +242,8 @@ std::vector<double> propose_after(std::uint64_t seed, Direction direction, Outco
   std::vector<TrialOutcome> outcomes(n);
   for (std::size_t i = 0; i < n; ++i) outcomes[i] = outcome(x[i]);
   sampler.tell(0, outcomes);
-  std::vector<double> proposals(60);
-  sampler.ask(n, 60, proposals.data());
+  std::vector<double> proposals(n_proposals);
+  sampler.ask(n, n_proposals, proposals.data());
   return proposals;
 }
 
@@ -303,16 +305,35 @@ TEST_CASE("TPE: failed (NaN) trials are ignored", "[cpu][tpe]") {
     o.score = x < 5.0 ? std::numeric_limits<double>::quiet_NaN() : std::fabs(x - 7.0);
     return o;
   };
-  const double near7 = fraction_near(propose_after(seed, Direction::Minimize, failing), 7.0, 1.0);
+  // The rate near 7 depends on the 200 random observations much more than on the draws:
+  // with 2000 proposals after one observation set (binomial error <= 0.011) seeds 5, 6, 7
+  // gave 0.91, 0.58 and 1.00 (failed trials leave a hole in g(x) below 5 that l's prior
+  // kernel can hit). So the fraction is pooled over kStudies independent studies (observation
+  // sets) of kPerStudy proposals each: the pooled rate estimates the mean over observation
+  // sets with a standard error of about (spread over sets, ~0.15) / sqrt(kStudies) = 0.027,
+  // and the thresholds 0.7 and 0.3 stay over six standard errors from the pooled rates
+  // (seeds 5, 6, 7: near 7 0.97, 0.89, 0.92; control 0.00). (A single seed's 60 proposals, as before, gave 42 of 60 for seed 6.)
+  constexpr std::uint64_t kStudies = 32;
+  constexpr std::size_t kPerStudy = 64;
   // Control: the same trials told with a low score instead of NaN.
   auto low_score = [&](double x) {
     TrialOutcome o = failing(x);
     if (std::isnan(o.score)) o.score = -1.0 - x;
     return o;
   };
-  const double control_near7 = fraction_near(propose_after(seed, Direction::Minimize, low_score), 7.0, 1.0);
+  double near7 = 0.0, control_near7 = 0.0;
+  for (std::uint64_t study = 0; study < kStudies; ++study) {
+    const std::uint64_t study_seed = seed * 1000 + study;
+    near7 += fraction_near(propose_after(study_seed, Direction::Minimize, failing, kPerStudy), 7.0, 1.0);
+    control_near7 += fraction_near(propose_after(study_seed, Direction::Minimize, low_score, kPerStudy), 7.0, 1.0);
+  }
+  near7 /= static_cast<double>(kStudies);
+  control_near7 /= static_cast<double>(kStudies);
   CAPTURE(near7, control_near7);
-  CHECK(near7 >= 0.7);  // seed 6 gives exactly 42 of 60 with the SplitMix64 streams
+  std::printf("failed trials ignored: seed %llu: near 7 %.4f, control %.4f (%llu studies x %zu proposals)\n",
+              static_cast<unsigned long long>(seed), near7, control_near7,
+              static_cast<unsigned long long>(kStudies), kPerStudy);
+  CHECK(near7 > 0.7);
   CHECK(control_near7 < 0.3);
 
   // Failed trials are not observations.

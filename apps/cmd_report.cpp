@@ -1,0 +1,48 @@
+// `tpeopt report RUN_DIR`: one self-contained HTML page (no network, no scripts) of a
+// run directory: summary, optimization history, parameters of the top trials against
+// all trials, and a timeline of the last batches (sampler vs executor). Works on an
+// interrupted run too (what exists is reported).
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "apps/commands.hpp"
+#include "engine/report_html.hpp"
+#include "engine/run_report_data.hpp"
+
+namespace tpeopt::app {
+
+namespace {
+
+struct ReportCommand {
+  std::string run_dir;
+  std::string out;
+  std::size_t last_batches = 20;
+
+  int operator()() const {
+    const engine::RunReportData run = engine::load_run_report_data(run_dir);
+    engine::ReportOptions options;
+    options.last_batches = last_batches;
+    const std::filesystem::path path = out.empty() ? std::filesystem::path(run_dir) / "report.html" : std::filesystem::path(out);
+    engine::write_report_file(path, engine::render_report_html(run, options));
+    std::cout << fmt::format("wrote {} ({} trials, {} batches{})\n", path.string(), run.trials.size(),
+                             run.batches.size(), run.totals.from_summary && run.totals.complete ? "" : ", interrupted run");
+    return 0;
+  }
+};
+
+}  // namespace
+
+void add_report_command(CLI::App& app, int& exit_code) {
+  auto cmd = std::make_shared<ReportCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "report", "Write a self-contained HTML report of a run directory: history, top parameters, pipeline timeline");
+  sub->add_option("run_dir", cmd->run_dir, "The run directory (from `tpeopt run --out`)")->required();
+  sub->add_option("-o,--out", cmd->out, "The HTML file to write (default RUN_DIR/report.html)");
+  sub->add_option("--last-batches", cmd->last_batches, "Batches shown on the timeline (default 20)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
+}
+
+}  // namespace tpeopt::app

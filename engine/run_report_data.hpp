@@ -1,0 +1,61 @@
+#pragma once
+// What `tpeopt report` reads from a run directory (engine/run_directory.hpp writes it):
+// config.json, trials.csv, timings.csv, and top.json / summary.json when the run got
+// that far. An interrupted run (no summary.json, or complete = false) still loads:
+// its totals and top trials are computed from the CSVs.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/study_config.hpp"
+
+namespace tpeopt::engine {
+
+/// One row of trials.csv. Parameter values are kept as written (labels for string
+/// categoricals); `values` holds their external doubles (label index for labels).
+struct ReportTrial {
+  std::uint64_t trial = 0;
+  std::uint64_t batch = 0;
+  std::vector<double> values;  ///< one per axis of config.space
+  double score = 0.0;          ///< NaN: failed
+  double violation = 0.0;      ///< > 0: infeasible
+};
+
+/// One row of timings.csv; the *_begin/*_end times are ms since the first evaluated batch's ask.
+struct ReportBatch {
+  std::uint64_t batch = 0, first_trial = 0, trials = 0;
+  double ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0, wall_ms = 0;
+  double ask_begin = 0, ask_end = 0, exec_begin = 0, exec_end = 0, tell_begin = 0, tell_end = 0;
+  bool replayed = false;  ///< replayed from the journal by a resume: no intervals
+};
+
+/// The run's totals: from summary.json when present, else summed from timings.csv.
+struct ReportTotals {
+  std::uint64_t trials = 0, batches = 0;
+  double wall_ms = 0, ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0;
+  std::string digest;     ///< empty when summary.json is absent
+  bool complete = false;  ///< summary.json says the run completed
+  bool from_summary = false;
+};
+
+struct RunReportData {
+  std::filesystem::path dir;
+  io::StudyConfig config;
+  std::string executor;  ///< as recorded in config.json
+  std::vector<ReportTrial> trials;
+  std::vector<ReportBatch> batches;
+  io::Json top = io::Json::array();  ///< top.json, or the best trials ranked from trials.csv
+  bool top_from_file = false;
+  ReportTotals totals;
+};
+
+/// Loads a run directory. Throws tpeopt::Error naming the file that is missing or corrupt
+/// (config.json, trials.csv and timings.csv are required; top.json and summary.json not).
+RunReportData load_run_report_data(const std::filesystem::path& dir);
+
+/// Indexes of `trials` in rank order (engine/trial_ranking.hpp): best first.
+std::vector<std::size_t> rank_trials(const std::vector<ReportTrial>& trials, tpe::Direction direction);
+
+}  // namespace tpeopt::engine

@@ -1,0 +1,191 @@
+// [bench] `tpeopt report RUN_DIR`: one self-contained HTML page (no network, no external
+// scripts) whose three figures render: each is screenshotted alone by headless Chromium
+// (Debian's `chromium`, installed by scripts/setup.sh; its absence fails the test) and a
+// figure whose screenshot has no data pixels fails. Interrupted runs get a report too;
+// missing or corrupt files are named.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/json_fields.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+
+using namespace tpeopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string write_config(const std::string& dir) {
+  io::Json j = {{"strategy", "functions"},
+                {"function", "styblinski_tang"},
+                {"search", {{"sampler", "tpe"}, {"trials", 600}, {"batch", 30}, {"depth", 2}, {"seed", 5}}}};
+  io::Json params = io::Json::object();
+  params["x0"] = {{"type", "float"}, {"low", -5.0}, {"high", 5.0}};
+  params["x1"] = {{"type", "float"}, {"low", 0.01}, {"high", 5.0}, {"log", true}};
+  params["x2"] = {{"type", "int"}, {"low", -5}, {"high", 5}};
+  params["x3"] = {{"values", {-2.5, 0.0, 2.5}}};
+  j["params"] = params;
+  const std::string path = dir + "/study.json";
+  std::ofstream(path) << j.dump(2);
+  return path;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+testing::ProcessResult run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), testing::cli_path());
+  return testing::run_process(args);
+}
+
+/// The executable `name` on PATH, or "".
+std::string find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const fs::path p = fs::path(dir.empty() ? "." : dir) / name;
+    if (::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "";
+}
+
+/// A copy of the report that shows only the svg of the element `id` (everything else hidden).
+std::string one_figure_page(const std::string& html, const std::string& id) {
+  const std::string style = "<style>body{margin:0 !important}body>*:not(#" + id + "){display:none !important}#" + id +
+                            ">:not(svg){display:none !important}</style>";
+  std::string page = html;
+  const auto head_end = page.find("</head>");
+  REQUIRE(head_end != std::string::npos);
+  page.insert(head_end, style);
+  return page;
+}
+
+struct Pixels {
+  long width = 0, height = 0, nonbackground = 0, colored = 0;
+};
+
+/// Headless Chromium screenshot of `page` (1000x900 window), decoded by tests/apps/png_pixels.py.
+Pixels screenshot(const std::string& chromium, const std::string& python, const fs::path& page, const fs::path& png) {
+  const auto shot = testing::run_process({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                          "--no-first-run", "--disable-extensions", "--window-size=1000,900",
+                                          "--screenshot=" + png.string(), "file://" + page.string()});
+  INFO(shot.output);
+  REQUIRE(shot.exit_code == 0);
+  REQUIRE(fs::exists(png));
+  const auto count = testing::run_process({python, testing::source_dir() + "/tests/apps/png_pixels.py", png.string()});
+  INFO(count.output);
+  REQUIRE(count.exit_code == 0);
+  Pixels px;
+  std::istringstream(count.output) >> px.width >> px.height >> px.nonbackground >> px.colored;
+  REQUIRE(px.width == 1000);
+  return px;
+}
+
+}  // namespace
+
+TEST_CASE("tpeopt report: a self-contained page whose three figures render in headless Chromium", "[cpu][report]") {
+  const std::string tmp = testing::make_temp_dir("report");
+  const std::string run_dir = tmp + "/run";
+  const auto run = run_cli({"run", "-c", write_config(tmp), "--executor", "cpu", "-q", "--out", run_dir});
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+
+  const auto report = run_cli({"report", run_dir});
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  const fs::path html_path = fs::path(run_dir) / "report.html";
+  REQUIRE(fs::exists(html_path));
+  REQUIRE_FALSE(fs::exists(html_path.string() + ".tmp"));
+  const std::string html = read_text(html_path);
+
+  // Self-contained: nothing fetched from anywhere.
+  CHECK(html.find("http://") == std::string::npos);
+  CHECK(html.find("https://") == std::string::npos);
+  CHECK(html.find("<script src") == std::string::npos);
+  CHECK(html.find("<link") == std::string::npos);
+  CHECK(html.find("@import") == std::string::npos);
+  const std::vector<std::string> figures = {"fig-history", "fig-params", "fig-timeline"};
+  for (const auto& id : figures) {
+    CAPTURE(id);
+    const auto at = html.find("id=\"" + id + "\"");
+    REQUIRE(at != std::string::npos);
+    CHECK(html.find("<svg", at) < html.find("</section>", at));
+  }
+  CHECK(html.find("status complete\">complete<") != std::string::npos);
+
+  // --out and --last-batches
+  const std::string other = tmp + "/other.html";
+  const auto custom = run_cli({"report", run_dir, "--out", other, "--last-batches", "5"});
+  INFO(custom.output);
+  REQUIRE(custom.exit_code == 0);
+  CHECK(read_text(other).find("The last 5 evaluated batches") != std::string::npos);
+
+  // Each figure alone in headless Chromium: it must draw data (saturated pixels: the
+  // series are colored, axes and text grey), not just a frame.
+  const std::string chromium = find_program("chromium");
+  INFO("Debian's chromium is required for this test: scripts/setup.sh installs it");
+  REQUIRE_FALSE(chromium.empty());
+  const std::string python = find_program("python3");
+  REQUIRE_FALSE(python.empty());
+  for (const auto& id : figures) {
+    CAPTURE(id);
+    const fs::path page = fs::path(tmp) / (id + ".html"), png = fs::path(tmp) / (id + ".png");
+    std::ofstream(page) << one_figure_page(html, id);
+    const Pixels px = screenshot(chromium, python, page, png);
+    CAPTURE(px.nonbackground, px.colored);
+    CHECK(px.nonbackground >= 5000);
+    CHECK(px.colored >= 1000);
+  }
+  // The check can fail: a page showing no figure has nothing to count.
+  const fs::path empty_page = fs::path(tmp) / "none.html", empty_png = fs::path(tmp) / "none.png";
+  std::ofstream(empty_page) << one_figure_page(html, "fig-none");
+  const Pixels none = screenshot(chromium, python, empty_page, empty_png);
+  CHECK(none.nonbackground == 0);
+  CHECK(none.colored == 0);
+  if (!std::getenv("TPEOPT_KEEP_REPORT")) fs::remove_all(tmp);
+}
+
+TEST_CASE("tpeopt report: an interrupted run is reported from its CSVs; bad files are named", "[cpu][report]") {
+  const std::string tmp = testing::make_temp_dir("report-int");
+  const std::string run_dir = tmp + "/run";
+  const auto run = run_cli({"run", "-c", write_config(tmp), "--executor", "cpu", "-q", "--out", run_dir});
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+
+  // As after a SIGKILL: no summary.json or top.json, a torn last line in both CSVs.
+  fs::remove(fs::path(run_dir) / "summary.json");
+  fs::remove(fs::path(run_dir) / "top.json");
+  std::ofstream(fs::path(run_dir) / "trials.csv", std::ios::app) << "600,20,1.5";
+  std::ofstream(fs::path(run_dir) / "timings.csv", std::ios::app) << "20,600,30,1.";
+  const auto report = run_cli({"report", run_dir});
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  const std::string html = read_text(fs::path(run_dir) / "report.html");
+  CHECK(html.find("interrupted: no summary.json") != std::string::npos);
+  CHECK(html.find("ranked from trials.csv") != std::string::npos);
+  CHECK(html.find("600 of 600") != std::string::npos);
+
+  // Corrupt and missing files are named.
+  std::ofstream(fs::path(run_dir) / "timings.csv", std::ios::app) << "\n20,600,thirty,1,2,3,4,5,6,7,8,9,10,11,12,13,0\n";
+  const auto corrupt = run_cli({"report", run_dir});
+  CHECK(corrupt.exit_code == 2);
+  CHECK(corrupt.output.find("timings.csv") != std::string::npos);
+  fs::remove(fs::path(run_dir) / "trials.csv");
+  const auto missing = run_cli({"report", run_dir});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.output.find("trials.csv") != std::string::npos);
+  const auto no_dir = run_cli({"report", tmp + "/nowhere"});
+  CHECK(no_dir.exit_code == 2);
+  CHECK(no_dir.output.find("nowhere") != std::string::npos);
+  fs::remove_all(tmp);
+}
