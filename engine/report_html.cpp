@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "engine/report_figures.hpp"
 #include "engine/svg_plot.hpp"
@@ -142,22 +143,7 @@ std::string render_report_html(const RunReportData& run, const ReportOptions& op
 }
 
 void write_report_file(const std::filesystem::path& path, const std::string& html) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw make_error("{}: cannot create the file: {}", tmp.string(), std::strerror(errno));
-    out << html;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw make_error("{}: write failed", path.string());
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw make_error("{}: cannot replace the file: {}", path.string(), std::strerror(err));
-  }
+  write_file_atomically(path, html, false);
 }
 
 }  // namespace tpeopt::engine

@@ -51,6 +51,9 @@ tpe::Axis parse_axis(const std::string& name, const Json& spec, const std::strin
         throw make_error("{}[{}]: expected {} like the first choice, got {}", cpath, i, strings ? "a string" : "a number",
                          json_type_name(c));
       if (strings) {
+        // Labels are written unquoted into trials.csv: keep them CSV-safe.
+        if (c.get<std::string>().find_first_of(",\"\r\n") != std::string::npos)
+          throw make_error("{}[{}]: a choice label may not contain a comma, a quote or a line break", cpath, i);
         for (const auto& l : axis.choice_labels)
           if (l == c.get<std::string>()) throw make_error("{}[{}]: choice \"{}\" is listed twice", cpath, i, l);
         axis.choice_labels.push_back(c.get<std::string>());

@@ -1,28 +1,57 @@
 #!/usr/bin/env bash
-# One batched GPU session (device time is scarce): [gpu] tests, benchmarks, logs.
-# Runs on the GPU machine from the repository root over binaries built here:
+# One batched GPU session (device time is scarce): [gpu] tests, benchmarks, logged runs.
+# Runs on the GPU machine from the repository root over binaries built elsewhere:
 #   BIN=.carry DATA=.carry/data OUT=$OUT scripts/gpu_session.sh [STEP...]
-# Steps: tests, bench_exhaustion, bench_pipeline (default: all). At most 8 files land in $OUT.
+# Steps: tests bench_exhaustion bench_trade_filter bench_pipeline run fallback (default: all).
+# Everything lands in $OUT/session/ and, packed, in $OUT/session.tar.gz (one file).
 set -uo pipefail
-BIN="${BIN:-.carry}"; OUT="${OUT:-out}"; export TPEOPT_SHARED_DATA_DIR="$(cd "${DATA:-.carry/data}" && pwd)"
+BIN="$(cd "${BIN:-.carry}" && pwd)"; OUT="${OUT:-out}"
+export TPEOPT_SHARED_DATA_DIR="$(cd "${DATA:-.carry/data}" && pwd)"
 export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
-mkdir -p "$OUT"
-steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(tests bench_exhaustion bench_pipeline)
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader > "$OUT/device.txt"
+S="$OUT/session"; mkdir -p "$S"
+steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(tests bench_exhaustion bench_trade_filter bench_pipeline run fallback)
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
+T="$BIN/tpeopt"
 for step in "${steps[@]}"; do
+  echo "### $step"
   case "$step" in
     tests)
-      "$BIN/tpeopt_tests" "[gpu]" --durations yes > "$OUT/gpu_tests.txt" 2>&1; tail -4 "$OUT/gpu_tests.txt" ;;
+      "$BIN/tpeopt_tests" "[gpu]" --durations yes > "$S/gpu_tests.txt" 2>&1; tail -3 "$S/gpu_tests.txt" ;;
     bench_exhaustion)
-      [ -x "$BIN/bench_exhaustion" ] && "$BIN/bench_exhaustion" --bars 1000000 --cpu-trials 16 --repeats 3 > "$OUT/bench_exhaustion.txt" 2>&1
-      tail -15 "$OUT/bench_exhaustion.txt" ;;
+      "$BIN/bench_exhaustion" --bars 1000000 --cpu-trials 4 --repeats 3 > "$S/bench_exhaustion.txt" 2>&1
+      tail -8 "$S/bench_exhaustion.txt" ;;
+    bench_trade_filter)
+      "$BIN/bench_trade_filter" --data "$(mktemp -d)/tf" > "$S/bench_trade_filter.txt" 2>&1
+      tail -15 "$S/bench_trade_filter.txt" ;;
     bench_pipeline)
       for regime in "ask<gpu:2:20" "ask=gpu:20:20" "ask>gpu:20:2"; do
         IFS=: read -r name s e <<< "$regime"
         echo "== functions rastrigin-10, random sampler, 10 batches of 4096, $name (sampler +${s} ms, executor +${e} ms)"
-        "$BIN/tpeopt" bench -c examples/bench_functions_random.json --executor cuda \
-          --sampler-ms "$s" --executor-ms "$e" --depths 2,3 2>&1
-      done > "$OUT/bench_pipeline.txt"
-      cat "$OUT/bench_pipeline.txt" | tail -30 ;;
+        "$T" bench -c examples/bench_functions_random.json --executor cuda --sampler-ms "$s" --executor-ms "$e" \
+          --depths 2,3 --json "$S/bench_functions_$name.json" 2>&1
+      done > "$S/bench_pipeline_functions.txt"
+      for regime in "ask<gpu:2:20" "ask=gpu:20:20" "ask>gpu:20:2"; do
+        IFS=: read -r name s e <<< "$regime"
+        echo "== exhaustion EURUSD, TPE, 3000 trials in batches of 100, $name (sampler +${s} ms, executor +${e} ms)"
+        "$T" bench -c examples/exhaustion_eurusd.json --executor cuda --sampler-ms "$s" --executor-ms "$e" \
+          --json "$S/bench_exhaustion_$name.json" 2>&1
+      done > "$S/bench_pipeline_exhaustion.txt"
+      tail -12 "$S/bench_pipeline_functions.txt" ;;
+    run)
+      "$T" run -c examples/exhaustion_eurusd.json --executor cuda --out "$S/run_exhaustion_cuda" > "$S/run_exhaustion_cuda.log" 2>&1
+      tail -4 "$S/run_exhaustion_cuda.log"
+      "$T" run -c examples/functions_rastrigin.json --executor cuda --out "$S/run_rastrigin_cuda" > "$S/run_rastrigin_cuda.log" 2>&1
+      tail -3 "$S/run_rastrigin_cuda.log" ;;
+    fallback)
+      # A device failure in the middle of a run, then the CPU finishes it: same digest.
+      "$T" run -c examples/exhaustion_eurusd.json --executor cuda -q --out "$S/fb_ref" > "$S/fallback.txt" 2>&1
+      TPEOPT_FAIL_AT_BATCH=7 "$T" run -c examples/exhaustion_eurusd.json --executor cuda -q --out "$S/fb_run" >> "$S/fallback.txt" 2>&1
+      echo "exit after injected failure: $?" >> "$S/fallback.txt"
+      "$T" resume "$S/fb_run" --executor cpu -q >> "$S/fallback.txt" 2>&1
+      echo "reference digest: $(grep -o '"digest": "[0-9a-f]*"' "$S/fb_ref/summary.json")" >> "$S/fallback.txt"
+      echo "resumed digest:   $(grep -o '"digest": "[0-9a-f]*"' "$S/fb_run/summary.json")" >> "$S/fallback.txt"
+      tail -4 "$S/fallback.txt" ;;
   esac
 done
+tar -czf "$OUT/session.tar.gz" -C "$OUT" session && rm -rf "$S"
+ls -la "$OUT"

@@ -49,6 +49,8 @@ TEST_CASE("config errors name the key and what was expected", "[cpu][config][err
       {base_with(R"({"x": {"type": "float", "low": 0, "high": 1, "step": 0.3}})"), "params.x: step 0.3 does not divide"},
       {base_with(R"({"x": {"type": "categorical", "choices": []}})"), "params.x.choices: expected a non-empty list"},
       {base_with(R"({"x": {"values": []}})"), "params.x.values: expected a non-empty list"},
+      {base_with(R"({"x": {"type": "categorical", "choices": ["a", "b,c"]}})"),
+       "params.x.choices[1]: a choice label may not contain a comma"},
       {base_with(R"({"x": {"type": "float", "low": 0, "high": 1, "color": 1}})"), "params.x.color: unknown key"},
       {base_with(R"({"x": {"type": "float", "low": "0", "high": 1}})"), "params.x.low: expected a number, got a string"},
       {base_with(R"({"x": {"type": "decimal", "low": 0, "high": 1}})"), "params.x.type: \"decimal\" is not one of"},
