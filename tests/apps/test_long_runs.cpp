@@ -13,6 +13,7 @@
 
 #include "engine/journal.hpp"
 #include "io/json_fields.hpp"
+#include "support/paths.hpp"
 #include "support/process.hpp"
 
 using namespace tpeopt;
@@ -234,5 +235,51 @@ TEST_CASE("an executor failure mid-run leaves a resumable journal; resume --exec
   REQUIRE(engine::read_journal(fs::path(dir) / "journal.bin").records.size() == 6);
   resume_to_completion(dir, false);
   REQUIRE(digest_of(dir) == digest_of(tmp + "/ref"));
+  fs::remove_all(tmp);
+}
+
+TEST_CASE("resume refuses changed data", "[cpu][long-runs][exhaustion]") {
+  const std::string tmp = testing::make_temp_dir("data-changed");
+  // A real slice: the first 600 bars of EURUSD.
+  {
+    std::ifstream in(testing::source_dir() + "/examples/data/EURUSD.csv");
+    std::ofstream out(tmp + "/bars.csv");
+    std::string line;
+    for (int i = 0; i < 601 && std::getline(in, line); ++i) out << line << '\n';
+  }
+  io::Json j = {{"strategy", "exhaustion"},
+                {"data", {{"candles", "bars.csv"}}},
+                {"objective", {{"min_trades", 1}}},
+                {"search", {{"sampler", "random"}, {"trials", 64}, {"batch", 16}, {"seed", 3}}},
+                {"params",
+                 {{"ema_fast", {{"type", "int"}, {"low", 3}, {"high", 20}}},
+                  {"ema_slow", {{"type", "int"}, {"low", 10}, {"high", 60}}},
+                  {"z_window", 20},
+                  {"atr_window", 14},
+                  {"vol_z", {{"type", "float"}, {"low", 0.0}, {"high", 2.0}}},
+                  {"tr_z", 0.5},
+                  {"cloc_min", 0.3},
+                  {"atr_stop_mult", 1.5},
+                  {"reward_r", 2.0},
+                  {"max_hold", 24}}}};
+  std::ofstream(tmp + "/study.json") << j.dump(2);
+  const std::string dir = tmp + "/run";
+  const auto first = run_cli({"run", "-c", tmp + "/study.json", "--executor", "cpu", "-q", "--out", dir});
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  // The same file, the last bar's volume (its last field) changed: still valid data.
+  {
+    std::ifstream in(tmp + "/bars.csv");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    REQUIRE(s.back() == '\n');
+    s.insert(s.size() - 1, "7");
+    std::ofstream(tmp + "/bars.csv") << s;
+  }
+  const auto r = run_cli({"resume", dir, "--executor", "cpu"});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 2);
+  REQUIRE_THAT(r.output, Catch::Contains("refusing to resume: the data changed"));
   fs::remove_all(tmp);
 }
