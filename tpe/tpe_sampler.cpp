@@ -39,6 +39,52 @@ double acquisition(double log_l, double log_g) {
   const double v = log_l - log_g;
   return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
 }
+
+// The memo of stepped axis j's grid densities in a worker's caches, or null when the
+// axis is continuous or has more than kMaxCachedGrid points.
+std::vector<double>* grid_cache_for(std::vector<std::vector<double>>& caches, std::size_t j, const Axis& axis) {
+  const std::uint64_t n_grid = axis.n_steps();
+  if (n_grid == 0 || n_grid > kMaxCachedGrid) return nullptr;
+  if (caches[j].empty()) caches[j].assign(2 * n_grid, std::numeric_limits<double>::quiet_NaN());
+  return &caches[j];
+}
+
+// The candidate with the largest log l(x) - log g(x) among the n raw draws of one axis
+// (the first on ties; NaN ranks lowest), scored exactly: l's axis jl, g's axis jg.
+// Stepped axes memoise the densities of the grid points in `cache` (null: no cache).
+// Returns {external value, internal value}.
+std::pair<double, double> best_exact_candidate(const detail::ParzenEstimator& l, std::size_t jl,
+                                               const detail::ParzenEstimator& g, std::size_t jg,
+                                               const detail::AxisModel& m, const Axis& axis, const double* raw,
+                                               std::size_t n, std::vector<double>* cache, std::vector<double>& scratch) {
+  double best_score = -std::numeric_limits<double>::infinity();
+  double best_external = 0.0, best_internal = 0.0;
+  for (std::size_t c = 0; c < n; ++c) {
+    const double external = m.to_external(axis, raw[c]);
+    const double x = m.type == detail::AxisModel::Type::Categorical ? raw[c] : m.to_internal(axis, external);
+    double log_l, log_g;
+    if (cache) {
+      const auto grid_index = static_cast<std::size_t>(std::llround((external - axis.low) / axis.step));
+      double* slot = &(*cache)[2 * grid_index];
+      if (std::isnan(slot[0])) {
+        slot[0] = l.log_pdf(jl, x, scratch);
+        slot[1] = g.log_pdf(jg, x, scratch);
+      }
+      log_l = slot[0];
+      log_g = slot[1];
+    } else {
+      log_l = l.log_pdf(jl, x, scratch);
+      log_g = g.log_pdf(jg, x, scratch);
+    }
+    const double acq = acquisition(log_l, log_g);
+    if (c == 0 || acq > best_score) {
+      best_score = acq;
+      best_external = external;
+      best_internal = x;
+    }
+  }
+  return {best_external, best_internal};
+}
 // boost::random::uniform_01<double> on a SplitMix64 engine, bit for bit: double(x) * 2^-64,
 // drawn again when that rounds to 1. double(x) is formed from two exact 32-bit halves and
 // one correctly rounded addition (the same value as the compiler's conversion, without its
@@ -233,39 +279,9 @@ void TpeSampler::State::ask_tpe(Block& block, double* out) {
           auto engine = make_trial_engine(seed, t, axis_purpose(a));
           for (std::size_t c = 0; c < n_cand; ++c) component[c] = l.pick_component(uniform(engine));
           for (std::size_t c = 0; c < n_cand; ++c) raw[c] = l.sample(j, component[c], uniform(engine));
-          // The first candidate with the largest log l(x) - log g(x) (NaN counts as -inf).
-          double best_score = -std::numeric_limits<double>::infinity();
-          double best_external = 0.0, best_internal = 0.0;
-          const std::uint64_t n_grid = axis.n_steps();
-          std::vector<double>* cache = nullptr;
-          if (n_grid > 0 && n_grid <= kMaxCachedGrid) {
-            cache = &grid_cache[j];
-            if (cache->empty()) cache->assign(2 * n_grid, std::numeric_limits<double>::quiet_NaN());
-          }
-          for (std::size_t c = 0; c < n_cand; ++c) {
-            const double external = m.to_external(axis, raw[c]);
-            const double x = m.type == detail::AxisModel::Type::Categorical ? raw[c] : m.to_internal(axis, external);
-            double log_l, log_g;
-            if (cache) {
-              const auto grid_index = static_cast<std::size_t>(std::llround((external - axis.low) / axis.step));
-              double* slot = &(*cache)[2 * grid_index];
-              if (std::isnan(slot[0])) {
-                slot[0] = l.log_pdf(j, x, scratch);
-                slot[1] = g.log_pdf(j, x, scratch);
-              }
-              log_l = slot[0];
-              log_g = slot[1];
-            } else {
-              log_l = l.log_pdf(j, x, scratch);
-              log_g = g.log_pdf(j, x, scratch);
-            }
-            const double acq = acquisition(log_l, log_g);
-            if (c == 0 || acq > best_score) {
-              best_score = acq;
-              best_external = external;
-              best_internal = x;
-            }
-          }
+          std::vector<double>* cache = grid_cache_for(grid_cache, j, axis);
+          const auto [best_external, best_internal] =
+              best_exact_candidate(l, j, g, j, m, axis, raw.data(), n_cand, cache, scratch);
           out[i * d + a] = best_external;
           block.internal[i * d + a] = best_internal;
         }
@@ -439,43 +455,13 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
           continue;
         }
         const std::size_t jg = exact_index[j];
-        const std::uint64_t n_grid = axis.n_steps();
-        std::vector<double>* cache = nullptr;
-        if (n_grid > 0 && n_grid <= kMaxCachedGrid) {
-          cache = &grid_cache[j];
-          if (cache->empty()) cache->assign(2 * n_grid, std::numeric_limits<double>::quiet_NaN());
-        }
+        std::vector<double>* cache = grid_cache_for(grid_cache, j, axis);
         for (std::size_t i = i_begin; i < i_end; ++i) {
           auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
           for (std::size_t c = 0; c < n_cand; ++c) component[c] = picker.pick(uniform01(engine));
           for (std::size_t c = 0; c < n_cand; ++c) raw[c] = l.sample(j, component[c], uniform01(engine));
-          // The first candidate with the largest log l(x) - log g(x) (NaN counts as -inf).
-          double best_score = -std::numeric_limits<double>::infinity();
-          double best_external = 0.0, best_internal = 0.0;
-          for (std::size_t c = 0; c < n_cand; ++c) {
-            const double external = m.to_external(axis, raw[c]);
-            const double x = m.type == detail::AxisModel::Type::Categorical ? raw[c] : m.to_internal(axis, external);
-            double log_l, log_g;
-            if (cache) {
-              const auto grid_index = static_cast<std::size_t>(std::llround((external - axis.low) / axis.step));
-              double* slot = &(*cache)[2 * grid_index];
-              if (std::isnan(slot[0])) {
-                slot[0] = l.log_pdf(j, x, scratch);
-                slot[1] = g.log_pdf(jg, x, scratch);
-              }
-              log_l = slot[0];
-              log_g = slot[1];
-            } else {
-              log_l = l.log_pdf(j, x, scratch);
-              log_g = g.log_pdf(jg, x, scratch);
-            }
-            const double acq = acquisition(log_l, log_g);
-            if (c == 0 || acq > best_score) {
-              best_score = acq;
-              best_external = external;
-              best_internal = x;
-            }
-          }
+          const auto [best_external, best_internal] =
+              best_exact_candidate(l, j, g, jg, m, axis, raw.data(), n_cand, cache, scratch);
           out[i * d + a] = best_external;
           block.internal[i * d + a] = best_internal;
         }
