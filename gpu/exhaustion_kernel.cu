@@ -18,18 +18,24 @@
 //      is decided by is_signal itself (same function, same bits as the CPU);
 //  (c) the trial kernel: one warp per trial (trials ordered by z_window for L2 reuse).
 //      Signal search: each lane compares 16 bars' levels at once (three 16-byte loads,
-//      __vcmpgeu4), 1024 bars per warp step with the next step's loads in flight; a lane
-//      tests its kept bars with is_signal in bar order and a ballot takes the first. Exit
-//      search: 32 bars at once with exit_reason and a ballot. Both finders return the
-//      same first bar as the CPU's bar-by-bar scan, so trades and scores are identical.
-//      The plain warp finder (every bar through is_signal) and the simple kernel (one
-//      thread per trial, bar by bar) are kept for parity tests.
+//      __vcmpgeu4), 512 bars per warp step with the next step's loads in flight; the kept
+//      bars are spread over the lanes in bar order, 32 at a time, each lane loading its
+//      bar's operands of is_signal and open_position at once (so that those functions'
+//      one-after-another reads hit L1) and testing it with is_signal; a ballot takes the
+//      first. Exit search: 64 bars in the first step, then 128, through exit_reason, a
+//      ballot per 32 bars. Both finders return the same first bar as the CPU's bar-by-bar
+//      scan, so trades and scores are identical. The walk waits on memory, not on
+//      arithmetic: a warp's summary lives in shared memory and the kernel is built with at
+//      most 80 registers, for more resident warps. The plain warp finder (every bar
+//      through is_signal) and the simple kernel (one thread per trial, bar by bar) are
+//      kept for parity tests.
 // A batch whose distinct series do not fit in the series cache is split into parts of
 // consecutive trials (same results). No atomics; each trial's sums run in trade order.
 #include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -91,9 +97,9 @@ __device__ __forceinline__ unsigned threshold_level(double t, Edge edge) {
   return static_cast<unsigned>(c);
 }
 
-/// Bars per level array are padded to a multiple of 1024 plus one more 1024-bar step (the
+/// Bars per level array: padded to a multiple of 512 plus one more 512-bar step (the
 /// signal finder loads one step ahead).
-std::size_t padded_bars(int n) { return (static_cast<std::size_t>(n) + 1023) / 1024 * 1024 + 1024; }
+std::size_t padded_bars(int n) { return (static_cast<std::size_t>(n) + 511) / 512 * 512 + 512; }
 
 /// The device data the z-score kernel reads (prefix sums and raw series).
 struct ZInputs {
@@ -192,35 +198,40 @@ struct WarpFinder {
   }
 };
 
-/// One bit per byte of a __vcmpgeu4 result (0x00 or 0xff per byte).
-__device__ __forceinline__ unsigned byte_bits(unsigned w) {
-  return ((w >> 7) & 1u) | ((w >> 14) & 2u) | ((w >> 21) & 4u) | ((w >> 28) & 8u);
-}
+/// Loads doubles ahead of the HD code that reads them next (is_signal, open_position,
+/// exit_reason read one value after another, each load waiting on the last test), all at
+/// once, so that those reads find them in L1. The sum is stored only when it equals `never`
+/// (a NaN: never equal), which keeps the loads alive; nothing else depends on it.
+struct Warmer {
+  double never;
+  double* sink;
+  __device__ __forceinline__ void operator()(double s) const {
+    if (s == never) *sink = s;
+  }
+};
 
-/// First k in [from, to] with pred(k) = is_signal(k), the same answer on every lane. Bars
-/// whose levels fall short of the trial's (so pred(k) is false: see the file comment) are
-/// skipped 16 per lane at a time; the rest are tested with pred in bar order.
-struct FilteredSignalFinder {
+/// First k in [from, to] with pred(k) = exit_reason(k) != kNoExit, the same answer on every
+/// lane: 64 bars in the first step (2 per lane), then 128 (4 per lane), each step's open,
+/// low and high loaded at once.
+struct WideExitFinder {
   int lane;
-  const uint4 *vol, *tr, *cloc;  ///< level arrays, 16 bars per uint4
-  unsigned vol_min, tr_min, cloc_min;  ///< the trial's threshold levels, in all 4 bytes
+  const double *open, *low, *high;
+  Warmer warm;
 
-  /// The first bar among this lane's 16 (from bar b0) that is in [from, to] and passes
-  /// the levels and pred, or INT_MAX.
-  template <typename Pred>
-  __device__ __forceinline__ int lane_first(uint4 v, uint4 t, uint4 c, int b0, int from, int to, Pred& pred) const {
-    const unsigned w0 = __vcmpgeu4(v.x, vol_min) & __vcmpgeu4(t.x, tr_min) & __vcmpgeu4(c.x, cloc_min);
-    const unsigned w1 = __vcmpgeu4(v.y, vol_min) & __vcmpgeu4(t.y, tr_min) & __vcmpgeu4(c.y, cloc_min);
-    const unsigned w2 = __vcmpgeu4(v.z, vol_min) & __vcmpgeu4(t.z, tr_min) & __vcmpgeu4(c.z, cloc_min);
-    const unsigned w3 = __vcmpgeu4(v.w, vol_min) & __vcmpgeu4(t.w, tr_min) & __vcmpgeu4(c.w, cloc_min);
-    if ((w0 | w1 | w2 | w3) == 0u) return INT_MAX;
-    unsigned bits = byte_bits(w0) | (byte_bits(w1) << 4) | (byte_bits(w2) << 8) | (byte_bits(w3) << 12);
-    if (b0 < from) bits &= from - b0 >= 16 ? 0u : ~0u << (from - b0);
-    if (b0 + 15 > to) bits &= to < b0 ? 0u : (2u << (to - b0)) - 1u;
-    while (bits != 0u) {
-      const int k = b0 + __ffs(bits) - 1;
-      bits &= bits - 1u;
-      if (pred(k)) return k;
+  template <int kPerLane, typename Pred>
+  __device__ __forceinline__ int step(int base, int to, Pred& pred) const {
+    double s = 0.0;
+#pragma unroll
+    for (int m = 0; m < kPerLane; ++m) {
+      const int k = base + m * 32 + lane;
+      if (k <= to) s = s + open[k] + low[k] + high[k];
+    }
+    warm(s);
+#pragma unroll
+    for (int m = 0; m < kPerLane; ++m) {
+      const int k = base + m * 32 + lane;
+      const unsigned mask = __ballot_sync(kFull, k <= to && pred(k));
+      if (mask != 0u) return base + m * 32 + __ffs(mask) - 1;
     }
     return INT_MAX;
   }
@@ -228,29 +239,114 @@ struct FilteredSignalFinder {
   template <typename Pred>
   __device__ int operator()(int from, int to, Pred&& pred) const {
     if (from > to) return to + 1;
-    int step = from >> 10;  // 1024 bars per warp step: two uint4 per lane and array
-    const int last = to >> 10;
-    int at = step * 64 + lane;
-    uint4 v0 = vol[at], v1 = vol[at + 32], t0 = tr[at], t1 = tr[at + 32], c0 = cloc[at], c1 = cloc[at + 32];
+    int hit = step<2>(from, to, pred);
+    if (hit != INT_MAX) return hit;
+    for (int base = from + 64; base <= to; base += 128) {
+      hit = step<4>(base, to, pred);
+      if (hit != INT_MAX) return hit;
+    }
+    return to + 1;
+  }
+};
+
+/// One bit per byte of a __vcmpgeu4 result (0x00 or 0xff per byte).
+__device__ __forceinline__ unsigned byte_bits(unsigned w) {
+  return ((w >> 7) & 1u) | ((w >> 14) & 2u) | ((w >> 21) & 4u) | ((w >> 28) & 8u);
+}
+
+/// First k in [from, to] with pred(k) = is_signal(k), the same answer on every lane. Bars
+/// whose levels fall short of the trial's (so pred(k) is false: see the file comment) are
+/// skipped 16 per lane at a time, 512 bars per step with the next step's levels in flight;
+/// the kept bars ("candidates") of a step are spread over the lanes in bar order, 32 at a
+/// time, each lane loading its candidate's operands of is_signal and open_position at once,
+/// then testing it with pred; a ballot takes the first. The current step's levels stay in
+/// registers across calls: after an exit the search usually resumes in them.
+struct FilteredSignalFinder {
+  int lane;
+  const uint4 *vol, *tr, *cloc;        ///< level arrays, 16 bars per uint4
+  unsigned vol_min, tr_min, cloc_min;  ///< the trial's threshold levels, in all 4 bytes
+  ex::Bars bars;
+  ex::TrialSeries series;
+  int atr_window;
+  Warmer warm;
+  int step = -1;  ///< the 512-bar step whose levels are in v, t, c
+  uint4 v{}, t{}, c{};
+
+  /// This lane's 16 bars of the step that pass the levels, one bit each.
+  __device__ __forceinline__ unsigned kept() const {
+    const unsigned w0 = __vcmpgeu4(v.x, vol_min) & __vcmpgeu4(t.x, tr_min) & __vcmpgeu4(c.x, cloc_min);
+    const unsigned w1 = __vcmpgeu4(v.y, vol_min) & __vcmpgeu4(t.y, tr_min) & __vcmpgeu4(c.y, cloc_min);
+    const unsigned w2 = __vcmpgeu4(v.z, vol_min) & __vcmpgeu4(t.z, tr_min) & __vcmpgeu4(c.z, cloc_min);
+    const unsigned w3 = __vcmpgeu4(v.w, vol_min) & __vcmpgeu4(t.w, tr_min) & __vcmpgeu4(c.w, cloc_min);
+    if ((w0 | w1 | w2 | w3) == 0u) return 0u;
+    return byte_bits(w0) | (byte_bits(w1) << 4) | (byte_bits(w2) << 8) | (byte_bits(w3) << 12);
+  }
+
+  /// The first bar of the step (512 bars from h0; lane L holds bars h0 + 16 L ..) in
+  /// [from, to] that passes the levels and pred, or INT_MAX; the same on every lane.
+  template <typename Pred>
+  __device__ __forceinline__ int step_first(unsigned bits, int h0, int from, int to, Pred& pred) const {
+    const int b0 = h0 + lane * 16;
+    if (b0 < from) bits &= from - b0 >= 16 ? 0u : ~0u << (from - b0);
+    if (b0 + 15 > to) bits &= to < b0 ? 0u : (2u << (to - b0)) - 1u;
+    if (__ballot_sync(kFull, bits != 0u) == 0u) return INT_MAX;
+    // Candidates in bar order: lane L's come after those of lanes < L (exclusive prefix).
+    const int count = __popc(bits);
+    int incl = count;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const int y = __shfl_up_sync(kFull, incl, d);
+      if (lane >= d) incl += y;
+    }
+    const int excl = incl - count;
+    const int total = __shfl_sync(kFull, incl, 31);
+    for (int r = 0; r < total; r += 32) {
+      const int q = r + lane;  // this lane's candidate rank
+      // Its owner: the last lane whose exclusive prefix is <= q (prefixes do not decrease).
+      int owner = 0;
+#pragma unroll
+      for (int bit = 16; bit > 0; bit >>= 1) {
+        const int o = owner + bit;
+        if (__shfl_sync(kFull, excl, o) <= q) owner = o;
+      }
+      const unsigned owner_bits = __shfl_sync(kFull, bits, owner);
+      const int owner_excl = __shfl_sync(kFull, excl, owner);
+      bool hit = false;
+      int k = INT_MAX;
+      if (q < total) {
+        k = h0 + owner * 16 + static_cast<int>(__fns(owner_bits, 0, q - owner_excl + 1));
+        const int a = k + 1 - atr_window;
+        warm(bars.cloc[k] + series.vol_z[k] + series.tr_z[k] + series.ema_fast[k] + series.ema_slow[k] +
+             bars.open[k + 1] + bars.low[k] + bars.s_tr[k + 1] + bars.s_tr[a >= 0 ? a : 0]);
+        hit = pred(k);
+      }
+      const unsigned ballot = __ballot_sync(kFull, hit);
+      if (ballot != 0u) return __shfl_sync(kFull, k, __ffs(ballot) - 1);
+    }
+    return INT_MAX;
+  }
+
+  template <typename Pred>
+  __device__ int operator()(int from, int to, Pred&& pred) {
+    if (from > to) return to + 1;
+    const int last = to >> 9;
+    if ((from >> 9) != step) {
+      step = from >> 9;
+      const int at = step * 32 + lane;
+      v = vol[at];
+      t = tr[at];
+      c = cloc[at];
+    }
     for (;;) {
-      at += 64;  // the next step's levels (the arrays are padded by one step)
-      const uint4 nv0 = vol[at], nv1 = vol[at + 32], nt0 = tr[at], nt1 = tr[at + 32], nc0 = cloc[at],
-                  nc1 = cloc[at + 32];
-      const int b0 = (step << 10) + lane * 16;
-      int hit = lane_first(v0, t0, c0, b0, from, to, pred);
-      unsigned ballot = __ballot_sync(kFull, hit != INT_MAX);
-      if (ballot != 0u) return __shfl_sync(kFull, hit, __ffs(ballot) - 1);
-      hit = lane_first(v1, t1, c1, b0 + 512, from, to, pred);
-      ballot = __ballot_sync(kFull, hit != INT_MAX);
-      if (ballot != 0u) return __shfl_sync(kFull, hit, __ffs(ballot) - 1);
-      if (step == last) return to + 1;
+      const int at = (step + 1) * 32 + lane;  // the next step's levels (the arrays are padded)
+      const uint4 nv = vol[at], nt = tr[at], nc = cloc[at];
+      const int hit = step_first(kept(), step << 9, from, to, pred);
+      if (hit != INT_MAX) return hit;
+      if (step >= last) return to + 1;
       ++step;
-      v0 = nv0;
-      v1 = nv1;
-      t0 = nt0;
-      t1 = nt1;
-      c0 = nc0;
-      c1 = nc1;
+      v = nv;
+      t = nt;
+      c = nc;
     }
   }
 };
@@ -271,13 +367,17 @@ struct TrialLaunch {
   double* metrics;
   const long long* trade_offsets;  ///< record pass: first trade's index per batch trial
   ex::Trade* trades;               ///< record pass: output
+  Warmer warm;                     ///< never = NaN, sink: a scratch double
 };
 
 enum Mode : int { kSimple = 0, kWarp = 1, kFiltered = 2 };
 
 template <int kMode, bool kRecord>
-__global__ void trial_kernel(TrialLaunch L) {
+__device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   constexpr bool kByWarp = kMode != kSimple;
+  // A warp's running summary lives in shared memory (lane 0 updates it): registers go to
+  // the finders' state instead.
+  __shared__ ex::Summary warp_sums[kByWarp ? 32 : 1];
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long local = kByWarp ? gid / 32 : gid;
   if (local >= L.count) return;  // uniform across a warp in the warp kernels
@@ -288,22 +388,29 @@ __global__ void trial_kernel(TrialLaunch L) {
   const std::size_t n = static_cast<std::size_t>(L.bars.n);
   const ex::TrialSeries t{L.pool + s.ema_fast * n, L.pool + s.ema_slow * n, L.pool + s.vol_z * n,
                           L.pool + s.tr_z * n};
-  ex::Summary sum;
+  ex::Summary own;
+  ex::Summary& sum = kByWarp ? warp_sums[threadIdx.x >> 5] : own;
+  if (kByWarp && lane == 0) sum = ex::Summary{};
   long long out = kRecord ? L.trade_offsets[trial] : 0;
   auto on_trade = [&](const ex::Trade& tr) {
-    ex::add_trade(sum, tr);
+    if (!kByWarp || lane == 0) ex::add_trade(sum, tr);
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
   };
   if constexpr (kMode == kFiltered) {
-    const FilteredSignalFinder signal{lane,
-                                      reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
-                                      reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
-                                      reinterpret_cast<const uint4*>(L.cloc_levels),
-                                      threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
-                                      threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
-                                      threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u};
-    ex::run_backtest(L.bars, p, t, signal, WarpFinder{lane}, on_trade);
+    FilteredSignalFinder signal{lane,
+                                reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
+                                reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
+                                reinterpret_cast<const uint4*>(L.cloc_levels),
+                                threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
+                                threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
+                                threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u,
+                                L.bars,
+                                t,
+                                p.atr_window,
+                                L.warm};
+    const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
+    ex::run_backtest(L.bars, p, t, signal, exit, on_trade);
   } else if constexpr (kMode == kWarp) {
     ex::run_backtest(L.bars, p, t, WarpFinder{lane}, on_trade);
   } else {
@@ -316,6 +423,18 @@ __global__ void trial_kernel(TrialLaunch L) {
     L.violations[trial] = violation;
     for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
   }
+}
+
+template <int kMode, bool kRecord>
+__global__ void trial_kernel(TrialLaunch L) {
+  run_trial<kMode, kRecord>(L);
+}
+
+/// The filtered kernel with at most 80 registers per thread: 24 resident warps per SM
+/// instead of 16 (the trial walk waits on memory; ~100 bytes spill, to L1).
+template <bool kRecord>
+__global__ void __maxnreg__(80) filtered_kernel_capped(TrialLaunch L) {
+  run_trial<kFiltered, kRecord>(L);
 }
 
 template <typename T>
@@ -387,6 +506,7 @@ class ExhaustionDevice final : public DeviceStrategy {
     d_q_tr_ = upload(s.q_tr(), stream);
     d_s_vol_ = upload(s.s_vol(), stream);
     d_q_vol_ = upload(s.q_vol(), stream);
+    d_sink_ = DeviceBuffer<double>(1);
     d_cloc_levels_ = DeviceBuffer<unsigned char>(n_pad_);
     CUDA_CHECK(cudaMemsetAsync(d_cloc_levels_.data(), 0, n_pad_, stream));
     cloc_level_kernel<<<static_cast<unsigned>(std::min<long long>((n_ + 255) / 256, 4096)), 256, 0, stream>>>(
@@ -608,13 +728,17 @@ class ExhaustionDevice final : public DeviceStrategy {
     L.metrics = batch.metrics;
     L.trade_offsets = d_trade_offsets;
     L.trades = d_trades;
+    L.warm = Warmer{std::numeric_limits<double>::quiet_NaN(), d_sink_.data()};
     const bool record = d_trades != nullptr;
     int threads = std::max(32, std::min(1024, block_size));
     if (options_.warp_per_trial) {
       threads = (threads + 31) / 32 * 32;
       const long long total_threads = static_cast<long long>(count) * 32;
       const unsigned blocks = static_cast<unsigned>((total_threads + threads - 1) / threads);
-      if (options_.filter) {
+      if (options_.filter && options_.cap_registers) {
+        if (record) filtered_kernel_capped<true><<<blocks, threads, 0, stream>>>(L);
+        else filtered_kernel_capped<false><<<blocks, threads, 0, stream>>>(L);
+      } else if (options_.filter) {
         if (record) trial_kernel<kFiltered, true><<<blocks, threads, 0, stream>>>(L);
         else trial_kernel<kFiltered, false><<<blocks, threads, 0, stream>>>(L);
       } else {
@@ -639,6 +763,7 @@ class ExhaustionDevice final : public DeviceStrategy {
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_vol_, d_cloc_, d_tr_, d_s_tr_, d_q_tr_, d_s_vol_,
       d_q_vol_;
   DeviceBuffer<unsigned char> d_cloc_levels_;
+  DeviceBuffer<double> d_sink_;  ///< Warmer's sink (never written)
   // The series cache: pool_slots_ series of n_ doubles and, per slot, n_pad_ level bytes
   // (used by z series); slot_key_[s] = what slot s holds (kind -1: nothing).
   DeviceBuffer<double> pool_;

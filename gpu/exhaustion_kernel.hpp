@@ -13,10 +13,14 @@ struct ExhaustionDeviceOptions {
   /// false: one thread per trial walking bar by bar (the simple kernel).
   bool warp_per_trial = true;
   /// With warp_per_trial: skip bars that cannot signal with one-byte filter levels of
-  /// vol_z, tr_z and cloc (16 bars per lane per load, a conservative test), and confirm
-  /// every remaining candidate with is_signal (the fast path). false: test every bar
-  /// with is_signal, 32 at a time (kept for parity tests and comparison).
+  /// vol_z, tr_z and cloc (16 bars per lane per load, a conservative test), confirm the
+  /// remaining candidates with is_signal, 32 at once, and search exits 64-128 bars at a
+  /// time (the fast path). false: test every bar with is_signal and exit_reason, 32 at a
+  /// time (kept for parity tests and comparison).
   bool filter = true;
+  /// With filter: run the build of the filtered kernel capped at 80 registers per thread
+  /// (more resident warps per SM, a few spills); false: the uncapped build.
+  bool cap_registers = true;
   /// Cap on cached per-parameter series (EMA of a span, z-scores of a window), each n
   /// doubles; 0 = from free device memory. Small values force batches to be split into
   /// parts (for tests); at least 3.

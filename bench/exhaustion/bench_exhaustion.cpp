@@ -14,20 +14,44 @@
 //    4096: 101 ms warm = 4.05e10, first batch 278 ms; 65536: 950 ms = 6.9e10.
 //    The first batch's extra ~177 ms matched 1e6 EMA steps x ~300 cycles (a dependent load
 //    of close per step) on ~7 SMs; the 65536 batch also paid O(n x keys) host planning.
-//  v2 (this version): a byte "level" per bar of vol_z and tr_z (per z_window) and of cloc,
-//    a conservative filter (v > t implies level(v) >= level(t)); a lane compares 16 bars
-//    per 16-byte load (__vcmpgeu4), 1024 bars per warp step, next step prefetched; only
-//    kept bars go through is_signal. Bytes: 2 B per bar-trial from HBM (cloc levels, 1 MB,
-//    stay in L2), and trials sorted by z_window share a window's 2 MB in L2. Prediction:
-//    the scan ~2000 warp steps per trial, plus ~640 trades x 1-2 exit steps and ~1-2k
-//    candidate checks (4 dependent loads each): latency-bound at ~2-5 ms per trial-warp,
-//    so 4096 trials (one or two waves at 120 registers) in ~3-10 ms = 4e11-1.3e12, and
-//    65536 in ~30-60 ms = 1e12-2e12. EMA: 32 spans per warp, close broadcast by shuffle
-//    (prefetched a tile ahead), output staged in shared memory and written coalesced by a
-//    second warp: ~25-35 cycles per step (three dependent FP64 ops) = 15-20 ms for 1e6
-//    bars, z-scores overlapped on a second stream: first batch ~20-30 ms.
-//    Host planning: flat key tables instead of vector copies and std::map (~1-3 ms at 65536).
-//    Outcome: see docs/benchmarks.md, "exhaustion (H100)".
+//  v2: a byte "level" per bar of vol_z and tr_z (per z_window) and of cloc, a
+//    conservative filter (v > t implies level(v) >= level(t)); a lane compares 16 bars per
+//    16-byte load (__vcmpgeu4), 1024 bars per warp step, next step prefetched; kept bars
+//    through is_signal lane by lane. EMA: 32 spans per warp, close broadcast by shuffle,
+//    output staged in shared memory and written coalesced by a second warp; z-scores on a
+//    second stream. Host planning: flat key tables. Prediction: ~2 B per bar-trial from
+//    HBM, ~2000 steps + ~640 trades per trial, latency-bound at 2-5 ms per trial-warp:
+//    4096 in 3-10 ms, 65536 in 30-60 ms; first batch 20-30 ms.
+//    Outcome (H100): 4096 48 ms = 8.4e10, 65536 264 ms = 2.5e11, first batch 89 ms. Far
+//    from the prediction. A CPU replay of 512 of the trials (counts only) showed why: the
+//    mean trial has 640 trades, 1500 candidates and 1900 32-bar exit steps, but the
+//    heaviest have 6400 trades, 15000 candidates, 17000 exit steps, and each trade costs a
+//    chain of dependent loads (is_signal's four short-circuit reads, open_position, the
+//    exit steps, close_position, reloading the levels): at 4096 trials (two waves at 120
+//    registers) the heaviest trials set the time; at 65536 it is ~8000 round trips per
+//    trial at ~1 us with 16 warps per SM.
+//  v3 (current): fewer round trips per trade and more warps. Candidates of a 512-bar step spread
+//    over the lanes (prefix sum, __fns), 32 at a time, each lane first loading all the
+//    operands of is_signal and open_position at once (an L1 warm-up kept alive by a
+//    never-true store) so is_signal's dependent reads hit L1; the step's levels stay in
+//    registers across calls (after an exit the search resumes in them); exits 64 bars in
+//    the first step, then 128, with open/low/high loaded at once; the summary in shared
+//    memory; the filtered kernel capped at 80 registers (24 warps per SM instead of 16).
+//    Prediction: ~2.5 round trips per trade instead of ~6: 4096 ~15 ms, 65536 ~50 ms.
+//    Outcome (H100): 4096 35.8 ms = 1.14e11, 65536 171 ms = 3.83e11 (uncapped registers:
+//    35.2 ms and 184 ms); first batch 78 ms (executor). One trial alone (trial 0, 3903
+//    trades) took 10.5 ms warm: ~2.7 us per trade on an idle GPU, i.e. still ~4 dependent
+//    round trips per trade; the first batch of one trial, 28.6 ms, puts the EMA chain at
+//    ~18 ms (36 cycles per step, as predicted).
+//  v4: the exit steps also load close (close_position's read for time exits hit L1 then).
+//    Prediction: one round trip less per trade: trial 0 ~8 ms, 4096 ~28 ms, 65536 ~150 ms.
+//    Outcome (H100): worse, beyond the ~3% spread of unchanged rows: trial 0 11.2 ms,
+//    4096 38.3 ms, 65536 184 ms. close[j] was not a round trip of its own (its load goes
+//    out with close_position's others once j is known); the extra loads only add traffic.
+//    Reverted: the code is v3. Next levers, not done: split the heaviest trials' walks
+//    (walks that are flat at the same bar agree from there on), order trials heaviest
+//    first, and warm the first exit step's bars during the candidate round.
+//    Table: docs/benchmarks.md, "exhaustion (H100)".
 //
 // Expected ceiling of v1 (H100 SXM: 3.35 TB/s HBM, ~50 MB L2, 132 SMs; count per bar-trial of the
 // warp-per-trial kernel, /work/.library/device/METHOD.md):
@@ -236,10 +260,15 @@ int main(int argc, char** argv) {
     std::printf("\n| kernels (launch() between events) | trials | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades |\n",
                 repeats);
     std::printf("| --- | --- | --- | --- | --- | --- |\n");
-    gpu::ExhaustionDeviceOptions filtered, plain;
+    gpu::ExhaustionDeviceOptions filtered, uncapped, plain;
+    uncapped.cap_registers = false;
     plain.filter = false;
+    // One trial on a fresh device: its first batch is about one EMA chain of N steps (two
+    // spans side by side) plus one window's z-scores: the floor of any first batch.
+    time_device(s, params, 1, filtered, "filtered, 1 trial (first = EMA chain floor)", repeats);
     for (std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
-      time_device(s, params, n, filtered, "filtered signal finder", repeats);
+      time_device(s, params, n, filtered, "filtered, <= 80 registers (default)", repeats);
+      time_device(s, params, n, uncapped, "filtered, uncapped registers", repeats);
       if (n == 4096) time_device(s, params, n, plain, "plain warp finder (v1 scan)", repeats);
     }
     std::printf("\n");

@@ -82,11 +82,12 @@ void row(const std::string& workload, const std::string& where, double combos, d
   std::fflush(stdout);
 }
 
-io::StudyConfig config_for(const fs::path& cache, const std::string& params) {
+// A study config over the cache; "grid" for value lists, "random" for continuous ranges.
+io::StudyConfig config_for(const fs::path& cache, const std::string& params, const std::string& sampler) {
   const std::string text = fmt::format(
       R"({{"strategy": "trade_filter", "data": {{"cache": "{}"}}, "objective": {{"min_trades": 1}},
-          "search": {{"sampler": "grid"}}, "params": {}}})",
-      fs::absolute(cache).string(), params);
+          "search": {{"sampler": "{}"}}, "params": {}}})",
+      fs::absolute(cache).string(), sampler, params);
   return io::parse_study_config(io::Json::parse(text), "bench", ".");
 }
 
@@ -141,7 +142,7 @@ int main(int argc, char** argv) {
               data->path.size(), data->up_value.size() + data->down_value.size(), load_ms);
   std::printf("| workload | where | combinations | trades | ms | checks/s | goal |\n|---|---|---|---|---|---|---|\n");
 
-  const auto seed_config = config_for(cache, kSeedGrid);
+  const auto seed_config = config_for(cache, kSeedGrid, "grid");
   const auto seed_grid = engine::make_trade_filter_grid(seed_config, s);
   tf::GridSearchSettings st;
 
@@ -186,7 +187,7 @@ int main(int argc, char** argv) {
   row("seed grid 11,340, cell method, end to end", "gpu", static_cast<double>(seed_grid.size()), n, g_seed, "< 5 ms");
 
   {  // TPE-like batches through the CUDA executor (parameters staged, kernel, results back)
-    const auto config = config_for(cache, kContinuous);
+    const auto config = config_for(cache, kContinuous, "random");
     auto cuda = gpu::make_cuda_executor(s, engine::ParamBinding(s, config.space, config.fixed));
     tpe::RandomSampler sampler(config.space, 3);
     engine::BatchRequest r;
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
             "target_pct": {}, "stop_pct": {}}})",
         list(50, 0.0, 0.016), list(40, 0.0, 0.03), list(10, 0, 4), list(10, 0, 4), list(10, 0, 4), list(25, 0.1, 0.08),
         list(20, -2.0, 0.095));
-    const auto config = config_for(cache, params);
+    const auto config = config_for(cache, params, "grid");
     const auto grid = engine::make_trade_filter_grid(config, s);
     const auto t0 = Clock::now();
     const auto out = search.search(grid, st);

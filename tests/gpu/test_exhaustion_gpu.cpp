@@ -40,34 +40,50 @@ std::vector<double> random_population(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
-/// The number of trials whose GPU score, metrics or trade list differ from the CPU
-/// reference in any bit; *total_trades counts the CPU's trades.
-std::size_t count_differing(const strategies::ExhaustionStrategy& s, const std::vector<double>& params,
-                            const std::vector<gpu::GpuTrialTrades>& gpu_results, std::size_t* total_trades) {
+/// The CPU reference of one trial: score, metrics, trades.
+struct CpuTrial {
+  strategies::TrialScore score;
+  std::vector<double> metrics;
+  std::vector<ex::Trade> trades;
+};
+
+std::vector<CpuTrial> cpu_reference(const strategies::ExhaustionStrategy& s, const std::vector<double>& params) {
   const std::size_t n = params.size() / ex::kNumSlots;
-  std::size_t differing = 0;
-  *total_trades = 0;
+  std::vector<CpuTrial> out(n);
   for (std::size_t i = 0; i < n; ++i) {
     const double* p = &params[i * ex::kNumSlots];
-    std::vector<double> m(s.metric_names().size());
-    const auto score = s.evaluate(p, m.data());
-    const auto trades = s.trades(p);
+    out[i].metrics.resize(s.metric_names().size());
+    out[i].score = s.evaluate(p, out[i].metrics.data());
+    out[i].trades = s.trades(p);
+  }
+  return out;
+}
+
+/// The number of trials whose GPU score, metrics or trade list differ from the CPU
+/// reference in any bit; *total_trades counts the CPU's trades.
+std::size_t count_differing(const std::vector<CpuTrial>& cpu, const std::vector<gpu::GpuTrialTrades>& gpu_results,
+                            std::size_t* total_trades) {
+  std::size_t differing = 0;
+  *total_trades = 0;
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    const auto& c = cpu[i];
     const auto& g = gpu_results[i];
-    bool same = same_bits(score.score, g.score) && same_bits(score.violation, g.violation) &&
-                trades.size() == g.trades.size();
-    for (std::size_t k = 0; same && k < m.size(); ++k) same = same_bits(m[k], g.metrics[k]);
-    for (std::size_t k = 0; same && k < trades.size(); ++k) {
-      const auto &a = trades[k], &b = g.trades[k];
+    bool same = same_bits(c.score.score, g.score) && same_bits(c.score.violation, g.violation) &&
+                c.trades.size() == g.trades.size() && c.metrics.size() == g.metrics.size();
+    for (std::size_t k = 0; same && k < c.metrics.size(); ++k) same = same_bits(c.metrics[k], g.metrics[k]);
+    for (std::size_t k = 0; same && k < c.trades.size(); ++k) {
+      const auto &a = c.trades[k], &b = g.trades[k];
       same = a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
              a.reason == b.reason && same_bits(a.entry_price, b.entry_price) &&
              same_bits(a.exit_price, b.exit_price) && same_bits(a.ret, b.ret) &&
              same_bits(a.r_multiple, b.r_multiple);
     }
     if (!same && differing++ == 0) {
-      UNSCOPED_INFO("first differing trial " << i << ": cpu " << trades.size() << " trades, score " << score.score
-                                             << "; gpu " << g.trades.size() << " trades, score " << g.score);
+      UNSCOPED_INFO("first differing trial " << i << ": cpu " << c.trades.size() << " trades, score "
+                                             << c.score.score << "; gpu " << g.trades.size() << " trades, score "
+                                             << g.score);
     }
-    *total_trades += trades.size();
+    *total_trades += c.trades.size();
   }
   return differing;
 }
@@ -80,27 +96,33 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
                                     "backtesting-py/BTCUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv",
                                     "binance-1m/BTCUSD_1m_2023-03.csv", "binance-1m/BTCUSDC_1m_2023-03.csv");
   const std::size_t n = GENERATE(1u, 24u, 512u, 4096u);
+  const std::uint64_t seed = 77 + n;
+  CAPTURE(file, n, seed);
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  const auto params = random_population(n, seed);
+  const auto cpu = cpu_reference(s, params);
   struct Launch {
-    bool warp;
-    bool filter;
+    bool warp, filter, cap;
     int block;
     std::size_t max_series;
   };
-  const Launch launch = GENERATE(Launch{true, true, 128, 0}, Launch{true, true, 32, 7}, Launch{true, false, 64, 0},
-                                 Launch{false, false, 256, 0});
-  const std::uint64_t seed = 77 + n;
-  CAPTURE(file, n, launch.warp, launch.filter, launch.block, launch.max_series, seed);
-  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
-  const auto params = random_population(n, seed);
-  gpu::ExhaustionDeviceOptions o;
-  o.warp_per_trial = launch.warp;
-  o.filter = launch.filter;
-  o.max_series = launch.max_series;
-  const auto gpu_results = gpu::gpu_exhaustion_trades(s, params.data(), n, o, launch.block);
-  REQUIRE(gpu_results.size() == n);
-  std::size_t total_trades = 0;
-  CHECK(count_differing(s, params, gpu_results, &total_trades) == 0);
-  if (n >= 24) CHECK(total_trades > 0);
+  // The CPU reference once, then every kernel against it: the filtered finder (register
+  // capped and not), with a forced split into parts, the plain warp finder, one thread per trial.
+  for (const Launch launch : {Launch{true, true, true, 128, 0}, Launch{true, true, false, 256, 0},
+                              Launch{true, true, true, 32, 7}, Launch{true, false, false, 64, 0},
+                              Launch{false, false, false, 256, 0}}) {
+    CAPTURE(launch.warp, launch.filter, launch.cap, launch.block, launch.max_series);
+    gpu::ExhaustionDeviceOptions o;
+    o.warp_per_trial = launch.warp;
+    o.filter = launch.filter;
+    o.cap_registers = launch.cap;
+    o.max_series = launch.max_series;
+    const auto gpu_results = gpu::gpu_exhaustion_trades(s, params.data(), n, o, launch.block);
+    REQUIRE(gpu_results.size() == n);
+    std::size_t total_trades = 0;
+    CHECK(count_differing(cpu, gpu_results, &total_trades) == 0);
+    if (n >= 24) CHECK(total_trades > 0);
+  }
 }
 
 TEST_CASE("exhaustion GPU filter: thresholds on and beyond the level edges", "[gpu][exhaustion]") {
@@ -124,11 +146,17 @@ TEST_CASE("exhaustion GPU filter: thresholds on and beyond the level edges", "[g
     p[ex::kTrZ] = pick(z_values);
     p[ex::kClocMin] = pick(cloc_values);
   }
-  const auto gpu_results = gpu::gpu_exhaustion_trades(s, base.data(), 1024);
-  REQUIRE(gpu_results.size() == 1024);
-  std::size_t total_trades = 0;
-  CHECK(count_differing(s, base, gpu_results, &total_trades) == 0);
-  CHECK(total_trades > 0);
+  const auto cpu = cpu_reference(s, base);
+  for (const bool filter : {true, false}) {
+    CAPTURE(filter);
+    gpu::ExhaustionDeviceOptions o;
+    o.filter = filter;
+    const auto gpu_results = gpu::gpu_exhaustion_trades(s, base.data(), 1024, o);
+    REQUIRE(gpu_results.size() == 1024);
+    std::size_t total_trades = 0;
+    CHECK(count_differing(cpu, gpu_results, &total_trades) == 0);
+    CHECK(total_trades > 0);
+  }
 }
 
 TEST_CASE("exhaustion CUDA executor scores equal the CPU executor's bits", "[gpu][exhaustion]") {
