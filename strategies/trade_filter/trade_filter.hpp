@@ -97,15 +97,20 @@ TPEOPT_HD_INLINE std::uint32_t first_down_crossing(const float* value, const std
   return lo < n ? pos[lo] : kNever;
 }
 
+/// The exit given the path position of the first target crossing `t` and of the first
+/// stop crossing `s` (kNever when none): whichever comes first; neither: the logged exit.
+TPEOPT_HD_INLINE int exit_from_crossings(std::uint32_t t, std::uint32_t s) {
+  if (t < s) return kExitTarget;
+  if (s < t) return kExitStop;
+  return kExitLogged;  // both kNever (a position cannot cross both thresholds)
+}
+
 /// The same exit as first_exit_linear, from the record arrays (exact, not an approximation).
 TPEOPT_HD_INLINE int first_exit_records(const float* up_value, const std::uint32_t* up_pos, std::uint32_t n_up,
                                         const float* down_value, const std::uint32_t* down_pos,
                                         std::uint32_t n_down, float target, float stop) {
-  const std::uint32_t t = first_up_crossing(up_value, up_pos, n_up, target);
-  const std::uint32_t s = first_down_crossing(down_value, down_pos, n_down, stop);
-  if (t < s) return kExitTarget;
-  if (s < t) return kExitStop;
-  return kExitLogged;  // both kNever (a position cannot cross both thresholds)
+  return exit_from_crossings(first_up_crossing(up_value, up_pos, n_up, target),
+                             first_down_crossing(down_value, down_pos, n_down, stop));
 }
 
 /// q(x): x percent as an int64 count of 1e-9 percent; halves round away from zero.
