@@ -102,13 +102,7 @@ TEST_CASE("trade_filter GPU: TPE-like batches of continuous trials equal the CPU
   const auto cache = testing::trade_filter_cache(2, 3000, 22);
   const auto config = testing::trade_filter_config(
       cache,
-      R"({"min_volatility": {"type": "float", "low": 0, "high": 0.8},
-          "min_ratio": {"type": "float", "low": 0, "high": 1.1},
-          "min_adx28": {"type": "float", "low": 0, "high": 35},
-          "min_adx14": {"type": "float", "low": 0, "high": 35},
-          "min_adx7": {"type": "float", "low": 0, "high": 35},
-          "target_pct": {"type": "float", "low": 0.05, "high": 2.0},
-          "stop_pct": {"type": "float", "low": -2.0, "high": -0.05}})",
+      testing::trade_filter_continuous_params(0.05, 2.0),
       R"({"sampler": "tpe", "trials": 8192, "batch": 4096})", 20);
   auto strategy = engine::make_strategy(config);
   const std::size_t n = GENERATE(1u, 33u, 4096u);
@@ -140,11 +134,7 @@ TEST_CASE("trade_filter GPU: a pipelined TPE run equals a serial CPU run", "[gpu
   const auto cache = testing::trade_filter_cache(2, 3000, 22);
   const auto config = testing::trade_filter_config(
       cache,
-      R"({"min_volatility": {"type": "float", "low": 0, "high": 0.8},
-          "min_ratio": {"type": "float", "low": 0, "high": 1.1},
-          "min_adx28": [0, 20, 30], "min_adx14": 0, "min_adx7": {"type": "float", "low": 0, "high": 35},
-          "target_pct": {"type": "float", "low": 0.05, "high": 2.0},
-          "stop_pct": {"type": "float", "low": -2.0, "high": -0.05}})",
+      testing::trade_filter_continuous_params(0.05, 2.0),
       R"({"sampler": "tpe", "trials": 2048, "batch": 256, "depth": 2, "seed": 4})", 20);
   engine::RunOptions g, c;
   g.executor = "cuda";

@@ -193,13 +193,7 @@ TEST_CASE("trade_filter TPE run: pipelined equals serial", "[cpu][trade_filter][
   const auto cache = testing::trade_filter_cache(1, 600, 11);
   const auto config = testing::trade_filter_config(
       cache,
-      R"({"min_volatility": {"type": "float", "low": 0, "high": 0.8},
-          "min_ratio": {"type": "float", "low": 0, "high": 1.1},
-          "min_adx28": {"type": "float", "low": 0, "high": 35},
-          "min_adx14": {"type": "float", "low": 0, "high": 35},
-          "min_adx7": {"type": "float", "low": 0, "high": 35},
-          "target_pct": {"type": "float", "low": 0.1, "high": 1.5},
-          "stop_pct": {"type": "float", "low": -1.5, "high": -0.1}})",
+      testing::trade_filter_continuous_params(0.1, 1.5),
       R"({"sampler": "tpe", "trials": 400, "batch": 64, "depth": 2, "seed": 3})", 10);
   engine::RunOptions serial, pipelined;
   serial.executor = pipelined.executor = "cpu";

@@ -47,4 +47,16 @@ io::StudyConfig trade_filter_config(const fs::path& cache, const std::string& pa
   return io::parse_study_config(io::Json::parse(text), "test config", cache.parent_path());
 }
 
+std::string trade_filter_continuous_params(double target_low, double target_high) {
+  return fmt::format(
+      R"({{"min_volatility": {{"type": "float", "low": 0, "high": 0.8}},
+          "min_ratio": {{"type": "float", "low": 0, "high": 1.1}},
+          "min_adx28": {{"type": "float", "low": 0, "high": 35}},
+          "min_adx14": {{"type": "float", "low": 0, "high": 35}},
+          "min_adx7": {{"type": "float", "low": 0, "high": 35}},
+          "target_pct": {{"type": "float", "low": {}, "high": {}}},
+          "stop_pct": {{"type": "float", "low": {}, "high": {}}}}})",
+      target_low, target_high, -target_high, -target_low);
+}
+
 }  // namespace tpeopt::testing
