@@ -15,7 +15,7 @@ namespace tpeopt::engine {
 namespace {
 
 constexpr char kFileMagic[8] = {'T', 'P', 'E', 'O', 'P', 'T', 'J', '1'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: word-wise record checksums (common/digest.hpp)
 constexpr std::uint32_t kBatchMagic = 0x48435442;  // "BTCH" little-endian
 constexpr std::uint64_t kMaxPayload = std::uint64_t{1} << 40;
 

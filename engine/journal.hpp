@@ -4,7 +4,7 @@
 //
 // Layout: a header record (magic "TPEOPTJ1", version, a JSON description of the
 // study: config digest, data checksums, shape), then batch records:
-//   u32 magic 'BTCH' | u32 0 | u64 payload bytes | payload | u64 FNV-1a of payload
+//   u32 magic 'BTCH' | u32 0 | u64 payload bytes | payload | u64 Digest of payload
 // A torn or corrupt LAST record (a crash mid-write) is dropped on load; a corrupt
 // record followed by more data is an error naming its byte offset.
 #include <cstdint>
