@@ -136,7 +136,22 @@ GridSearchOutcome cells_method(const TradeArrays& a, const TradeFilterGrid& grid
       }
     }
   }
-  return {top.sorted(), {}, "cells"};
+  // The winners' kept/wins/losses from the same crossings (the exits are identical to
+  // trade_outcome_q's: both go through exit_from_crossings).
+  GridSearchOutcome out{top.sorted(), {}, "cells"};
+  for (const GridHit& h : out.top) {
+    const Params p = grid_params(g, fv, h.combination);
+    std::uint32_t ti = 0, si = 0;
+    while (fv[g.offset[kTargetPct] + ti] != p.target) ++ti;
+    while (fv[g.offset[kStopPct] + si] != p.stop) ++si;
+    Tally t;
+    for (std::uint64_t i = 0; i < a.n; ++i)
+      if (trade_kept(a, i, p))
+        tally_add(t, outcome_q(exit_from_crossings(up_cross[i * nt + ti], down_cross[i * ns + si]), p.target, p.stop,
+                               a.logged_q[i]));
+    out.tallies.push_back(t);
+  }
+  return out;
 }
 
 GridSearchOutcome direct_method(const TradeArrays& a, const TradeFilterGrid& grid, const GridSearchSettings& st) {
@@ -167,7 +182,9 @@ GridSearchOutcome grid_search_cpu(const TradeFilterStrategy& strategy, const Tra
   GridSearchOutcome out = g.n_cells < (std::uint64_t{1} << 50) && cell_table_bytes(g, 1) <= settings.memory_budget
                               ? cells_method(a, grid, settings)
                               : direct_method(a, grid, settings);
-  for (const GridHit& h : out.top) out.tallies.push_back(tally_trades(a, grid_params(g, grid.fvalues().data(), h.combination), 0, a.n));
+  if (out.tallies.empty())  // the cells method tallies its winners itself
+    for (const GridHit& h : out.top)
+      out.tallies.push_back(tally_trades(a, grid_params(g, grid.fvalues().data(), h.combination), 0, a.n));
   return out;
 }
 
