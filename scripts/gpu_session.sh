@@ -2,14 +2,14 @@
 # One batched GPU session (device time is scarce): [gpu] tests, benchmarks, logged runs.
 # Runs on the GPU machine from the repository root over binaries built elsewhere:
 #   BIN=.carry DATA=.carry/data OUT=$OUT scripts/gpu_session.sh [STEP...]
-# Steps: tests bench_exhaustion bench_trade_filter bench_pipeline run fallback (default: all).
+# Steps: tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback (default: all).
 # Everything lands in $OUT/session/ and, packed, in $OUT/session.tar.gz (one file).
 set -uo pipefail
 BIN="$(cd "${BIN:-.carry}" && pwd)"; OUT="${OUT:-out}"
 export TPEOPT_SHARED_DATA_DIR="$(cd "${DATA:-.carry/data}" && pwd)"
 export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
 S="$OUT/session"; mkdir -p "$S"
-steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(tests bench_exhaustion bench_trade_filter bench_pipeline run fallback)
+steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
 T="$BIN/tpeopt"
 for step in "${steps[@]}"; do
@@ -37,6 +37,15 @@ for step in "${steps[@]}"; do
           --json "$S/bench_exhaustion_$name.json" 2>&1
       done > "$S/bench_pipeline_exhaustion.txt"
       tail -12 "$S/bench_pipeline_functions.txt" ;;
+    bench_pipeline_tf)
+      [ -d data/trade_filter/market ] || "$T" data generate --out data/trade_filter --days 20 --trades 100000 --seed 1 > /dev/null
+      for regime in "ask<gpu:2:20" "ask=gpu:20:20" "ask>gpu:20:2"; do
+        IFS=: read -r name s e <<< "$regime"
+        echo "== trade_filter, random sampler, 10 batches of 4096 over 100,000 generated trades, $name (sampler +${s} ms, executor +${e} ms)"
+        "$T" bench -c examples/bench_trade_filter_random.json --executor cuda --sampler-ms "$s" --executor-ms "$e" \
+          --json "$S/bench_trade_filter_$name.json" 2>&1
+      done > "$S/bench_pipeline_trade_filter.txt"
+      grep -v "^tpeopt bench" "$S/bench_pipeline_trade_filter.txt" ;;
     run)
       "$T" run -c examples/exhaustion_eurusd.json --executor cuda --out "$S/run_exhaustion_cuda" > "$S/run_exhaustion_cuda.log" 2>&1
       tail -4 "$S/run_exhaustion_cuda.log"
