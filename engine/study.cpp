@@ -24,15 +24,22 @@ namespace tpeopt::engine {
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config) {
   try {
     if (config.strategy == "functions") {
+      if (config.objective.name != "value")
+        throw make_error("objective.name: the functions strategy's objective is \"value\" (got \"{}\")",
+                         config.objective.name);
       std::vector<std::string> names;
       for (const auto& n : config.param_order) names.push_back(n);
       return std::make_unique<strategies::FunctionsStrategy>(strategies::parse_test_function(config.function),
                                                              std::move(names));
     }
-    if (config.strategy == "trade_filter")
+    if (config.strategy == "trade_filter") {
+      if (config.objective.name != "total_return")
+        throw make_error("objective.name: trade_filter scores \"total_return\" only (got \"{}\")",
+                         config.objective.name);
       return std::make_unique<strategies::TradeFilterStrategy>(
           io::load_trade_filter_data(config.data, config.base_dir, &std::cerr),
           config.objective.min_trades_set ? config.objective.min_trades : 1);
+    }
     if (config.strategy == "exhaustion") {
       strategies::ExhaustionOptions o;
       o.objective = strategies::parse_exhaustion_objective(config.objective.name);
