@@ -12,6 +12,16 @@ S="$OUT/session"; mkdir -p "$S"
 steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
 T="$BIN/tpeopt"
+# bench_regimes CONFIG LABEL NAME [extra bench flags]: `tpeopt bench` in the three regimes
+# (ask < GPU, ask = GPU, ask > GPU, set by synthetic per-batch loads) into $S/bench_pipeline_NAME.txt.
+bench_regimes() {
+  local config="$1" label="$2" name="$3"; shift 3
+  for regime in "ask<gpu:2:20" "ask=gpu:20:20" "ask>gpu:20:2"; do
+    IFS=: read -r rname s e <<< "$regime"
+    echo "== $label, $rname (sampler +${s} ms, executor +${e} ms)"
+    "$T" bench -c "$config" --executor cuda --sampler-ms "$s" --executor-ms "$e" "$@" --json "$S/bench_${name}_$rname.json" 2>&1
+  done > "$S/bench_pipeline_$name.txt"
+}
 for step in "${steps[@]}"; do
   echo "### $step"
   case "$step" in
@@ -24,27 +34,12 @@ for step in "${steps[@]}"; do
       "$BIN/bench_trade_filter" --data "$(mktemp -d)/tf" > "$S/bench_trade_filter.txt" 2>&1
       tail -15 "$S/bench_trade_filter.txt" ;;
     bench_pipeline)
-      for regime in "ask<gpu:2:20" "ask=gpu:20:20" "ask>gpu:20:2"; do
-        IFS=: read -r name s e <<< "$regime"
-        echo "== functions rastrigin-10, random sampler, 10 batches of 4096, $name (sampler +${s} ms, executor +${e} ms)"
-        "$T" bench -c examples/bench_functions_random.json --executor cuda --sampler-ms "$s" --executor-ms "$e" \
-          --depths 2,3 --json "$S/bench_functions_$name.json" 2>&1
-      done > "$S/bench_pipeline_functions.txt"
-      for regime in "ask<gpu:2:20" "ask=gpu:20:20" "ask>gpu:20:2"; do
-        IFS=: read -r name s e <<< "$regime"
-        echo "== exhaustion EURUSD, TPE, 3000 trials in batches of 100, $name (sampler +${s} ms, executor +${e} ms)"
-        "$T" bench -c examples/exhaustion_eurusd.json --executor cuda --sampler-ms "$s" --executor-ms "$e" \
-          --json "$S/bench_exhaustion_$name.json" 2>&1
-      done > "$S/bench_pipeline_exhaustion.txt"
-      tail -12 "$S/bench_pipeline_functions.txt" ;;
+      bench_regimes examples/bench_functions_random.json "functions rastrigin-10, random sampler, 10 batches of 4096" functions --depths 2,3
+      bench_regimes examples/exhaustion_eurusd.json "exhaustion EURUSD, TPE, 3000 trials in batches of 100" exhaustion
+      grep -v "^tpeopt bench" "$S/bench_pipeline_functions.txt" | tail -12 ;;
     bench_pipeline_tf)
       [ -d data/trade_filter/market ] || "$T" data generate --out data/trade_filter --days 20 --trades 100000 --seed 1 > /dev/null
-      for regime in "ask<gpu:2:20" "ask=gpu:20:20" "ask>gpu:20:2"; do
-        IFS=: read -r name s e <<< "$regime"
-        echo "== trade_filter, random sampler, 10 batches of 4096 over 100,000 generated trades, $name (sampler +${s} ms, executor +${e} ms)"
-        "$T" bench -c examples/bench_trade_filter_random.json --executor cuda --sampler-ms "$s" --executor-ms "$e" \
-          --json "$S/bench_trade_filter_$name.json" 2>&1
-      done > "$S/bench_pipeline_trade_filter.txt"
+      bench_regimes examples/bench_trade_filter_random.json "trade_filter, random sampler, 10 batches of 4096 over 100,000 generated trades" trade_filter
       grep -v "^tpeopt bench" "$S/bench_pipeline_trade_filter.txt" ;;
     run)
       "$T" run -c examples/exhaustion_eurusd.json --executor cuda --out "$S/run_exhaustion_cuda" > "$S/run_exhaustion_cuda.log" 2>&1
