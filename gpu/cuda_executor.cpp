@@ -69,6 +69,15 @@ class CudaExecutor final : public engine::Executor {
     CUDA_CHECK(cudaSetDevice(options_.device));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     device_strategy_ = make_device_strategy(strategy, stream_);
+    part_trials_ = options_.max_part_trials;
+    if (part_trials_ == 0) {
+      // Per-batch device buffers of every in-flight slot may take half of what is free
+      // once the strategy's data is on the device.
+      std::size_t free_bytes = 0, total_bytes = 0;
+      CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      const std::size_t per_trial = (binding_.n_slots() + 2 + n_metrics_) * sizeof(double);
+      part_trials_ = std::max<std::size_t>(1, free_bytes / 2 / std::max<std::size_t>(1, options_.max_in_flight) / per_trial);
+    }
     slots_.resize(std::max<std::size_t>(1, options_.max_in_flight));
     for (auto& s : slots_) s = std::make_unique<Slot>();
     anchor_clock();
@@ -100,28 +109,37 @@ class CudaExecutor final : public engine::Executor {
     Slot& s = *slots_[next_slot_];
     next_slot_ = (next_slot_ + 1) % slots_.size();
     const std::size_t n = request.n_trials, p = binding_.n_slots();
+    // Host staging holds the whole batch; the device buffers hold one part: a batch
+    // larger than the part size (sized from free device memory) runs as consecutive
+    // parts on the stream, with the same results (trials are independent).
+    const std::size_t part = std::max<std::size_t>(1, std::min(n, part_trials_));
     s.h_params.resize(std::max<std::size_t>(1, n * p));
-    s.d_params.resize(std::max<std::size_t>(1, n * p));
     for (auto* b : {&s.h_scores, &s.h_violations}) b->resize(std::max<std::size_t>(1, n));
-    for (auto* b : {&s.d_scores, &s.d_violations}) b->resize(std::max<std::size_t>(1, n));
     s.h_metrics.resize(std::max<std::size_t>(1, n * n_metrics_));
-    s.d_metrics.resize(std::max<std::size_t>(1, n * n_metrics_));
+    s.d_params.resize(part * p);
+    for (auto* b : {&s.d_scores, &s.d_violations}) b->resize(part);
+    s.d_metrics.resize(std::max<std::size_t>(1, part * n_metrics_));
     for (std::size_t i = 0; i < n; ++i) binding_.fill(&request.values[i * request.n_axes], &s.h_params.data()[i * p]);
 
     CUDA_CHECK(cudaEventRecord(s.start.get(), stream_));
-    CUDA_CHECK(cudaMemcpyAsync(s.d_params.data(), s.h_params.data(), n * p * sizeof(double), cudaMemcpyHostToDevice,
-                               stream_));
-    if (n > 0) {
-      DeviceBatch batch{s.d_params.data(), s.h_params.data(), s.d_scores.data(), s.d_violations.data(), s.d_metrics.data(), n};
+    for (std::size_t off = 0; off < n; off += part) {
+      const std::size_t m = std::min(part, n - off);
+      CUDA_CHECK(cudaMemcpyAsync(s.d_params.data(), s.h_params.data() + off * p, m * p * sizeof(double),
+                                 cudaMemcpyHostToDevice, stream_));
+      DeviceBatch batch{s.d_params.data(),      s.h_params.data() + off * p, s.d_scores.data(),
+                        s.d_violations.data(), s.d_metrics.data(),           m};
       device_strategy_->launch(batch, stream_, options_.block_size);
-    }
-    CUDA_CHECK(cudaMemcpyAsync(s.h_scores.data(), s.d_scores.data(), n * sizeof(double), cudaMemcpyDeviceToHost,
-                               stream_));
-    CUDA_CHECK(cudaMemcpyAsync(s.h_violations.data(), s.d_violations.data(), n * sizeof(double),
-                               cudaMemcpyDeviceToHost, stream_));
-    if (n_metrics_ > 0)
-      CUDA_CHECK(cudaMemcpyAsync(s.h_metrics.data(), s.d_metrics.data(), n * n_metrics_ * sizeof(double),
+      CUDA_CHECK(cudaMemcpyAsync(s.h_scores.data() + off, s.d_scores.data(), m * sizeof(double),
                                  cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaMemcpyAsync(s.h_violations.data() + off, s.d_violations.data(), m * sizeof(double),
+                                 cudaMemcpyDeviceToHost, stream_));
+      if (n_metrics_ > 0)
+        CUDA_CHECK(cudaMemcpyAsync(s.h_metrics.data() + off * n_metrics_, s.d_metrics.data(),
+                                   m * n_metrics_ * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+      // A device strategy may keep host-side staging per launch: let this part finish
+      // before the next one plans (only split batches pay for it).
+      if (off + m < n) CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
     CUDA_CHECK(cudaEventRecord(s.stop.get(), stream_));
     request.values.clear();
     request.values.shrink_to_fit();
@@ -178,6 +196,7 @@ class CudaExecutor final : public engine::Executor {
   std::unique_ptr<DeviceStrategy> device_strategy_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::size_t next_slot_ = 0;
+  std::size_t part_trials_ = 1;  ///< trials per device part (see submit)
   std::deque<Slot*> in_flight_;
   Event anchor_event_;
   Clock::time_point anchor_time_;

@@ -16,6 +16,9 @@ struct CudaExecutorOptions {
   int block_size = 128;
   /// Batches submitted to the device before the oldest is collected.
   std::size_t max_in_flight = 2;
+  /// Largest number of trials evaluated in one device part; a larger batch runs as
+  /// consecutive parts with the same results. 0 = sized from the device's free memory.
+  std::size_t max_part_trials = 0;
 };
 
 /// True when this binary was built with CUDA and a CUDA device is usable.

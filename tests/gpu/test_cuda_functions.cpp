@@ -84,3 +84,18 @@ TEST_CASE("a pipelined TPE run on the GPU equals a serial run on the CPU", "[gpu
   REQUIRE(g.result.n_trials() == 2000);
   REQUIRE(g.result.digest_hex() == c.result.digest_hex());
 }
+
+TEST_CASE("a batch split into device parts gives the same bits as one part", "[gpu]") {
+  REQUIRE(gpu::cuda_available());
+  const auto config = testing::functions_config("hartmann6", 6, 0, 1, 5000, 5000, 1, 9);
+  auto strategy = engine::make_strategy(config);
+  gpu::CudaExecutorOptions whole, parts;
+  parts.max_part_trials = 777;  // 5000 = 6 x 777 + 338: an awkward remainder
+  auto a = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), whole);
+  auto b = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), parts);
+  const auto request = random_batch(config, 5000, 9);
+  const auto ra = a->evaluate(request);
+  const auto rb = b->evaluate(request);
+  REQUIRE(rb.n_trials == 5000);
+  for (std::size_t i = 0; i < request.n_trials; ++i) REQUIRE(same_bits(ra.scores[i], rb.scores[i]));
+}

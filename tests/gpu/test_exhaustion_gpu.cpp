@@ -164,11 +164,13 @@ TEST_CASE("exhaustion CUDA executor scores equal the CPU executor's bits", "[gpu
   const auto config = io::load_study_config(tpeopt::testing::source_dir() + "/examples/exhaustion_eurusd.json");
   auto strategy = engine::make_strategy(config);
   engine::CpuExecutor cpu(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), 2);
-  gpu::CudaExecutorOptions small, large;
+  gpu::CudaExecutorOptions small, large, parts;
   small.block_size = 32;
   large.block_size = 512;
+  parts.max_part_trials = 1000;  // the batch runs as 5 device parts (4 x 1000 + 96)
   auto a = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), small);
   auto b = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), large);
+  auto c = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), parts);
   const std::size_t n = 4096;
   engine::BatchRequest r;
   r.n_trials = n;
@@ -177,7 +179,7 @@ TEST_CASE("exhaustion CUDA executor scores equal the CPU executor's bits", "[gpu
   auto sampler = engine::make_sampler(config);
   sampler->ask(0, n, r.values.data());
   const auto rc = cpu.evaluate(r);
-  for (auto* exe : {a.get(), b.get()}) {
+  for (auto* exe : {a.get(), b.get(), c.get()}) {
     for (int repeat = 0; repeat < 2; ++repeat) {  // the second batch reads the cached series
       const auto rg = exe->evaluate(r);
       std::size_t differing = 0;
