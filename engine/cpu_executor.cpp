@@ -22,7 +22,7 @@ BatchResult CpuExecutor::evaluate(const BatchRequest& request) {
     std::vector<double> slots(binding_.n_slots());
     for (std::size_t i = begin; i < end; ++i) {
       binding_.fill(&request.values[i * request.n_axes], slots.data());
-      const auto s = strategy_.evaluate(slots.data(), &result.metrics[i * result.n_metrics]);
+      const auto s = strategy_.evaluate(slots.data(), result.metrics.data() + i * result.n_metrics);
       result.scores[i] = s.score;
       result.violations[i] = s.violation;
     }
