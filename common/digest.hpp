@@ -24,7 +24,7 @@ class Digest {
       mix(w);
     }
     std::uint64_t tail = 0;
-    std::memcpy(&tail, p + i, n - i);
+    if (n > i) std::memcpy(&tail, p + i, n - i);  // never memcpy from a null pointer
     mix(tail ^ (static_cast<std::uint64_t>(n - i) << 56));
   }
   void add(std::uint64_t v) { mix(v); }

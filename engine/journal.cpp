@@ -30,6 +30,7 @@ void put(std::string& out, const T& v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 void put_doubles(std::string& out, const std::vector<double>& v) {
+  if (v.empty()) return;
   out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
 }
 
@@ -46,6 +47,10 @@ class Cursor {
   }
   bool get_doubles(std::vector<double>& v, std::uint64_t n) {
     if (n > (s_.size() - pos_) / sizeof(double)) return false;
+    if (n == 0) {  // memcpy with an empty vector's null data() is undefined
+      v.clear();
+      return true;
+    }
     v.resize(n);
     std::memcpy(v.data(), s_.data() + pos_, n * sizeof(double));
     pos_ += n * sizeof(double);
