@@ -44,7 +44,7 @@ void get_array(const std::string& in, std::size_t& pos, std::size_t n, std::vect
   pos += n * sizeof(T);
 }
 
-std::uint64_t fnv(const void* data, std::size_t n) {
+std::uint64_t checksum_of(const void* data, std::size_t n) {
   Digest d;
   d.add_bytes(data, n);
   return d.value();
@@ -52,7 +52,7 @@ std::uint64_t fnv(const void* data, std::size_t n) {
 
 }  // namespace
 
-CandlesSourceId candles_source_id(std::string_view bytes) { return {fnv(bytes.data(), bytes.size()), bytes.size()}; }
+CandlesSourceId candles_source_id(std::string_view bytes) { return {checksum_of(bytes.data(), bytes.size()), bytes.size()}; }
 
 void write_candles_cache(const std::filesystem::path& path, const Candles& c, const CandlesSourceId& id) {
   std::string out;
@@ -65,7 +65,7 @@ void write_candles_cache(const std::filesystem::path& path, const Candles& c, co
   put(out, static_cast<std::uint64_t>(c.size()));
   put_array(out, c.time_ms);
   for (const auto* v : {&c.open, &c.high, &c.low, &c.close, &c.volume}) put_array(out, *v);
-  put(out, fnv(out.data(), out.size()));
+  put(out, checksum_of(out.data(), out.size()));
 
   const std::filesystem::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
   {
@@ -111,7 +111,7 @@ Candles read_candles_cache(const std::filesystem::path& path, const CandlesSourc
     throw make_error("{}: truncated or corrupt candles cache ({} bytes, expected {} for {} bars)", where, in.size(),
                      expected_bytes, n);
   std::size_t tail = in.size() - 8;
-  if (get<std::uint64_t>(in, tail) != fnv(in.data(), in.size() - 8))
+  if (get<std::uint64_t>(in, tail) != checksum_of(in.data(), in.size() - 8))
     throw make_error("{}: corrupt candles cache (its checksum does not match its contents)", where);
   Candles c;
   c.source = source_name;

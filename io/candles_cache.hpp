@@ -3,9 +3,9 @@
 //
 // File layout (little-endian, as written by this machine):
 //   magic "TPEOCNDL" (8 bytes), format version (u32), reserved (u32),
-//   source CSV checksum (u64, FNV-1a 64 of its bytes, common/digest.hpp), source size (u64),
+//   source CSV checksum (u64, common/digest.hpp over its bytes), source size (u64),
 //   bar count n (u64), then the arrays time_ms[n] (i64), open, high, low, close, volume [n] (f64),
-//   then the FNV-1a 64 of everything before it (u64).
+//   then the common/digest.hpp checksum of everything before it (u64).
 // Written atomically: to "<file>.tmp.<pid>" then renamed.
 //
 // Where: a cache directory (default: $TPEOPT_CACHE_DIR, else $XDG_CACHE_HOME/tpeopt, else
@@ -21,11 +21,11 @@ namespace tpeopt::io {
 
 /// What a cache file says about the CSV it came from.
 struct CandlesSourceId {
-  std::uint64_t checksum = 0;  ///< FNV-1a 64 of the CSV's bytes
+  std::uint64_t checksum = 0;  ///< common/digest.hpp checksum of the CSV's bytes
   std::uint64_t size = 0;      ///< the CSV's size in bytes
 };
 
-/// FNV-1a 64 and size of `bytes`.
+/// The common/digest.hpp checksum and size of `bytes`.
 CandlesSourceId candles_source_id(std::string_view bytes);
 
 /// Writes `candles` to `path` atomically (tmp + rename). Throws Error when it cannot.
