@@ -1,32 +1,26 @@
-// `tpeopt grid`: exhaustive search over a grid of values with a streaming top K.
+// `tpeopt grid`: exhaustive search over a grid of values, written to its own run
+// directory like `run`, and resumable with `tpeopt resume DIR`.
 // trade_filter runs the exact cell method (CPU or GPU, strategies/trade_filter/
-// trade_filter_grid.hpp, gpu/trade_filter_grid.hpp); other strategies run the grid
-// sampler through the pipeline.
-#include <chrono>
+// trade_filter_grid.hpp, gpu/trade_filter_grid.hpp) segment by segment (engine/grid_run.hpp);
+// other strategies run the grid sampler through the pipeline, journaled per batch.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "apps/grid_runner.hpp"
+#include "apps/recorded_run.hpp"
 #include "common/error.hpp"
-#include "engine/trade_filter_grid_config.hpp"
+#include "engine/grid_run.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
 #include "io/study_config.hpp"
-#include "strategies/trade_filter/trade_filter_grid.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
-#include "tpe/grid_sampler.hpp"
-#ifdef TPEOPT_WITH_CUDA
-#include "gpu/cuda_executor.hpp"
-#include "gpu/trade_filter_grid.hpp"
-#endif
 
 namespace tpeopt::app {
 
-namespace tf = strategies::trade_filter;
 namespace fs = std::filesystem;
 
 namespace {
@@ -36,106 +30,44 @@ struct GridCommand {
   std::size_t top = 10;
   unsigned threads = 0;
   std::size_t memory_mb = 0;
+  std::uint64_t segment_combinations = std::uint64_t{1} << 28;
+  bool quiet = false;
 
   int operator()() const {
     io::StudyConfig config = io::load_study_config(config_path);
     if (!executor.empty()) config.executor = executor;
     const std::string exec = engine::resolve_executor(config.executor);
     auto strategy = engine::make_strategy(config);
+    const fs::path dir = out.empty() ? engine::default_run_dir(config) : fs::path(out);
     const auto* tfs = dynamic_cast<const strategies::TradeFilterStrategy*>(strategy.get());
-    if (!tfs) return generic(config, exec);
+    if (!tfs) return generic(config, *strategy, exec, dir);
 
-    const tf::TradeFilterGrid grid = [&] {
-      try {
-        return engine::make_trade_filter_grid(config, *strategy);
-      } catch (const Error& e) {
-        throw Error(config.source + ": " + e.what());
-      }
-    }();
-    tf::GridSearchSettings st;
-    st.top_k = top;
-    st.min_trades = tfs->min_trades();
-    st.maximize = config.objective.direction == tpe::Direction::Maximize;
-    st.threads = threads;
-    st.memory_budget = memory_mb > 0 ? memory_mb << 20 : (exec == "cuda" ? 0 : std::size_t{1} << 30);
-    std::cerr << fmt::format("tpeopt grid: strategy trade_filter | {} combinations x {} trades | top {} | executor {}\n",
-                             grid.size(), tfs->data().n_trades(), top, exec);
-    const auto t0 = std::chrono::steady_clock::now();
-    tf::GridSearchOutcome result;
-    if (exec == "cuda") {
-#ifdef TPEOPT_WITH_CUDA
-      gpu::TradeFilterGridSearch search(*tfs);
-      const auto t1 = std::chrono::steady_clock::now();
-      result = search.search(grid, st);
-      std::cerr << fmt::format("tpeopt grid: upload {:.1f} ms\n",
-                               std::chrono::duration<double, std::milli>(t1 - t0).count());
-#else
-      throw make_error("--executor cuda: this build has no CUDA");
-#endif
-    } else {
-      result = tf::grid_search_cpu(*tfs, grid, st);
-    }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const double checks = static_cast<double>(grid.size()) * static_cast<double>(tfs->data().n_trades());
-    std::cout << fmt::format("method {} | {} combinations in {:.2f} ms | {:.3g} effective combination-trade checks/s\n",
-                             result.method, grid.size(), ms, checks / (ms / 1000.0));
-
-    io::Json top_json = io::Json::array();
-    for (std::size_t r = 0; r < result.top.size(); ++r) {
-      const auto& h = result.top[r];
-      const auto& t = result.tallies[r];
-      std::vector<double> slots(tf::kSlots);
-      grid.slots_of(h.combination, slots.data());
-      io::Json params = io::Json::object();
-      std::string line = fmt::format("#{:<3} combination {:<12}", r + 1, h.combination);
-      for (std::size_t a = 0; a < config.space.size(); ++a) {
-        const auto& axis = config.space.axes[a];
-        const std::size_t s = static_cast<std::size_t>(
-            std::find(strategy->param_names().begin(), strategy->param_names().end(), axis.name) -
-            strategy->param_names().begin());
-        params[axis.name] = slots[s];
-        line += fmt::format(" {}={}", axis.name, slots[s]);
-      }
-      const double score = tf::from_fixed_point(t.sum_q);
-      const double violation = tf::violation_of(t.kept, st.min_trades);
-      line += fmt::format(" | score {} kept {} wins {} losses {}{}", score, t.kept, t.wins, t.losses,
-                          violation > 0 ? fmt::format(" (infeasible: {} trades short)", violation) : "");
-      std::cout << line << '\n';
-      top_json.push_back({{"rank", r + 1},
-                          {"trial", h.combination},
-                          {"params", params},
-                          {"score", score},
-                          {"violation", violation},
-                          {"metrics", {{"kept", t.kept}, {"wins", t.wins}, {"losses", t.losses}}}});
-    }
-    if (!out.empty()) write_out(config, top_json);
-    return 0;
-  }
-
-  void write_out(const io::StudyConfig& config, const io::Json& top_json) const {
-    std::error_code ec;
-    fs::create_directories(out, ec);
-    if (ec) throw make_error("--out: cannot create {}: {}", out, ec.message());
-    std::ofstream(fs::path(out) / "config.json") << config.resolved().dump(2) << '\n';
-    std::ofstream t(fs::path(out) / "top.json");
-    t << top_json.dump(2) << '\n';
-    if (!t) throw make_error("--out: cannot write {}/top.json", out);
-    std::cout << "results in " << out << '\n';
+    engine::GridRunSettings s;
+    s.top_k = top;
+    s.segment_combinations = segment_combinations;
+    s.search.threads = threads;
+    s.search.memory_budget = grid_memory_budget(exec, memory_mb);
+    auto run = engine::GridRun::create(dir, config, *tfs, exec, s);
+    std::cerr << fmt::format("tpeopt grid: strategy trade_filter | {} combinations in {} segments x {} trades | top "
+                             "{} | executor {} | out {}\n",
+                             run->grid().size(), run->segment_count(), tfs->data().n_trades(), top, exec, dir.string());
+    return run_grid_recorded(*run, *tfs, exec, quiet);
   }
 
   /// Other strategies: the grid sampler through the pipeline (no per-combination memory).
-  int generic(io::StudyConfig config, const std::string& exec) const {
+  int generic(io::StudyConfig config, const strategies::Strategy& strategy, const std::string& exec,
+              const fs::path& dir) const {
     config.search.sampler = "grid";
     config.search.top_k = top;
     engine::RunOptions options;
     options.executor = exec;
     options.cpu_threads = threads;
-    auto run = engine::run_study(config, options);
-    auto strategy = engine::make_strategy(config);
-    const io::Json top_json = engine::top_to_json(run.result, config, strategy->metric_names());
-    std::cout << top_json.dump(2) << '\n';
-    if (!out.empty()) write_out(config, top_json);
-    return 0;
+    options.log = quiet ? nullptr : &std::cerr;
+    auto recorder = engine::RunRecorder::create(dir, config, strategy, exec);
+    std::cerr << fmt::format("tpeopt grid: strategy {} | {} combinations in batches of {} | executor {} | out {}\n",
+                             config.strategy, engine::study_trial_count(config), config.search.batch, exec,
+                             dir.string());
+    return run_recorded(config, strategy, options, *recorder, {});
   }
 };
 
@@ -152,7 +84,12 @@ void add_grid_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   sub->add_option("--threads", cmd->threads, "CPU threads (0 = all cores)");
   sub->add_option("--memory-mb", cmd->memory_mb, "Memory for cell tables (default: 1 GiB on the CPU, a quarter of free GPU memory)");
-  sub->add_option("-o,--out", cmd->out, "Folder for top.json and the resolved config");
+  sub->add_option("--segment-combinations", cmd->segment_combinations,
+                  "trade_filter: combinations per journaled segment, at most (default 2^28); smaller segments lose "
+                  "less work to a crash and cost a pass over the trades each")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty");
+  sub->add_flag("-q,--quiet", cmd->quiet, "No per-segment log lines");
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }
 

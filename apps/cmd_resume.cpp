@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
+#include "engine/grid_run.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
+#include "strategies/trade_filter/trade_filter_strategy.hpp"
 
 namespace tpeopt::app {
 
@@ -32,6 +35,7 @@ struct ResumeCommand {
     options.cuda_block_size = block_size;
     options.log = quiet ? nullptr : &std::cerr;
     auto strategy = engine::make_strategy(config);
+    if (engine::GridRun::is_grid_run(dir)) return resume_grid(config, *strategy, options.executor);
     std::vector<engine::ReplayedBatch> replay;
     auto recorder = engine::RunRecorder::resume(dir, config, *strategy, options.executor, replay);
     const std::uint64_t total = engine::study_trial_count(config);
@@ -41,6 +45,20 @@ struct ResumeCommand {
                              total, recorder->dropped_torn_tail() ? " (a torn last record was dropped)" : "",
                              options.executor, serial ? "serial" : "pipelined");
     return run_recorded(config, *strategy, options, *recorder, std::move(replay));
+  }
+
+  int resume_grid(const io::StudyConfig& config, const strategies::Strategy& strategy, const std::string& exec) const {
+    const auto* tfs = dynamic_cast<const strategies::TradeFilterStrategy*>(&strategy);
+    if (!tfs) throw make_error("{}: grid_journal.bin belongs to a trade_filter grid, but config.json names strategy {}",
+                               dir, config.strategy);
+    engine::GridRunSettings s;
+    s.search.threads = threads;
+    s.search.memory_budget = grid_memory_budget(exec, 0);
+    auto run = engine::GridRun::resume(dir, config, *tfs, exec, s);
+    std::cerr << fmt::format("tpeopt resume: {} | grid: {} of {} segments in the journal{} | executor {}\n", dir,
+                             run->segments_journaled(), run->segment_count(),
+                             run->dropped_torn_tail() ? " (a torn last record was dropped)" : "", exec);
+    return run_grid_recorded(*run, *tfs, exec, quiet);
   }
 };
 

@@ -2,11 +2,9 @@
 // The run journal: append-only, one checksummed record per told batch, flushed to
 // disk (fsync) before the batch counts as done. `tpeopt resume` replays it.
 //
-// Layout: a header record (magic "TPEOPTJ1", version, a JSON description of the
-// study: config digest, data checksums, shape), then batch records:
-//   u32 magic 'BTCH' | u32 0 | u64 payload bytes | payload | u64 Digest of payload
-// A torn or corrupt LAST record (a crash mid-write) is dropped on load; a corrupt
-// record followed by more data is an error naming its byte offset.
+// A record file (engine/record_file.hpp) with magic "TPEOPTJ1", a JSON header that
+// describes the study (config digest, data checksums, shape) and one 'BTCH' record per
+// batch: its request (trial numbers, parameters), result and timings.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -14,6 +12,7 @@
 
 #include "engine/batch_timings.hpp"
 #include "engine/pipeline.hpp"
+#include "engine/record_file.hpp"
 #include "io/json_fields.hpp"
 
 namespace tpeopt::engine {
@@ -54,18 +53,13 @@ class JournalWriter {
   /// (drops a torn tail left by a crash).
   static JournalWriter open_for_append(const std::filesystem::path& path, std::uint64_t valid_bytes);
 
-  JournalWriter(JournalWriter&& other) noexcept;
-  JournalWriter& operator=(JournalWriter&&) = delete;
-  ~JournalWriter();
-
   /// Writes one record and fsyncs; throws Error (disk full, I/O error) without
   /// leaving a record that a later read would accept.
   void append(const BatchRequest& request, const BatchResult& result, const BatchTimings& timings);
 
  private:
-  JournalWriter(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}
-  std::filesystem::path path_;
-  int fd_ = -1;
+  explicit JournalWriter(RecordFileWriter file) : file_(std::move(file)) {}
+  RecordFileWriter file_;
 };
 
 }  // namespace tpeopt::engine

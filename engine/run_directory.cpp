@@ -17,35 +17,13 @@
 #include "common/digest.hpp"
 #include "common/error.hpp"
 #include "engine/interrupt.hpp"
+#include "engine/run_files.hpp"
 
 namespace tpeopt::engine {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::FILE* open_table(const fs::path& p, const std::string& header) {
-  std::FILE* f = std::fopen(p.c_str(), "wb");
-  if (!f) throw make_error("{}: cannot create the file: {}", p.string(), std::strerror(errno));
-  if (std::fwrite(header.data(), 1, header.size(), f) != header.size() || std::fflush(f) != 0) {
-    std::fclose(f);
-    throw make_error("{}: write failed: {}", p.string(), std::strerror(errno));
-  }
-  return f;
-}
-
-void append_or_throw(std::FILE* f, const std::string& s, const fs::path& p) {
-  if (std::fwrite(s.data(), 1, s.size(), f) != s.size() || std::fflush(f) != 0)
-    throw make_error("{}: write failed: {}", p.string(), std::strerror(errno));
-}
-
-io::Json read_json_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw make_error("{}: cannot open (is this a tpeopt run directory?)", p.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return io::parse_json_text(text.str(), p.string());
-}
 
 JournalHeader make_header(const io::StudyConfig& config, const strategies::Strategy& strategy) {
   JournalHeader h;
@@ -97,24 +75,7 @@ RunRecorder::RunRecorder(fs::path dir, const io::StudyConfig& config, std::vecto
 
 std::unique_ptr<RunRecorder> RunRecorder::create(const fs::path& dir, const io::StudyConfig& config,
                                                  const strategies::Strategy& strategy, const std::string& executor) {
-  std::error_code ec;
-  if (fs::exists(dir) && !fs::is_empty(dir))
-    throw make_error("--out {}: the directory exists and is not empty; choose a new one (or `tpeopt resume {}`)",
-                     dir.string(), dir.string());
-  fs::create_directories(dir, ec);
-  if (ec) throw make_error("--out {}: cannot create the directory: {}", dir.string(), ec.message());
-
-  io::Json resolved = config.resolved();
-  resolved["executor"] = executor;
-  write_file_atomically(dir / "config.json", resolved.dump(2) + "\n", true);
-  write_file_atomically(dir / "run.json",
-                        io::Json{{"base_dir", fs::absolute(config.base_dir).lexically_normal().string()},
-                                 {"source", config.source},
-                                 {"config_digest", config_digest(config)}}
-                                .dump(2) +
-                            "\n",
-                        true);
-  write_file_atomically(dir / "data.json", io::Json{{"checksums", strategy.data_checksums()}}.dump(2) + "\n", true);
+  create_run_directory(dir, config, strategy, executor);
   // The journal comes last: a directory with a journal is a resumable run.
   auto journal = JournalWriter::create(dir / "journal.bin", make_header(config, strategy));
   std::unique_ptr<RunRecorder> r(new RunRecorder(dir, config, strategy.metric_names(), std::move(journal)));
@@ -155,9 +116,7 @@ std::unique_ptr<RunRecorder> RunRecorder::resume(const fs::path& dir, const io::
   replay.clear();
   replay.reserve(journal.records.size());
   for (auto& rec : journal.records) replay.push_back(std::move(rec.batch));
-  io::Json resolved = config.resolved();
-  resolved["executor"] = executor;
-  write_file_atomically(dir / "config.json", resolved.dump(2) + "\n", true);
+  rewrite_run_config(dir, config, executor);
   // trials.csv and timings.csv are rebuilt from the journal as the replayed batches
   // pass through on_batch: rows written after the last journaled batch are dropped.
   r->open_tables();
@@ -233,22 +192,13 @@ void RunRecorder::on_batch(const BatchRequest& request, const BatchResult& resul
 }
 
 void RunRecorder::write_metrics(const BatchTimings& t) {
-  const double busy = wall_ms_last_ > 0 ? exec_ms_total_ / wall_ms_last_ : 0.0;
-  const double rate = t.exec_ms > 0 && !t.replayed ? t.n_trials / ((t.ask_ms + t.tell_ms + t.exec_ms - t.overlap_ms) / 1000.0) : 0.0;
-  const std::string run = dir_.filename().string();
-  std::string text;
-  text += "# HELP tpeopt_trials_done Trials evaluated and told so far.\n# TYPE tpeopt_trials_done gauge\n";
-  text += fmt::format("tpeopt_trials_done{{run=\"{}\"}} {}\n", run, trials_done_);
-  if (best_ && !std::isnan(best_->score)) {
-    text += "# HELP tpeopt_best_score Best score so far (see objective.direction).\n# TYPE tpeopt_best_score gauge\n";
-    text += fmt::format("tpeopt_best_score{{run=\"{}\"}} {}\n", run, best_->score);
-  }
-  text += "# HELP tpeopt_executor_busy_ratio Executor (GPU) busy time over wall time since the run (re)started.\n"
-          "# TYPE tpeopt_executor_busy_ratio gauge\n";
-  text += fmt::format("tpeopt_executor_busy_ratio{{run=\"{}\"}} {:.6f}\n", run, busy);
-  text += "# HELP tpeopt_trials_per_second Throughput of the last batch.\n# TYPE tpeopt_trials_per_second gauge\n";
-  text += fmt::format("tpeopt_trials_per_second{{run=\"{}\"}} {:.3f}\n", run, rate);
-  write_file_atomically(dir_ / "metrics.prom", text, false);
+  RunGauges g;
+  g.trials_done = trials_done_;
+  if (best_ && !std::isnan(best_->score)) g.best_score = best_->score;
+  g.executor_busy = wall_ms_last_ > 0 ? exec_ms_total_ / wall_ms_last_ : 0.0;
+  g.trials_per_second =
+      t.exec_ms > 0 && !t.replayed ? t.n_trials / ((t.ask_ms + t.tell_ms + t.exec_ms - t.overlap_ms) / 1000.0) : 0.0;
+  write_metrics_file(dir_, g);
 }
 
 io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,

@@ -1,0 +1,82 @@
+#include "engine/run_files.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "engine/run_directory.hpp"
+
+namespace tpeopt::engine {
+
+namespace fs = std::filesystem;
+
+void create_run_directory(const fs::path& dir, const io::StudyConfig& config, const strategies::Strategy& strategy,
+                          const std::string& executor, const io::Json& extra) {
+  std::error_code ec;
+  if (fs::exists(dir) && !fs::is_empty(dir))
+    throw make_error("--out {}: the directory exists and is not empty; choose a new one (or `tpeopt resume {}`)",
+                     dir.string(), dir.string());
+  fs::create_directories(dir, ec);
+  if (ec) throw make_error("--out {}: cannot create the directory: {}", dir.string(), ec.message());
+  rewrite_run_config(dir, config, executor);
+  io::Json run = {{"base_dir", fs::absolute(config.base_dir).lexically_normal().string()},
+                  {"source", config.source},
+                  {"config_digest", config_digest(config)}};
+  run.update(extra);
+  write_file_atomically(dir / "run.json", run.dump(2) + "\n", true);
+  write_file_atomically(dir / "data.json", io::Json{{"checksums", strategy.data_checksums()}}.dump(2) + "\n", true);
+}
+
+void rewrite_run_config(const fs::path& dir, const io::StudyConfig& config, const std::string& executor) {
+  io::Json resolved = config.resolved();
+  resolved["executor"] = executor;
+  write_file_atomically(dir / "config.json", resolved.dump(2) + "\n", true);
+}
+
+std::FILE* open_table(const fs::path& p, const std::string& header) {
+  std::FILE* f = std::fopen(p.c_str(), "wb");
+  if (!f) throw make_error("{}: cannot create the file: {}", p.string(), std::strerror(errno));
+  if (std::fwrite(header.data(), 1, header.size(), f) != header.size() || std::fflush(f) != 0) {
+    const int err = errno;
+    std::fclose(f);
+    throw make_error("{}: write failed: {}", p.string(), std::strerror(err));
+  }
+  return f;
+}
+
+void append_or_throw(std::FILE* f, const std::string& s, const fs::path& p) {
+  if (std::fwrite(s.data(), 1, s.size(), f) != s.size() || std::fflush(f) != 0)
+    throw make_error("{}: write failed: {}", p.string(), std::strerror(errno));
+}
+
+io::Json read_json_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw make_error("{}: cannot open (is this a tpeopt run directory?)", p.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  return io::parse_json_text(text.str(), p.string());
+}
+
+void write_metrics_file(const fs::path& dir, const RunGauges& g) {
+  const std::string run = dir.filename().string();
+  std::string text;
+  text += "# HELP tpeopt_trials_done Trials evaluated and told so far.\n# TYPE tpeopt_trials_done gauge\n";
+  text += fmt::format("tpeopt_trials_done{{run=\"{}\"}} {}\n", run, g.trials_done);
+  if (g.best_score) {
+    text += "# HELP tpeopt_best_score Best score so far (see objective.direction).\n# TYPE tpeopt_best_score gauge\n";
+    text += fmt::format("tpeopt_best_score{{run=\"{}\"}} {}\n", run, *g.best_score);
+  }
+  text += "# HELP tpeopt_executor_busy_ratio Executor (GPU) busy time over wall time since the run (re)started.\n"
+          "# TYPE tpeopt_executor_busy_ratio gauge\n";
+  text += fmt::format("tpeopt_executor_busy_ratio{{run=\"{}\"}} {:.6f}\n", run, g.executor_busy);
+  text += "# HELP tpeopt_trials_per_second Throughput of the last batch.\n# TYPE tpeopt_trials_per_second gauge\n";
+  text += fmt::format("tpeopt_trials_per_second{{run=\"{}\"}} {:.3f}\n", run, g.trials_per_second);
+  write_file_atomically(dir / "metrics.prom", text, false);
+}
+
+}  // namespace tpeopt::engine

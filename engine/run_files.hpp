@@ -1,0 +1,47 @@
+#pragma once
+// The files every run directory has, whatever wrote it (`run`, `resume`, `grid`):
+// creating the directory and its description files, appending to its CSV tables
+// with clear errors, and the Prometheus metrics text.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "io/json_fields.hpp"
+#include "io/study_config.hpp"
+#include "strategies/strategy.hpp"
+
+namespace tpeopt::engine {
+
+/// Creates `dir` (refusing one that exists and is not empty) and writes, durably,
+/// config.json (the resolved config with `executor`), run.json (`extra` merged into
+/// {base_dir, source, config_digest}) and data.json (the data checksums).
+void create_run_directory(const std::filesystem::path& dir, const io::StudyConfig& config,
+                          const strategies::Strategy& strategy, const std::string& executor,
+                          const io::Json& extra = io::Json::object());
+
+/// Rewrites config.json with `executor` (a resume may change only the executor).
+void rewrite_run_config(const std::filesystem::path& dir, const io::StudyConfig& config, const std::string& executor);
+
+/// Creates (truncates) a CSV table and writes its header line. Throws Error naming the file.
+std::FILE* open_table(const std::filesystem::path& path, const std::string& header);
+
+/// Appends and flushes; throws Error naming the file and the cause (disk full, ...).
+void append_or_throw(std::FILE* f, const std::string& text, const std::filesystem::path& path);
+
+/// Parses a JSON file of a run directory; errors name the file.
+io::Json read_json_file(const std::filesystem::path& path);
+
+/// The gauges of metrics.prom, for a node_exporter textfile collector.
+struct RunGauges {
+  std::uint64_t trials_done = 0;
+  std::optional<double> best_score;  ///< absent while nothing feasible was scored
+  double executor_busy = 0.0;        ///< executor busy time over wall time
+  double trials_per_second = 0.0;
+};
+
+/// Rewrites dir/metrics.prom atomically.
+void write_metrics_file(const std::filesystem::path& dir, const RunGauges& gauges);
+
+}  // namespace tpeopt::engine
