@@ -2,14 +2,15 @@
 # One batched GPU session (device time is scarce): [gpu] tests, benchmarks, logged runs.
 # Runs on the GPU machine from the repository root over binaries built elsewhere:
 #   BIN=.carry DATA=.carry/data OUT=$OUT scripts/gpu_session.sh [STEP...]
-# Steps: tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback (default: all).
+# Steps: tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback grid (default: all but
+# the optional ones: bench_peers bench_atc).
 # Everything lands in $OUT/session/ and, packed, in $OUT/session.tar.gz (one file).
 set -uo pipefail
 BIN="$(cd "${BIN:-.carry}" && pwd)"; OUT="${OUT:-out}"
 export TPEOPT_SHARED_DATA_DIR="$(cd "${DATA:-.carry/data}" && pwd)"
 export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
 S="$OUT/session"; mkdir -p "$S"
-steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback)
+steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback grid)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$S/device.txt"
 T="$BIN/tpeopt"
 # bench_regimes CONFIG LABEL NAME [extra bench flags]: `tpeopt bench` in the three regimes
@@ -55,6 +56,22 @@ for step in "${steps[@]}"; do
       echo "reference digest: $(grep -o '"digest": "[0-9a-f]*"' "$S/fb_ref/summary.json")" >> "$S/fallback.txt"
       echo "resumed digest:   $(grep -o '"digest": "[0-9a-f]*"' "$S/fb_run/summary.json")" >> "$S/fallback.txt"
       tail -4 "$S/fallback.txt" ;;
+    grid)
+      # A trade_filter grid on the GPU in segments, killed half-way, finished on the CPU: same top K as one CPU pass.
+      [ -d data/trade_filter/market ] || "$T" data generate --out data/trade_filter --days 20 --trades 100000 --seed 1 > /dev/null
+      "$T" grid -c examples/trade_filter_grid.json --executor cpu -q -o "$S/grid_cpu" > "$S/grid.txt" 2>&1
+      "$T" grid -c examples/trade_filter_grid.json --executor cuda -q --segment-combinations 400 -o "$S/grid_gpu" >> "$S/grid.txt" 2>&1
+      timeout -s KILL 1.5 "$T" grid -c examples/trade_filter_grid.json --executor cuda -q --segment-combinations 20 -o "$S/grid_mixed" >> "$S/grid.txt" 2>&1
+      echo "killed: $?" >> "$S/grid.txt"
+      "$T" resume "$S/grid_mixed" --executor cpu -q >> "$S/grid.txt" 2>&1
+      for d in grid_cpu grid_gpu grid_mixed; do
+        echo "$d: $(grep -o '"digest": "[0-9a-f]*"' "$S/$d/summary.json") $(grep -o '"replayed_segments": [0-9]*' "$S/$d/summary.json")"
+      done >> "$S/grid.txt"
+      tail -4 "$S/grid.txt" ;;
+    bench_peers)
+      "$BIN/bench_ema_cross" ${PEERS_ARGS:-} > "$S/bench_peers.txt" 2>&1; tail -20 "$S/bench_peers.txt" ;;
+    bench_atc)
+      "$BIN/bench_atc" ${ATC_ARGS:-} > "$S/bench_atc.txt" 2>&1; tail -20 "$S/bench_atc.txt" ;;
   esac
 done
 tar -czf "$OUT/session.tar.gz" -C "$OUT" session && rm -rf "$S"
