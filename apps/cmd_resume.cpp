@@ -25,6 +25,7 @@ struct ResumeCommand {
   bool quiet = false;
   unsigned threads = 0;
   int block_size = 128;
+  std::string devices;
 
   int operator()() const {
     const io::StudyConfig config = engine::load_run_config(dir);
@@ -33,6 +34,7 @@ struct ResumeCommand {
     options.serial = serial;
     options.cpu_threads = threads;
     options.cuda_block_size = block_size;
+    options.cuda_devices = engine::parse_devices(devices);
     options.log = quiet ? nullptr : &std::cerr;
     auto strategy = engine::make_strategy(config);
     if (engine::GridRun::is_grid_run(dir)) return resume_grid(config, *strategy, options.executor);
@@ -74,6 +76,7 @@ void add_resume_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--serial", cmd->serial, "Continue on one thread; same results");
   sub->add_option("--threads", cmd->threads, "CPU executor threads (0 = all cores)");
   sub->add_option("--block-size", cmd->block_size, "CUDA threads per block")->check(CLI::Range(32, 1024));
+  sub->add_option("--devices", cmd->devices, "CUDA devices: all, or a list like 0,1 (default 0); same results");
   sub->add_flag("-q,--quiet", cmd->quiet, "No per-batch log lines");
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }

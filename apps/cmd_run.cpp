@@ -3,6 +3,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "apps/commands.hpp"
 #include "apps/study_flags.hpp"
@@ -34,7 +35,11 @@ struct RunCommand {
                              "executor {} | out {}\n",
                              config.strategy, config.search.sampler, engine::study_trial_count(config),
                              config.search.batch, config.search.depth, serial ? "serial" : "pipelined",
-                             options.executor, dir.string());
+                             options.executor +
+                                 (options.cuda_devices.size() > 1
+                                      ? fmt::format(" on devices {}", fmt::join(options.cuda_devices, ","))
+                                      : std::string()),
+                             dir.string());
     return run_recorded(config, *strategy, options, *recorder, {});
   }
 };

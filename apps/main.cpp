@@ -6,8 +6,12 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
+#include "engine/mpi_ranks.hpp"
 
 int main(int argc, char** argv) {
+  // Under mpirun: rank 0 runs the command, the other ranks serve its batches.
+  tpeopt::engine::mpi::Session mpi_session(argc, argv);
+  if (tpeopt::engine::mpi::rank() > 0) return tpeopt::engine::mpi::serve_jobs();
   CLI::App app{
       "tpeopt: GPU-parallel parameter optimization of trading strategies.\n"
       "A sampler thread (TPE, random or grid) proposes batches of trials while an executor\n"

@@ -17,6 +17,9 @@ void StudyFlags::add_to(CLI::App& cmd) {
   cmd.add_option("--threads", threads, "CPU executor threads (0 = all cores)");
   cmd.add_option("--block-size", block_size, "CUDA threads per block (results do not depend on it)")
       ->check(CLI::Range(32, 1024));
+  cmd.add_option("--devices", devices,
+                 "CUDA devices to spread each batch over: all, or a list like 0,1 (default 0); results do not "
+                 "depend on it");
 }
 
 io::StudyConfig StudyFlags::load() const {
@@ -43,6 +46,7 @@ engine::RunOptions StudyFlags::run_options(const io::StudyConfig& c) const {
   o.executor = c.executor;
   o.cpu_threads = threads;
   o.cuda_block_size = block_size;
+  o.cuda_devices = engine::parse_devices(devices);
   return o;
 }
 

@@ -17,6 +17,7 @@ struct StudyFlags {
   std::string executor;
   unsigned threads = 0;
   int block_size = 128;
+  std::string devices;
 
   /// Registers --config, --trials, --batch, --depth, --seed, --executor, --threads.
   void add_to(CLI::App& cmd);

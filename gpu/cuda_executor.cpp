@@ -19,6 +19,11 @@ bool cuda_available() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+int cuda_device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
 std::string cuda_device_description() {
   int n = 0;
   if (const cudaError_t err = cudaGetDeviceCount(&n); err != cudaSuccess)
@@ -48,6 +53,25 @@ class Event {
   cudaEvent_t e_{};
 };
 
+/// Makes `device` current for a scope and restores the caller's device after it: an
+/// executor of device 1 (several GPUs of a host) must not change which device the rest
+/// of the thread's code talks to.
+class ScopedDevice {
+ public:
+  // Never throws (destructors use it too): a failing cudaSetDevice surfaces at the next
+  // checked call.
+  explicit ScopedDevice(int device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = device;
+    if (device != previous_) cudaSetDevice(device);
+  }
+  ~ScopedDevice() { cudaSetDevice(previous_); }
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 /// Buffers of one in-flight batch.
 struct Slot {
   PinnedBuffer<double> h_params, h_scores, h_violations, h_metrics;
@@ -66,7 +90,12 @@ class CudaExecutor final : public engine::Executor {
     CUDA_CHECK(cudaGetDeviceCount(&count));
     if (options_.device < 0 || options_.device >= count)
       throw make_error("executor cuda: device {} does not exist ({} CUDA device(s) found)", options_.device, count);
-    CUDA_CHECK(cudaSetDevice(options_.device));
+    ScopedDevice on(options_.device);  // everything below lives on options_.device
+    int current = -1;
+    CUDA_CHECK(cudaGetDevice(&current));
+    if (current != options_.device)
+      throw make_error("executor cuda: cannot make device {} current", options_.device);
+    anchor_event_ = std::make_unique<Event>();
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     device_strategy_ = make_device_strategy(strategy, stream_);
     part_trials_ = options_.max_part_trials;
@@ -84,6 +113,7 @@ class CudaExecutor final : public engine::Executor {
   }
 
   ~CudaExecutor() override {
+    ScopedDevice on(options_.device);
     cudaStreamSynchronize(stream_);  // batches dropped by a stopped run must finish before buffers go
     device_strategy_.reset();
     slots_.clear();
@@ -95,6 +125,7 @@ class CudaExecutor final : public engine::Executor {
 
   bool oldest_ready() override {
     if (in_flight_.empty()) return true;
+    ScopedDevice on(options_.device);
     const cudaError_t err = cudaEventQuery(in_flight_.front()->stop.get());
     if (err == cudaErrorNotReady) return false;
     CUDA_CHECK(err);
@@ -102,9 +133,9 @@ class CudaExecutor final : public engine::Executor {
   }
 
   void submit(BatchRequest request) override {
-    // The executor thread made the CUDA context current when the executor was built on
-    // another thread: make it current here too (cheap when already current).
-    CUDA_CHECK(cudaSetDevice(options_.device));
+    // Called from the executor thread (or a multi-GPU worker): make this executor's
+    // device current for the call, and give the thread its own device back after.
+    ScopedDevice on(options_.device);
     if (in_flight_.empty()) anchor_clock();
     Slot& s = *slots_[next_slot_];
     next_slot_ = (next_slot_ + 1) % slots_.size();
@@ -149,6 +180,7 @@ class CudaExecutor final : public engine::Executor {
 
   BatchResult complete() override {
     TPEOPT_ASSERT(!in_flight_.empty(), "complete() without a submitted batch");
+    ScopedDevice on(options_.device);
     Slot& s = *in_flight_.front();
     in_flight_.pop_front();
     CUDA_CHECK(cudaEventSynchronize(s.stop.get()));
@@ -162,8 +194,8 @@ class CudaExecutor final : public engine::Executor {
     r.violations.assign(s.h_violations.data(), s.h_violations.data() + n);
     r.metrics.assign(s.h_metrics.data(), s.h_metrics.data() + n * n_metrics_);
     float begin_ms = 0, end_ms = 0, busy_ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&begin_ms, anchor_event_.get(), s.start.get()));
-    CUDA_CHECK(cudaEventElapsedTime(&end_ms, anchor_event_.get(), s.stop.get()));
+    CUDA_CHECK(cudaEventElapsedTime(&begin_ms, anchor_event_->get(), s.start.get()));
+    CUDA_CHECK(cudaEventElapsedTime(&end_ms, anchor_event_->get(), s.stop.get()));
     CUDA_CHECK(cudaEventElapsedTime(&busy_ms, s.start.get(), s.stop.get()));
     auto at = [&](float ms) {
       return anchor_time_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
@@ -184,8 +216,8 @@ class CudaExecutor final : public engine::Executor {
   // Maps device event times onto the host clock: an event recorded on the idle stream
   // completes at once, so its device time and the host's "now" after syncing agree.
   void anchor_clock() {
-    CUDA_CHECK(cudaEventRecord(anchor_event_.get(), stream_));
-    CUDA_CHECK(cudaEventSynchronize(anchor_event_.get()));
+    CUDA_CHECK(cudaEventRecord(anchor_event_->get(), stream_));
+    CUDA_CHECK(cudaEventSynchronize(anchor_event_->get()));
     anchor_time_ = Clock::now();
   }
 
@@ -198,7 +230,7 @@ class CudaExecutor final : public engine::Executor {
   std::size_t next_slot_ = 0;
   std::size_t part_trials_ = 1;  ///< trials per device part (see submit)
   std::deque<Slot*> in_flight_;
-  Event anchor_event_;
+  std::unique_ptr<Event> anchor_event_;  // made once options_.device is current
   Clock::time_point anchor_time_;
 };
 

@@ -23,6 +23,8 @@ struct CudaExecutorOptions {
 
 /// True when this binary was built with CUDA and a CUDA device is usable.
 bool cuda_available();
+/// Number of usable CUDA devices (0 without CUDA).
+int cuda_device_count();
 /// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.1 GiB)" or why none is usable.
 std::string cuda_device_description();
 

@@ -6,6 +6,8 @@ namespace tpeopt::gpu {
 
 bool cuda_available() { return false; }
 
+int cuda_device_count() { return 0; }
+
 std::string cuda_device_description() { return "none (this tpeopt was built without CUDA)"; }
 
 std::unique_ptr<engine::Executor> make_cuda_executor(const strategies::Strategy&, engine::ParamBinding,

@@ -3,7 +3,7 @@
 # Runs on the GPU machine from the repository root over binaries built elsewhere:
 #   BIN=.carry DATA=.carry/data OUT=$OUT scripts/gpu_session.sh [STEP...]
 # Steps: tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback grid (default: all but
-# the optional ones: bench_peers bench_atc).
+# the optional ones: multi_gpu bench_peers bench_atc).
 # Everything lands in $OUT/session/ and, packed, in $OUT/session.tar.gz (one file).
 set -uo pipefail
 BIN="$(cd "${BIN:-.carry}" && pwd)"; OUT="${OUT:-out}"
@@ -68,6 +68,14 @@ for step in "${steps[@]}"; do
         echo "$d: $(grep -o '"digest": "[0-9a-f]*"' "$S/$d/summary.json") $(grep -o '"replayed_segments": [0-9]*' "$S/$d/summary.json")"
       done >> "$S/grid.txt"
       tail -4 "$S/grid.txt" ;;
+    multi_gpu)
+      # Several GPUs of the host: same digest on 1 and N devices; throughput of one filled batch.
+      "$BIN/bench_exhaustion" --bars 1000000 --multi-gpu-trials 65536 --repeats 3 > "$S/multi_gpu.txt" 2>&1
+      for devs in 0 0,1 all; do
+        "$T" run -c examples/exhaustion_eurusd.json --executor cuda --devices "$devs" -q --out "$S/run_devices_$devs" > "$S/run_devices_$devs.log" 2>&1
+        echo "devices $devs: $(grep -o '"digest": "[0-9a-f]*"' "$S/run_devices_$devs/summary.json") $(grep '^trials:' "$S/run_devices_$devs.log")"
+      done >> "$S/multi_gpu.txt"
+      tail -12 "$S/multi_gpu.txt" ;;
     bench_peers)
       "$BIN/bench_ema_cross" ${PEERS_ARGS:-} > "$S/bench_peers.txt" 2>&1; tail -20 "$S/bench_peers.txt" ;;
     bench_atc)

@@ -9,6 +9,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libboost-random-dev
   libconcurrentqueue-dev libreaderwriterqueue-dev
   catch2 libcli11-dev
+  libopenmpi-dev openmpi-bin
   python3
   chromium
 )

@@ -71,6 +71,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,6 +80,7 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
+#include "engine/split_executor.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "tpe/search_space.hpp"
@@ -207,20 +209,71 @@ void time_device(const strategies::ExhaustionStrategy& s, const std::vector<doub
 }
 #endif
 
+/// Several GPUs of the host (engine/split_executor.hpp): warm wall time of one batch of
+/// n trials on devices 0..k-1, and whether the results equal one GPU's bit for bit.
+void time_multi_gpu(const strategies::ExhaustionStrategy& s, const tpe::SearchSpace& space,
+                    const std::vector<double>& params, std::size_t n, int repeats) {
+  const int devices = gpu::cuda_device_count();
+  std::printf("\n| devices | trials per batch | ms per batch (warm, best of %d) | speed-up | bar-trials/s | same bits as 1 GPU |\n",
+              repeats);
+  std::printf("| --- | --- | --- | --- | --- | --- |\n");
+  const auto r = request(params, n);
+  std::vector<double> one_gpu;
+  double one_ms = 0;
+  for (int k = 1; k <= devices; ++k) {
+    std::vector<std::unique_ptr<engine::Executor>> children;
+    for (int d = 0; d < k; ++d) {
+      gpu::CudaExecutorOptions o;
+      o.device = d;
+      o.max_in_flight = 1;
+      children.push_back(gpu::make_cuda_executor(s, engine::ParamBinding(s, space, {}), o));
+    }
+    engine::SplitExecutor exe(std::move(children), fmt::format("cuda x{}", k));
+    // The first batches warm the devices and teach the splitter their speeds.
+    auto result = exe.evaluate(r);
+    for (int w = 0; w < 2; ++w) result = exe.evaluate(r);
+    double best = 1e300;
+    for (int i = 0; i < repeats; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      result = exe.evaluate(r);
+      best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    bool same = true;
+    if (k == 1) {
+      one_gpu = result.scores;
+      one_ms = best;
+    } else {
+      same = one_gpu.size() == result.scores.size() &&
+             std::memcmp(one_gpu.data(), result.scores.data(), one_gpu.size() * sizeof(double)) == 0;
+    }
+    std::printf("| %d | %zu | %.2f | %.2fx | %.3g | %s |\n", k, n, best, one_ms / best,
+                static_cast<double>(s.n_bars()) * static_cast<double>(n) / (best / 1e3), same ? "yes" : "NO");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::size_t bars = 1000000, cpu_trials = 16;
   int repeats = 3;
+  std::size_t multi_gpu_trials = 0;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a];
     if (k == "--bars") bars = std::stoull(argv[a + 1]);
     else if (k == "--cpu-trials") cpu_trials = std::stoull(argv[a + 1]);
     else if (k == "--repeats") repeats = std::stoi(argv[a + 1]);
+    else if (k == "--multi-gpu-trials") multi_gpu_trials = std::stoull(argv[a + 1]);
   }
   const strategies::ExhaustionStrategy s(random_walk(bars, 1), {});
   const auto space = slot_space(s);
   const auto params = random_params(65536, 2);
+  if (multi_gpu_trials > 0) {  // --multi-gpu-trials N: only the multi-GPU table
+    std::printf("exhaustion on several GPUs: %zu bars (seeded random walk), %d device(s): %s\n", bars,
+                gpu::cuda_device_count(), gpu::cuda_device_description().c_str());
+    if (gpu::cuda_device_count() == 0) return 1;
+    time_multi_gpu(s, space, params, std::min<std::size_t>(multi_gpu_trials, 65536), repeats);
+    return 0;
+  }
   std::printf("exhaustion benchmark: %zu bars (seeded random walk), device: %s\n", bars,
               gpu::cuda_device_description().c_str());
   std::printf("| executor | trials | batch | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades |\n",

@@ -1,0 +1,49 @@
+#pragma once
+// Several hosts through MPI (issue [scale-out]). Launched by `mpirun -n N tpeopt ...`,
+// rank 0 runs the command as usual (sampler, pipeline, run directory); every other
+// rank serves it: for each study rank 0 broadcasts the resolved config and executor
+// options (a "job"), each rank builds the strategy and its own executor (CPU or its
+// GPUs), and every batch is cut into one contiguous slice per rank, scattered with
+// MPI_Scatterv and gathered in trial order with MPI_Gatherv. Per-trial results do not
+// depend on the cut (DESIGN.md section 5), so 1, 2 or 4 ranks give the same digest.
+//
+// Without MPI at build time (TPEOPT_MPI=OFF or no Open MPI found) every function here
+// behaves as a single rank.
+#include <memory>
+
+#include "engine/executor.hpp"
+#include "io/study_config.hpp"
+
+namespace tpeopt::engine {
+struct RunOptions;
+}
+
+namespace tpeopt::engine::mpi {
+
+/// True when this tpeopt was built with MPI.
+bool built_with_mpi();
+
+/// Starts MPI when the process was launched by mpirun (with MPI built in); ends it on
+/// destruction, telling the other ranks there is no more work.
+class Session {
+ public:
+  Session(int& argc, char**& argv);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+};
+
+/// This process' rank and the number of ranks (0 and 1 without MPI).
+int rank();
+int size();
+
+/// Ranks other than 0: serve rank 0's jobs until it has no more. Returns the exit code.
+int serve_jobs();
+
+/// Rank 0 with more than one rank: sends the job (config and options) to every rank
+/// and returns an executor that spreads each batch over all ranks, `local` doing
+/// rank 0's slice. Otherwise returns `local` unchanged.
+std::unique_ptr<Executor> spread_over_ranks(std::unique_ptr<Executor> local, const io::StudyConfig& config,
+                                            const RunOptions& options, std::size_t n_metrics);
+
+}  // namespace tpeopt::engine::mpi
