@@ -44,6 +44,7 @@
 #include "gpu/device_buffers.hpp"
 #include "gpu/exhaustion_kernel.hpp"
 #include "gpu/exhaustion_trades.hpp"
+#include "gpu/symbol_aggregate.cuh"
 #include "strategies/exhaustion/exhaustion.hpp"
 
 namespace tpeopt::gpu {
@@ -367,6 +368,7 @@ struct TrialLaunch {
   double* metrics;
   const long long* trade_offsets;  ///< record pass: first trade's index per batch trial
   ex::Trade* trades;               ///< record pass: output
+  double* equity;                  ///< optional: each trial's final compounded equity (multi-symbol portfolio)
   Warmer warm;                     ///< never = NaN, sink: a scratch double
 };
 
@@ -421,6 +423,7 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
     double violation = 0.0;
     L.scores[trial] = ex::finish(sum, L.objective, L.min_trades, m, &violation);
     L.violations[trial] = violation;
+    if (L.equity) L.equity[trial] = sum.equity;
     for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
   }
 }
@@ -544,9 +547,10 @@ class ExhaustionDevice final : public DeviceStrategy {
     run(batch, stream, block_size, nullptr, nullptr);
   }
 
-  /// launch() with trade recording: trade_offsets[i] is trial i's first trade index.
+  /// launch() with trade recording: trade_offsets[i] is trial i's first trade index;
+  /// d_equity (optional): each trial's final compounded equity.
   void run(const DeviceBatch& batch, cudaStream_t stream, int block_size, const long long* d_trade_offsets,
-           ex::Trade* d_trades) {
+           ex::Trade* d_trades, double* d_equity = nullptr) {
     const std::size_t n = batch.n;
     if (n == 0) return;
     TPEOPT_ASSERT(batch.host_params != nullptr, "exhaustion: the batch has no host copy of its parameters");
@@ -569,7 +573,7 @@ class ExhaustionDevice final : public DeviceStrategy {
         ++end;
       }
       TPEOPT_ASSERT(end > begin, "exhaustion: a trial needs more series than the cache holds");
-      run_part(batch, begin, end, part_keys, stream, block_size, d_trade_offsets, d_trades);
+      run_part(batch, begin, end, part_keys, stream, block_size, d_trade_offsets, d_trades, d_equity);
       begin = end;
     }
   }
@@ -614,7 +618,8 @@ class ExhaustionDevice final : public DeviceStrategy {
   int resident(const SeriesKey& k) const { return resident_.get(k.kind, k.value); }
 
   void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<SeriesKey>& keys,
-                cudaStream_t stream, int block_size, const long long* d_trade_offsets, ex::Trade* d_trades) {
+                cudaStream_t stream, int block_size, const long long* d_trade_offsets, ex::Trade* d_trades,
+                double* d_equity) {
     ensure_pool(keys.size(), stream);
     ++part_counter_;
     // Pin the part's resident series, then give missing ones the least recently used slots.
@@ -728,6 +733,7 @@ class ExhaustionDevice final : public DeviceStrategy {
     L.metrics = batch.metrics;
     L.trade_offsets = d_trade_offsets;
     L.trades = d_trades;
+    L.equity = d_equity;
     L.warm = Warmer{std::numeric_limits<double>::quiet_NaN(), d_sink_.data()};
     const bool record = d_trades != nullptr;
     int threads = std::max(32, std::min(1024, block_size));
@@ -783,11 +789,83 @@ class ExhaustionDevice final : public DeviceStrategy {
   cudaEvent_t fork_{}, join_{};
 };
 
+/// The exhaustion strategy over several symbols (issue [multi-asset]): each symbol is a
+/// one-series data set run by the device above, unchanged, on the same stream, writing the
+/// symbol's objective, metrics and final equity for every trial into symbol-major rows; then
+/// one thread per trial aggregates the rows over the symbols in order (the CPU's function).
+/// Trials whose rows do not fit run in chunks (same results).
+class ExhaustionSymbolsDevice final : public DeviceStrategy {
+ public:
+  ExhaustionSymbolsDevice(const strategies::ExhaustionSymbolsStrategy& s, cudaStream_t stream,
+                          const ExhaustionDeviceOptions& o)
+      : spec_(s.aggregate_spec()), n_symbols_(s.n_symbols()) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    for (std::size_t k = 0; k < n_symbols_; ++k) {
+      ExhaustionDeviceOptions so = o;
+      if (so.max_series == 0) {
+        // Each symbol's series cache gets an equal share of half the free memory.
+        const int n = s.symbol(k).n_bars();
+        const std::size_t series_bytes = static_cast<std::size_t>(n) * sizeof(double) + padded_bars(n);
+        so.max_series = std::max<std::size_t>(3, free_bytes / 2 / n_symbols_ / series_bytes);
+      }
+      devices_.push_back(std::make_unique<ExhaustionDevice>(s.symbol(k), stream, so));
+    }
+    const std::size_t row_bytes = n_symbols_ * (2 + ex::kNumMetrics) * sizeof(double);
+    chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / row_bytes);
+  }
+
+  void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
+    const std::size_t n = batch.n;
+    for (std::size_t chunk = 0; chunk < n; chunk += chunk_trials_) {
+      const std::size_t cc = std::min(chunk_trials_, n - chunk);
+      objective_.resize(cc * n_symbols_);
+      equity_.resize(cc * n_symbols_);
+      metrics_.resize(cc * n_symbols_ * ex::kNumMetrics);
+      violations_.resize(cc);
+      for (std::size_t k = 0; k < n_symbols_; ++k) {
+        const DeviceBatch b{batch.params + chunk * ex::kNumSlots, batch.host_params + chunk * ex::kNumSlots,
+                            objective_.data() + k * cc, violations_.data(),
+                            metrics_.data() + k * cc * ex::kNumMetrics, cc};
+        devices_[k]->run(b, stream, block_size, nullptr, nullptr, equity_.data() + k * cc);
+      }
+      AggregateLaunch A;
+      A.objective = objective_.data();
+      A.equity = equity_.data();
+      A.metrics = metrics_.data();
+      A.trial_stride = 1;
+      A.symbol_stride = static_cast<long long>(cc);
+      A.metrics_trial_stride = ex::kNumMetrics;
+      A.metrics_symbol_stride = static_cast<long long>(cc) * ex::kNumMetrics;
+      A.n_trials = static_cast<int>(cc);
+      A.n_symbols = static_cast<int>(n_symbols_);
+      A.spec = spec_;
+      A.scores = batch.scores + chunk;
+      A.violations = batch.violations + chunk;
+      A.out_metrics = batch.metrics + chunk * ex::kNumMetrics;
+      launch_symbol_aggregate(A, stream);
+    }
+  }
+
+ private:
+  strategies::symbols::AggregateSpec spec_;
+  std::size_t n_symbols_;
+  std::size_t chunk_trials_ = 1;
+  std::vector<std::unique_ptr<ExhaustionDevice>> devices_;
+  DeviceBuffer<double> objective_, equity_, metrics_, violations_;
+};
+
 }  // namespace
 
 std::unique_ptr<DeviceStrategy> make_exhaustion_device(const strategies::ExhaustionStrategy& strategy,
                                                        cudaStream_t stream, const ExhaustionDeviceOptions& options) {
   return std::make_unique<ExhaustionDevice>(strategy, stream, options);
+}
+
+std::unique_ptr<DeviceStrategy> make_exhaustion_symbols_device(const strategies::ExhaustionSymbolsStrategy& strategy,
+                                                               cudaStream_t stream,
+                                                               const ExhaustionDeviceOptions& options) {
+  return std::make_unique<ExhaustionSymbolsDevice>(strategy, stream, options);
 }
 
 std::vector<GpuTrialTrades> gpu_exhaustion_trades(const strategies::ExhaustionStrategy& strategy, const double* params,

@@ -4,6 +4,7 @@
 
 #include "gpu/device_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 
 namespace tpeopt::gpu {
 
@@ -29,5 +30,12 @@ struct ExhaustionDeviceOptions {
 
 std::unique_ptr<DeviceStrategy> make_exhaustion_device(const strategies::ExhaustionStrategy& strategy,
                                                        cudaStream_t stream, const ExhaustionDeviceOptions& options = {});
+
+/// The exhaustion strategy over several symbols: each symbol through the device above, then
+/// the per-symbol results aggregated on the device in symbol order. options.max_series
+/// applies per symbol (0: an equal share of free memory per symbol).
+std::unique_ptr<DeviceStrategy> make_exhaustion_symbols_device(const strategies::ExhaustionSymbolsStrategy& strategy,
+                                                               cudaStream_t stream,
+                                                               const ExhaustionDeviceOptions& options = {});
 
 }  // namespace tpeopt::gpu

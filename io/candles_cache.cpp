@@ -132,7 +132,11 @@ std::filesystem::path candles_cache_path(const std::filesystem::path& cache_dir,
 }
 
 Candles load_candles(const std::filesystem::path& csv, const std::optional<std::filesystem::path>& cache_dir) {
-  const std::string bytes = read_file_bytes(csv);
+  return load_candles_bytes(read_file_bytes(csv), csv.string(), cache_dir);
+}
+
+Candles load_candles_bytes(const std::string& bytes, const std::string& source,
+                           const std::optional<std::filesystem::path>& cache_dir) {
   const CandlesSourceId id = candles_source_id(bytes);
   const std::filesystem::path dir = cache_dir ? *cache_dir : default_candles_cache_dir();
   std::filesystem::path cache;
@@ -141,13 +145,13 @@ Candles load_candles(const std::filesystem::path& csv, const std::optional<std::
     std::error_code ec;
     if (std::filesystem::is_regular_file(cache, ec)) {
       try {
-        return read_candles_cache(cache, id, csv.string());
+        return read_candles_cache(cache, id, source);
       } catch (const Error&) {
         // stale or corrupt: parse again and replace it below
       }
     }
   }
-  Candles c = parse_candles_csv(bytes, csv.string());
+  Candles c = parse_candles_csv(bytes, source);
   if (!cache.empty()) {
     try {
       std::error_code ec;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 
 #include "common/candles.hpp"
 
@@ -49,5 +50,9 @@ std::filesystem::path candles_cache_path(const std::filesystem::path& cache_dir,
 /// directory that cannot be created or written is skipped silently; a stale or corrupt
 /// cache file is replaced. An empty `cache_dir` path disables caching.
 Candles load_candles(const std::filesystem::path& csv, const std::optional<std::filesystem::path>& cache_dir = {});
+
+/// load_candles of a CSV whose bytes the caller has already read; `source` names it.
+Candles load_candles_bytes(const std::string& bytes, const std::string& source,
+                           const std::optional<std::filesystem::path>& cache_dir = {});
 
 }  // namespace tpeopt::io

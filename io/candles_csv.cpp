@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include "common/error.hpp"
@@ -157,16 +158,31 @@ bool parse_time_ms(std::string_view s, std::int64_t& out) {
   return parse_iso(s, out);
 }
 
-Candles parse_candles_csv(std::string_view text, const std::string& source) {
-  Candles c;
-  c.source = source;
+namespace {
+
+/// One parsed and checked bar (prices and volume valid; times not yet compared).
+struct Row {
+  std::size_t line = 0;
+  Field time_field;
+  std::int64_t time = 0;
+  std::array<double, kNumCols> v{};
+  std::string_view symbol;  ///< empty without a symbol column
+};
+
+/// Parses the header and every row of a candles CSV, checking each bar on its own, and
+/// calls on_row(const Row&) in file order. With `read_symbol`, a `symbol` or `ticker`
+/// column (any case) is read into Row::symbol (*has_symbol says whether there is one);
+/// without it such a column is ignored like any other.
+template <typename OnRow>
+std::size_t parse_rows(std::string_view text, const std::string& source, bool read_symbol, bool* has_symbol,
+                       OnRow&& on_row) {
   std::vector<Field> fields;
   std::size_t pos = 0, line_no = 0;
   std::array<int, kNumCols> index;
   index.fill(-1);
+  int symbol_index = -1;
   bool have_header = false;
-  std::size_t n_header = 0;
-  c.reserve(std::count(text.begin(), text.end(), '\n') + 1);
+  std::size_t n_header = 0, n_rows = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -184,6 +200,13 @@ Candles parse_candles_csv(std::string_view text, const std::string& source) {
       n_header = fields.size();
       for (std::size_t k = 0; k < fields.size(); ++k) {
         const std::string name = lower(fields[k].text);
+        if (read_symbol && (name == "symbol" || name == "ticker")) {
+          if (symbol_index >= 0)
+            throw make_error("{}:{}:{}: a second symbol column ({}); keep one of symbol, ticker", source, line_no,
+                             fields[k].column, fields[k].text);
+          symbol_index = static_cast<int>(k);
+          continue;
+        }
         int col = -1;
         if (name == "time" || name == "date" || name == "datetime" || name == "timestamp" || name == "open_time" ||
             (k == 0 && name.empty()))
@@ -202,22 +225,29 @@ Candles parse_candles_csv(std::string_view text, const std::string& source) {
                            line_no, kColNames[m],
                            m == kTime ? "time, date, datetime, timestamp, open_time or an empty first header"
                                       : kColNames[m]);
+      if (has_symbol) *has_symbol = symbol_index >= 0;
       continue;
     }
-    const int max_index = *std::max_element(index.begin(), index.end());
+    const int max_index = std::max(*std::max_element(index.begin(), index.end()), symbol_index);
     if (static_cast<int>(fields.size()) <= max_index)
       throw make_error("{}:{}:{}: expected {} fields as in the header, found {}", source, line_no, line.size() + 1,
                        n_header, fields.size());
-    std::int64_t t = 0;
-    const Field& tf = fields[static_cast<std::size_t>(index[kTime])];
-    if (!parse_time_ms(tf.text, t))
+    Row row;
+    row.line = line_no;
+    row.time_field = fields[static_cast<std::size_t>(index[kTime])];
+    const Field& tf = row.time_field;
+    if (!parse_time_ms(tf.text, row.time))
       throw make_error("{}:{}:{}: time: cannot parse \"{}\" (expected YYYY-MM-DD, YYYY-MM-DD HH:MM:SS with an optional "
                        "UTC offset, or Unix seconds or milliseconds)",
                        source, line_no, tf.column, tf.text);
-    if (!c.time_ms.empty() && t <= c.time_ms.back())
-      throw make_error("{}:{}:{}: time: \"{}\" is not after the previous bar's time (times must increase)", source,
-                       line_no, tf.column, tf.text);
-    std::array<double, kNumCols> v{};
+    if (symbol_index >= 0) {
+      const Field& sf = fields[static_cast<std::size_t>(symbol_index)];
+      if (sf.text.empty()) throw make_error("{}:{}:{}: symbol: empty", source, line_no, sf.column);
+      if (sf.text.find('"') != std::string_view::npos)
+        throw make_error("{}:{}:{}: symbol: \"{}\" contains a quote", source, line_no, sf.column, sf.text);
+      row.symbol = sf.text;
+    }
+    auto& v = row.v;
     for (int m = kOpen; m < kNumCols; ++m) {
       const Field& f = fields[static_cast<std::size_t>(index[m])];
       if (!parse_double(f.text, v[m]))
@@ -236,16 +266,95 @@ Candles parse_candles_csv(std::string_view text, const std::string& source) {
                        std::min(v[kOpen], v[kClose]));
     if (v[kVolume] < 0.0)
       throw make_error("{}:{}:{}: volume: {} is negative", source, line_no, where(kVolume), v[kVolume]);
-    c.time_ms.push_back(t);
-    c.open.push_back(v[kOpen]);
-    c.high.push_back(v[kHigh]);
-    c.low.push_back(v[kLow]);
-    c.close.push_back(v[kClose]);
-    c.volume.push_back(v[kVolume]);
+    on_row(row);
+    ++n_rows;
   }
   if (!have_header) throw make_error("{}:1:1: empty file (expected a header and bars)", source);
-  if (c.size() == 0) throw make_error("{}:{}:1: no bars after the header", source, line_no + 1);
+  if (n_rows == 0) throw make_error("{}:{}:1: no bars after the header", source, line_no + 1);
+  return line_no;
+}
+
+void push_bar(Candles& c, const Row& r) {
+  c.time_ms.push_back(r.time);
+  c.open.push_back(r.v[kOpen]);
+  c.high.push_back(r.v[kHigh]);
+  c.low.push_back(r.v[kLow]);
+  c.close.push_back(r.v[kClose]);
+  c.volume.push_back(r.v[kVolume]);
+}
+
+}  // namespace
+
+Candles parse_candles_csv(std::string_view text, const std::string& source) {
+  Candles c;
+  c.source = source;
+  c.reserve(std::count(text.begin(), text.end(), '\n') + 1);
+  parse_rows(text, source, false, nullptr, [&](const Row& r) {
+    if (!c.time_ms.empty() && r.time <= c.time_ms.back())
+      throw make_error("{}:{}:{}: time: \"{}\" is not after the previous bar's time (times must increase)", source,
+                       r.line, r.time_field.column, r.time_field.text);
+    push_bar(c, r);
+  });
   return c;
+}
+
+CandleSet parse_candle_set_csv(std::string_view text, const std::string& source, const std::string& default_symbol) {
+  bool has_symbol = false;
+  std::vector<std::string> names;
+  std::vector<Candles> per;
+  std::vector<std::size_t> last_line;
+  std::unordered_map<std::string, std::size_t> index;
+  parse_rows(text, source, true, &has_symbol, [&](const Row& r) {
+    const std::string name = has_symbol ? std::string(r.symbol) : default_symbol;
+    auto [it, inserted] = index.try_emplace(name, names.size());
+    if (inserted) {
+      names.push_back(name);
+      per.emplace_back();
+      last_line.push_back(0);
+    }
+    Candles& c = per[it->second];
+    if (!c.time_ms.empty() && r.time <= c.time_ms.back()) {
+      if (has_symbol)
+        throw make_error("{}:{}:{}: time: \"{}\" is not after the previous bar of symbol {} (line {}; times must "
+                         "increase within a symbol)",
+                         source, r.line, r.time_field.column, r.time_field.text, name, last_line[it->second]);
+      throw make_error("{}:{}:{}: time: \"{}\" is not after the previous bar's time (times must increase)", source,
+                       r.line, r.time_field.column, r.time_field.text);
+    }
+    last_line[it->second] = r.line;
+    push_bar(c, r);
+  });
+  std::vector<std::size_t> order(names.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
+  CandleSet set;
+  set.source = source;
+  for (const std::size_t i : order)
+    set.append(names[i], has_symbol ? source + "[" + names[i] + "]" : source, per[i]);
+  return set;
+}
+
+bool csv_has_symbol_column(std::string_view text) {
+  // The header is the first non-blank line.
+  std::size_t pos = 0;
+  std::vector<Field> fields;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.size() >= 3 && static_cast<unsigned char>(line[0]) == 0xEF &&
+        static_cast<unsigned char>(line[1]) == 0xBB && static_cast<unsigned char>(line[2]) == 0xBF)
+      line.remove_prefix(3);
+    if (trim(line).empty()) continue;
+    split_line(line, fields);
+    for (const Field& f : fields) {
+      const std::string name = lower(f.text);
+      if (name == "symbol" || name == "ticker") return true;
+    }
+    return false;
+  }
+  return false;
 }
 
 std::string read_file_bytes(const std::filesystem::path& path) {

@@ -23,8 +23,19 @@
 
 namespace tpeopt::io {
 
-/// Parses CSV text; `source` names it in errors (usually the file path).
+/// Parses CSV text; `source` names it in errors (usually the file path). A `symbol` or
+/// `ticker` column is ignored here (see parse_candle_set_csv).
 Candles parse_candles_csv(std::string_view text, const std::string& source);
+
+/// Parses CSV text that may hold several symbols (issue [multi-asset]): with a `symbol` or
+/// `ticker` column (any case), each row belongs to the symbol it names (rows of symbols may
+/// be interleaved or grouped; times must increase within each symbol, and an error names the
+/// line of that symbol's previous bar); without one, every row belongs to `default_symbol`.
+/// Symbols come out in name order (byte order). Empty symbol names are errors.
+CandleSet parse_candle_set_csv(std::string_view text, const std::string& source, const std::string& default_symbol);
+
+/// True when the header (first non-blank line) has a `symbol` or `ticker` column.
+bool csv_has_symbol_column(std::string_view text);
 
 /// Reads and parses a CSV file (no cache; see io/candles_cache.hpp for the cached load).
 Candles read_candles_csv(const std::filesystem::path& path);

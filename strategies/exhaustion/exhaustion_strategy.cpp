@@ -151,9 +151,14 @@ void ExhaustionStrategy::walk(const double* params, OnTrade&& on_trade) const {
   ex::run_backtest(host_bars(), p, t, ex::SequentialFinder{}, on_trade);
 }
 
-TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics) const {
+ex::Summary ExhaustionStrategy::summarize(const double* params) const {
   ex::Summary s;
   walk(params, [&](const ex::Trade& t) { ex::add_trade(s, t); });
+  return s;
+}
+
+TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics) const {
+  const ex::Summary s = summarize(params);
   TrialScore r;
   r.score = ex::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
   return r;

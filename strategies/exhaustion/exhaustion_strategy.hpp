@@ -32,6 +32,9 @@ class ExhaustionStrategy final : public Strategy {
   TrialScore evaluate(const double* params, double* metrics) const override;
   std::vector<std::string> data_checksums() const override;
 
+  /// The summary of one trial's trades (CPU reference; evaluate() = finish(summarize())).
+  exhaustion::Summary summarize(const double* params) const;
+
   /// The trades of one trial in order (CPU reference), and its summary.
   std::vector<exhaustion::Trade> trades(const double* params, exhaustion::Summary* summary = nullptr) const;
 

@@ -53,7 +53,7 @@ std::vector<double> params(double max_hold, double reward = 10.0, double fee = 0
 
 }  // namespace
 
-TEST_CASE("exhaustion: one position at a time; a signal on the exit bar re-enters", "[cpu][exhaustion]") {
+TEST_CASE("exhaustion: one position at a time, a signal on the exit bar re-enters", "[cpu][exhaustion]") {
   Crafted c(12);
   for (int i : {1, 2, 3, 5, 6, 10}) c.signal_at(i);
   // Signal 1: entry bar 2 at open 100, stop 100 - 1 * ATR = 99, target 110, last = 2 + 4 - 1 = 5:

@@ -1,0 +1,52 @@
+#pragma once
+// The aggregation of per-symbol results into a trial's score, violation and metrics on the
+// device: one thread per trial calls strategies/symbol_aggregate.hpp's aggregate_symbols,
+// the function the CPU reference calls, over the symbols in their fixed order (DESIGN.md
+// section 5: no atomics, no reduction whose order depends on the launch). Included by the
+// .cu files of the symbol strategies (each gets its own copy of the kernel).
+#include <cuda_runtime_api.h>
+
+#include "gpu/cuda_check.cuh"
+#include "strategies/symbol_aggregate.hpp"
+
+namespace tpeopt::gpu {
+namespace {
+
+/// Per-symbol rows of `n_trials` trials: objective of (trial i, symbol s) at
+/// objective[i * trial_stride + s * symbol_stride]; equity likewise; metric k at
+/// metrics[i * metrics_trial_stride + s * metrics_symbol_stride + k].
+struct AggregateLaunch {
+  const double* objective;
+  const double* equity;
+  const double* metrics;
+  long long trial_stride, symbol_stride, metrics_trial_stride, metrics_symbol_stride;
+  int n_trials, n_symbols;
+  strategies::symbols::AggregateSpec spec;
+  double* scores;       ///< n_trials
+  double* violations;   ///< n_trials
+  double* out_metrics;  ///< n_trials x spec.n_metrics
+};
+
+__global__ void symbol_aggregate_kernel(AggregateLaunch L) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= L.n_trials) return;
+  const strategies::symbols::SymbolRows rows{L.objective + i * L.trial_stride, L.equity + i * L.trial_stride,
+                                             L.metrics + i * L.metrics_trial_stride, L.symbol_stride,
+                                             L.symbol_stride, L.metrics_symbol_stride};
+  double m[strategies::symbols::kMaxMetrics];
+  double violation = 0.0;
+  const double score = strategies::symbols::aggregate_symbols(rows, L.n_symbols, L.spec, m, &violation);
+  L.scores[i] = score;
+  L.violations[i] = violation;
+  for (int k = 0; k < L.spec.n_metrics; ++k) L.out_metrics[static_cast<long long>(i) * L.spec.n_metrics + k] = m[k];
+}
+
+inline void launch_symbol_aggregate(const AggregateLaunch& L, cudaStream_t stream) {
+  if (L.n_trials <= 0) return;
+  const int threads = 128;
+  symbol_aggregate_kernel<<<static_cast<unsigned>((L.n_trials + threads - 1) / threads), threads, 0, stream>>>(L);
+  CUDA_CHECK_LAUNCH("symbol_aggregate_kernel");
+}
+
+}  // namespace
+}  // namespace tpeopt::gpu

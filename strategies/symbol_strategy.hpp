@@ -1,0 +1,34 @@
+#pragma once
+// The host-side face of a strategy over a data set of several symbols (issue [multi-asset]):
+// per-symbol results are kept (evaluate_symbols) and the trial's score is their aggregate
+// (strategies/symbol_aggregate.hpp, the same TPEOPT_HD code on the GPU).
+#include <string>
+#include <vector>
+
+#include "strategies/strategy.hpp"
+#include "strategies/symbol_aggregate.hpp"
+
+namespace tpeopt::strategies {
+
+/// Parses objective.aggregate (sum | mean | worst | portfolio); throws Error naming the key.
+symbols::Aggregate parse_aggregate(const std::string& name);
+const char* aggregate_name(symbols::Aggregate a);
+
+class SymbolStrategy : public Strategy {
+ public:
+  /// Symbol names, in the fixed order every sum over symbols follows (by name).
+  virtual const std::vector<std::string>& symbol_names() const = 0;
+  std::size_t n_symbols() const { return symbol_names().size(); }
+
+  /// One trial's per-symbol results: objective[s] (the per-symbol objective value), equity[s]
+  /// (final compounded equity, from 1) and metrics[s * M + k] (M = metric_names().size()).
+  virtual void evaluate_symbols(const double* params, double* objective, double* equity, double* metrics) const = 0;
+
+  /// How evaluate() aggregates (the GPU aggregates the same way).
+  virtual const symbols::AggregateSpec& aggregate_spec() const = 0;
+
+  /// evaluate_symbols, then aggregate_symbols.
+  TrialScore evaluate(const double* params, double* metrics) const override;
+};
+
+}  // namespace tpeopt::strategies
