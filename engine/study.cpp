@@ -1,5 +1,6 @@
 #include "engine/study.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <ostream>
@@ -7,14 +8,21 @@
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/fault_injection.hpp"
+#include "engine/mpi_ranks.hpp"
 #include "engine/run_log.hpp"
+#include "engine/split_executor.hpp"
 #include "engine/synthetic_load.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/candles_config.hpp"
+#include "io/candle_set.hpp"
+#include "strategies/atc/atc_strategy.hpp"
+#include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "strategies/functions/functions_strategy.hpp"
 #include "io/trade_filter_source.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "tpe/ga_sampler.hpp"
 #include "tpe/grid_sampler.hpp"
 #include "tpe/random_sampler.hpp"
 #include "tpe/tpe_sampler.hpp"
@@ -23,6 +31,9 @@ namespace tpeopt::engine {
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config) {
   try {
+    if (!config.objective.aggregate.empty() && config.strategy != "exhaustion" && config.strategy != "atc")
+      throw make_error("objective.aggregate: strategy {} has no symbols to aggregate (exhaustion and atc do)",
+                       config.strategy);
     if (config.strategy == "functions") {
       if (config.objective.name != "value")
         throw make_error("objective.name: the functions strategy's objective is \"value\" (got \"{}\")",
@@ -45,7 +56,30 @@ std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& confi
       o.objective = strategies::parse_exhaustion_objective(config.objective.name);
       if (config.objective.min_trades_set)
         o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
-      return std::make_unique<strategies::ExhaustionStrategy>(io::load_candles_data(config.data, config.base_dir), o);
+      // One symbol: today's one-series strategy (bit for bit); several: each symbol as one
+      // series, the score aggregated over them (issue [multi-asset]).
+      const CandleSet set = io::load_candle_set_data(config.data, config.base_dir);
+      const auto aggregate = strategies::parse_aggregate(config.objective.aggregate.empty() ? "sum" : config.objective.aggregate);
+      if (set.n_symbols() == 1 && aggregate != strategies::symbols::Aggregate::Portfolio)
+        return std::make_unique<strategies::ExhaustionStrategy>(set.symbol(0), o);
+      return std::make_unique<strategies::ExhaustionSymbolsStrategy>(
+          set, o, aggregate, config.objective.direction == tpe::Direction::Maximize);
+    }
+    if (config.strategy == "atc") {
+      strategies::AtcOptions o;
+      o.objective = strategies::parse_atc_objective(config.objective.name);
+      if (config.objective.min_trades_set)
+        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
+      o.aggregate = strategies::parse_aggregate(config.objective.aggregate.empty() ? "sum" : config.objective.aggregate);
+      o.maximize = config.objective.direction == tpe::Direction::Maximize;
+      return std::make_unique<strategies::AtcStrategy>(io::load_candle_set_data(config.data, config.base_dir), o);
+    }
+    if (config.strategy == "ema_cross") {
+      strategies::EmaCrossOptions o;
+      o.objective = strategies::parse_ema_cross_objective(config.objective.name);
+      if (config.objective.min_trades_set)
+        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
+      return std::make_unique<strategies::EmaCrossStrategy>(io::load_candles_data(config.data, config.base_dir), o);
     }
   } catch (const Error& e) {
     throw Error(config.source + ": " + e.what());
@@ -57,12 +91,46 @@ std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config) {
   const auto& s = config.search;
   if (s.sampler == "random") return std::make_unique<tpe::RandomSampler>(config.space, s.seed);
   if (s.sampler == "grid") return std::make_unique<tpe::GridSampler>(config.space);
+  if (s.sampler == "ga")
+    return std::make_unique<tpe::GaSampler>(config.space, config.objective.direction, s.seed, s.ga);
   return std::make_unique<tpe::TpeSampler>(config.space, config.objective.direction, s.seed, s.tpe);
 }
 
 std::uint64_t study_trial_count(const io::StudyConfig& config) {
   if (config.search.sampler == "grid") return tpe::GridSampler(config.space).size();
   return config.search.trials;
+}
+
+std::vector<int> parse_devices(const std::string& text) {
+  if (text.empty()) return {};
+  const int available = gpu::cuda_device_count();
+  std::vector<int> out;
+  if (text == "all") {
+    for (int d = 0; d < available; ++d) out.push_back(d);
+    if (out.empty()) throw make_error("--devices all: no CUDA device found ({})", gpu::cuda_device_description());
+    return out;
+  }
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    int d = -1;
+    try {
+      std::size_t used = 0;
+      d = std::stoi(item, &used);
+      if (used != item.size()) d = -1;
+    } catch (const std::exception&) {
+      d = -1;
+    }
+    if (d < 0) throw make_error("--devices: \"{}\" is not a device number (expected all or a list like 0,1)", item);
+    if (d >= available)
+      throw make_error("--devices: device {} does not exist ({} CUDA device(s) found)", d, available);
+    if (std::find(out.begin(), out.end(), d) != out.end())
+      throw make_error("--devices: device {} is listed twice", d);
+    out.push_back(d);
+    pos = comma + 1;
+  }
+  return out;
 }
 
 std::string resolve_executor(const std::string& which) {
@@ -72,8 +140,11 @@ std::string resolve_executor(const std::string& which) {
   return which;
 }
 
-std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
-                                        const RunOptions& options) {
+namespace {
+
+/// This process' executor: the CPU, one GPU, or several GPUs of this host.
+std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                                              const RunOptions& options) {
   ParamBinding binding = [&] {
     try {
       return ParamBinding(strategy, config.space, config.fixed);
@@ -85,9 +156,28 @@ std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const str
     gpu::CudaExecutorOptions o;
     o.block_size = options.cuda_block_size;
     o.max_in_flight = std::max<std::size_t>(1, config.search.depth);
-    return gpu::make_cuda_executor(strategy, std::move(binding), o);
+    if (options.cuda_devices.size() <= 1) {
+      o.device = options.cuda_devices.empty() ? 0 : options.cuda_devices.front();
+      return gpu::make_cuda_executor(strategy, std::move(binding), o);
+    }
+    std::vector<std::unique_ptr<Executor>> devices;
+    for (int d : options.cuda_devices) {  // each uploads the strategy's data to its device once
+      o.device = d;
+      devices.push_back(gpu::make_cuda_executor(strategy, binding, o));
+    }
+    std::string label = fmt::format("cuda x{}", devices.size());
+    return std::make_unique<SplitExecutor>(std::move(devices), std::move(label));
   }
   return std::make_unique<CpuExecutor>(strategy, std::move(binding), options.cpu_threads);
+}
+
+}  // namespace
+
+std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                                        const RunOptions& options) {
+  // Under mpirun, rank 0's executor spreads every batch over all ranks (engine/mpi_ranks.hpp).
+  return mpi::spread_over_ranks(make_local_executor(config, strategy, options), config, options,
+                                strategy.metric_names().size());
 }
 
 namespace {

@@ -19,6 +19,8 @@ struct RunOptions {
   std::string executor = "auto";  ///< cpu | cuda | auto (CUDA when a device is usable)
   unsigned cpu_threads = 0;       ///< CPU executor threads (0 = all)
   int cuda_block_size = 128;
+  /// CUDA devices to spread each batch over (engine/split_executor.hpp); empty = device 0.
+  std::vector<int> cuda_devices;
   bool keep_trials = false;       ///< keep every trial in StudyResult::trials()
   std::ostream* log = nullptr;    ///< per-batch log lines (DESIGN.md section 3); null = none
   /// With `log`: one progress line rewritten in place (for a terminal) instead of a
@@ -35,6 +37,9 @@ std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config);
 std::uint64_t study_trial_count(const io::StudyConfig& config);
 /// "cpu" or "cuda" as `which` resolves on this machine ("auto": cuda if usable).
 std::string resolve_executor(const std::string& which);
+/// `--devices`: "all", or a comma-separated list of device numbers ("0,1"); "" = default
+/// (device 0). Errors name the flag and the bad item.
+std::vector<int> parse_devices(const std::string& text);
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options);
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "io/ga_config.hpp"
 
 namespace tpeopt::io {
 
@@ -112,7 +113,9 @@ StudyConfig load_study_config(const std::filesystem::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   const Json json = parse_json_text(text.str(), path.string());
-  return parse_study_config(json, path.string(), path.parent_path());
+  // A config named without a folder ("study.json") lives in the current one.
+  const std::filesystem::path folder = path.parent_path();
+  return parse_study_config(json, path.string(), folder.empty() ? std::filesystem::path(".") : folder);
 }
 
 StudyConfig parse_study_config(const Json& json, const std::string& source, const std::filesystem::path& base_dir) {
@@ -122,7 +125,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
   try {
     JsonFields root(json, "");
     root.reject_unknown({"strategy", "function", "data", "objective", "search", "params", "executor", "description"});
-    c.strategy = root.get_choice("strategy", {"functions", "exhaustion", "trade_filter"});
+    c.strategy = root.get_choice("strategy", {"functions", "exhaustion", "ema_cross", "trade_filter", "atc"});
     c.executor = root.get_choice("executor", {"auto", "cpu", "cuda"}, "auto");
     const bool functions = c.strategy == "functions";
     if (functions) {
@@ -140,7 +143,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     c.objective.direction = functions ? tpe::Direction::Minimize : tpe::Direction::Maximize;
     if (root.has("objective")) {
       JsonFields o(root.at("objective"), "objective");
-      o.reject_unknown({"name", "direction", "min_trades"});
+      o.reject_unknown({"name", "direction", "min_trades", "aggregate"});
       c.objective.name = o.get_string("name", c.objective.name);
       c.objective.direction = o.get_choice("direction", {"minimize", "maximize"},
                                            functions ? "minimize" : "maximize") == "minimize"
@@ -150,13 +153,15 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
         c.objective.min_trades = o.get_int("min_trades", std::nullopt, 0, kMaxCount);
         c.objective.min_trades_set = true;
       }
+      // Candle strategies over several symbols (docs/strategies.md); checked by the strategy factory.
+      if (o.has("aggregate")) c.objective.aggregate = o.get_choice("aggregate", {"sum", "mean", "worst", "portfolio"});
     }
 
     // search
     if (root.has("search")) {
       JsonFields s(root.at("search"), "search");
-      s.reject_unknown({"sampler", "trials", "batch", "depth", "seed", "top_k", "tpe"});
-      c.search.sampler = s.get_choice("sampler", {"tpe", "random", "grid"}, "tpe");
+      s.reject_unknown({"sampler", "trials", "batch", "depth", "seed", "top_k", "tpe", "ga"});
+      c.search.sampler = s.get_choice("sampler", {"tpe", "random", "grid", "ga"}, "tpe");
       c.search.trials = static_cast<std::uint64_t>(s.get_int("trials", 1000, 1, kMaxCount));
       c.search.batch = static_cast<std::uint64_t>(s.get_int("batch", 256, 1, 1 << 26));
       c.search.depth = static_cast<std::uint64_t>(s.get_int("depth", 2, 1, 64));
@@ -179,6 +184,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
         tpe.acquisition = t.get_choice("acquisition", {"fast", "exact"}, "fast") == "exact" ? tpe::Acquisition::Exact
                                                                                            : tpe::Acquisition::Fast;
       }
+      if (s.has("ga")) c.search.ga = parse_ga_config(s.at("ga"));
     }
 
     // params
@@ -221,6 +227,7 @@ Json StudyConfig::resolved() const {
   j["objective"] = {{"name", objective.name},
                     {"direction", objective.direction == tpe::Direction::Minimize ? "minimize" : "maximize"}};
   if (objective.min_trades_set) j["objective"]["min_trades"] = objective.min_trades;
+  if (!objective.aggregate.empty()) j["objective"]["aggregate"] = objective.aggregate;
   const auto& t = search.tpe;
   j["search"] = {{"sampler", search.sampler}, {"trials", search.trials}, {"batch", search.batch},
                  {"depth", search.depth},     {"seed", search.seed},     {"top_k", search.top_k},
@@ -233,6 +240,9 @@ Json StudyConfig::resolved() const {
                    {"consider_endpoints", t.consider_endpoints},
                    {"threads", t.threads},
                    {"acquisition", t.acquisition == tpe::Acquisition::Exact ? "exact" : "fast"}}}};
+  // Only a GA study writes its settings: other samplers' resolved configs (and so the config
+  // digests of their existing runs, which resume checks) stay as they were.
+  if (search.sampler == "ga") j["search"]["ga"] = ga_config_json(search.ga, space);
   Json p = Json::object();
   for (const auto& name : param_order) {
     if (auto it = fixed.find(name); it != fixed.end()) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/json_fields.hpp"
+#include "tpe/ga_sampler.hpp"
 #include "tpe/search_space.hpp"
 #include "tpe/tpe_sampler.hpp"
 
@@ -18,17 +19,19 @@ struct ObjectiveConfig {
   tpe::Direction direction = tpe::Direction::Maximize;
   std::int64_t min_trades = 0;  ///< trials with fewer trades are infeasible (strategy default if unset)
   bool min_trades_set = false;
+  std::string aggregate;  ///< candle strategies: sum | mean | worst | portfolio over symbols ("" = sum)
 };
 
 /// `search`: how trials are proposed and batched.
 struct SearchConfig {
-  std::string sampler = "tpe";    ///< tpe | random | grid
+  std::string sampler = "tpe";    ///< tpe | random | grid | ga
   std::uint64_t trials = 1000;    ///< total trials (grid: all combinations unless smaller)
   std::uint64_t batch = 256;      ///< trials per batch (>= 1)
   std::uint64_t depth = 2;        ///< batches in flight (>= 1)
   std::uint64_t seed = 0;         ///< study seed: with the config, fixes the run
   std::uint64_t top_k = 10;       ///< size of top.json
   tpe::TpeConfig tpe;
+  tpe::GaConfig ga;  ///< `search.ga` (docs/samplers.md)
 };
 
 /// A whole study config, validated. Paths are resolved against the config's folder.

@@ -22,7 +22,7 @@ class Sampler {
  public:
   virtual ~Sampler() = default;
 
-  /// Short name for logs ("tpe", "random", "grid").
+  /// Short name for logs ("tpe", "random", "grid", "ga").
   virtual std::string name() const = 0;
 
   /// Fills out[i * space.size() + a] with the external value of axis a for trial

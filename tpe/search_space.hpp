@@ -1,5 +1,5 @@
 #pragma once
-// tpe/: search spaces and the samplers that propose trials over them (random, TPE, grid).
+// tpe/: search spaces and the samplers that propose trials over them (random, TPE, grid, GA).
 // Knows nothing of strategies, threads beyond an optional worker pool, or CUDA.
 #include <cstddef>
 #include <cstdint>

@@ -168,7 +168,7 @@ TEST_CASE("a grid of another strategy is a journaled run that resumes", "[cpu][l
   fs::remove_all(tmp);
 }
 
-TEST_CASE("a full disk stops a run and a grid with an error naming the file; they resume to the same result",
+TEST_CASE("a full disk stops a run and a grid with an error naming the file, they resume to the same result",
           "[cpu][long-runs]") {
   const std::string tmp = testing::make_temp_dir("disk-full");
 

@@ -145,7 +145,7 @@ TEST_CASE("SIGINT stops after the batch being told, says how to resume, and the 
   fs::remove_all(tmp);
 }
 
-TEST_CASE("a journal with a torn last record resumes; corruption earlier is refused", "[cpu][long-runs]") {
+TEST_CASE("a journal with a torn last record resumes, corruption earlier is refused", "[cpu][long-runs]") {
   const std::string tmp = testing::make_temp_dir("journal");
   const std::string config = write_config(tmp, 160, 16);
   const std::string dir = tmp + "/run";
@@ -219,7 +219,7 @@ TEST_CASE("resume refuses a changed config, and output errors are clear", "[cpu]
   fs::remove_all(tmp);
 }
 
-TEST_CASE("an executor failure mid-run leaves a resumable journal; resume --executor cpu ends identical",
+TEST_CASE("an executor failure mid-run leaves a resumable journal, resume --executor cpu ends identical",
           "[cpu][long-runs]") {
   const std::string tmp = testing::make_temp_dir("fault");
   const std::string config = write_config(tmp, 160, 16);

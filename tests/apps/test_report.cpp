@@ -155,7 +155,7 @@ TEST_CASE("tpeopt report: a self-contained page whose three figures render in he
   if (!std::getenv("TPEOPT_KEEP_REPORT")) fs::remove_all(tmp);
 }
 
-TEST_CASE("tpeopt report: an interrupted run is reported from its CSVs; bad files are named", "[cpu][report]") {
+TEST_CASE("tpeopt report: an interrupted run is reported from its CSVs, bad files are named", "[cpu][report]") {
   const std::string tmp = testing::make_temp_dir("report-int");
   const std::string run_dir = tmp + "/run";
   const auto run = run_cli({"run", "-c", write_config(tmp), "--executor", "cpu", "-q", "--out", run_dir});

@@ -1,0 +1,364 @@
+#pragma once
+// The `ema_cross` strategy (issue [peers]): long-only EMA crossover with optional stop-loss
+// and take-profit, fees and slippage, whose fills are those of vectorbt's
+// Portfolio.from_signals with the settings listed in docs/strategies.md ("ema_cross").
+// Written ONCE as TPEOPT_HD code and used by the CPU reference (ema_cross_strategy.cpp)
+// and the CUDA kernels (gpu/ema_cross_kernel.cu).
+//
+// Parity (DESIGN.md section 5): only +, -, * and / on doubles (IEEE on both sides),
+// contraction off on both compilers, the same operation order everywhere, and the same
+// order as vectorbt's numba code where vectorbt computes the same number (the EMA, the
+// stop levels, the fills), so that its prices agree with vectorbt's to the last bit.
+// Every predicate below is a pure function of its arguments: a caller may test bars in
+// any order or in parallel and finds the same first bar.
+#include <cmath>
+
+#include "common/hd.hpp"
+
+#ifdef __CUDACC__
+#define TPEOPT_EMA_CROSS_NO_CHECK _Pragma("nv_exec_check_disable")
+#else
+#define TPEOPT_EMA_CROSS_NO_CHECK
+#endif
+
+namespace tpeopt::strategies::ema_cross {
+
+/// Parameter slots, in the order of EmaCrossStrategy::param_names().
+enum Slot : int { kEmaFast = 0, kEmaSlow, kSlPct, kTpPct, kFeeBp, kSlippageBp, kNumSlots };
+
+/// One trial's parameters, unpacked from its slot vector.
+struct Params {
+  int ema_fast, ema_slow;
+  int first_valid;  ///< max(ema_fast, ema_slow) - 1: the first bar where both EMAs are defined
+  bool has_sl, has_tp;
+  double sl;    ///< sl_pct / 100 (vectorbt's sl_stop)
+  double tp;    ///< tp_pct / 100 (vectorbt's tp_stop)
+  double fee;   ///< fee_bp / 1e4 (vectorbt's fees)
+  double slip;  ///< slippage_bp / 1e4 (vectorbt's slippage)
+};
+
+/// Integer parameters arrive as doubles and are rounded (halves up); floor is exact on both sides.
+TPEOPT_HD_INLINE int int_param(double v) { return static_cast<int>(floor(v + 0.5)); }
+
+TPEOPT_HD_INLINE Params unpack_params(const double* v) {
+  Params p;
+  p.ema_fast = int_param(v[kEmaFast]);
+  p.ema_slow = int_param(v[kEmaSlow]);
+  p.first_valid = (p.ema_fast > p.ema_slow ? p.ema_fast : p.ema_slow) - 1;
+  p.has_sl = v[kSlPct] > 0.0;
+  p.has_tp = v[kTpPct] > 0.0;
+  p.sl = v[kSlPct] / 100.0;
+  p.tp = v[kTpPct] / 100.0;
+  p.fee = v[kFeeBp] / 1e4;
+  p.slip = v[kSlippageBp] / 1e4;
+  return p;
+}
+
+// ---- the EMA (vectorbt's MA with ewm=True, adjust=False; pandas' ewm(span).mean()) ------
+
+/// The weights of one span, as vectorbt's ewm_mean_1d_nb computes them:
+/// com = (span - 1) / 2, alpha = 1 / (1 + com), keep = 1 - alpha (the old weight).
+struct EmaWeights {
+  double alpha, keep, denom;  ///< denom = keep + alpha (not always exactly 1)
+};
+
+TPEOPT_HD_INLINE EmaWeights ema_weights(int span) {
+  const double com = static_cast<double>(span - 1) / 2.0;
+  EmaWeights w;
+  w.alpha = 1.0 / (1.0 + com);
+  w.keep = 1.0 - w.alpha;
+  w.denom = w.keep + w.alpha;
+  return w;
+}
+
+/// One EMA step: the average moves only when the new close differs from it, to
+/// ((keep * e) + (alpha * c)) / (keep + alpha).
+TPEOPT_HD_INLINE double ema_step(double e, const EmaWeights& w, double c) {
+  if (e != c) e = ((w.keep * e) + (w.alpha * c)) / w.denom;
+  return e;
+}
+
+/// e_0 = close_0, e_i = ema_step(e_{i-1}, close_i), sequentially. Bars i < span - 1 are
+/// warm-up (vectorbt: NaN); they are written but never read as signals.
+TPEOPT_HD_INLINE void ema_series(const double* close, int n, int span, double* out) {
+  if (n <= 0) return;
+  const EmaWeights w = ema_weights(span);
+  double e = close[0];
+  out[0] = e;
+  for (int i = 1; i < n; ++i) {
+    e = ema_step(e, w, close[i]);
+    out[i] = e;
+  }
+}
+
+/// Two spans' EMA series in one pass (two independent chains side by side: the same
+/// values as two ema_series calls, in about the time of one).
+TPEOPT_HD_INLINE void ema_series2(const double* close, int n, int span_a, double* out_a, int span_b, double* out_b) {
+  if (n <= 0) return;
+  const EmaWeights wa = ema_weights(span_a), wb = ema_weights(span_b);
+  double a = close[0], b = close[0];
+  out_a[0] = a;
+  out_b[0] = b;
+  for (int i = 1; i < n; ++i) {
+    const double c = close[i];
+    a = ema_step(a, wa, c);
+    b = ema_step(b, wb, c);
+    out_a[i] = a;
+    out_b[i] = b;
+  }
+}
+
+// ---- data and signals ------------------------------------------------------------------
+
+/// The trial-independent bars (host or device pointers).
+struct Bars {
+  int n = 0;
+  const double* open = nullptr;
+  const double* high = nullptr;
+  const double* low = nullptr;
+  const double* close = nullptr;
+};
+
+/// The two EMA series a trial reads (shared by all trials with the same spans).
+struct TrialSeries {
+  const double* fast = nullptr;
+  const double* slow = nullptr;
+};
+
+// The predicates combine their comparisons with & and | (not && and ||): every operand
+// is read, with no branch, so that a CPU finder can test several bars at once with SIMD
+// (same truth values).
+
+/// fast_k < slow_k. The first such bar at or after first_valid arms the entry signals
+/// (vectorbt's crossed_above needs the fast EMA strictly below the slow one first).
+TPEOPT_HD_INLINE bool is_below(const TrialSeries& t, int k) { return t.fast[k] < t.slow[k]; }
+
+/// Cross above at bar k (read at k > first below bar): fast_k > slow_k and not
+/// fast_{k-1} > slow_{k-1}. Equality counts as "not above": below, equal, above crosses.
+TPEOPT_HD_INLINE bool is_cross_above(const TrialSeries& t, int k) {
+  return (t.fast[k] > t.slow[k]) & !(t.fast[k - 1] > t.slow[k - 1]);
+}
+
+/// Cross below at bar k (read inside a position, k >= its entry bar): fast_k < slow_k and
+/// not fast_{k-1} < slow_{k-1}.
+TPEOPT_HD_INLINE bool is_cross_below(const TrialSeries& t, int k) {
+  return (t.fast[k] < t.slow[k]) & !(t.fast[k - 1] < t.slow[k - 1]);
+}
+
+// ---- positions and trades ----------------------------------------------------------------
+
+enum ExitReason : int { kNoExit = 0, kSignal = 1, kStopLoss = 2, kTakeProfit = 3, kEnd = 4 };
+
+struct Position {
+  int signal_bar, entry_bar;
+  double entry;     ///< entry fill: open_{entry_bar} * (1 + slip)
+  double sl_level;  ///< entry * (1 - sl)
+  double tp_level;  ///< entry * (1 + tp)
+};
+
+/// The position of an entry signal at bar s (s <= n - 2): it fills at the next bar's open.
+TPEOPT_HD_INLINE Position open_position(const Bars& b, const Params& p, int s) {
+  Position pos;
+  pos.signal_bar = s;
+  pos.entry_bar = s + 1;
+  pos.entry = b.open[s + 1] * (1.0 + p.slip);
+  pos.sl_level = pos.entry * (1.0 - p.sl);
+  pos.tp_level = pos.entry * (1.0 + p.tp);
+  return pos;
+}
+
+/// The stop-loss triggers at bar j: the bar opens at or below its level (it fills at the
+/// open), or its level lies in [low_j, high_j] (it fills at the level). vectorbt's rule.
+TPEOPT_HD_INLINE bool stop_loss_hit(const Bars& b, const Params& p, const Position& pos, int j) {
+  return p.has_sl & ((b.open[j] <= pos.sl_level) | ((b.low[j] <= pos.sl_level) & (pos.sl_level <= b.high[j])));
+}
+
+/// The take-profit triggers at bar j: the bar opens at or above its level (fill at the
+/// open), or its level lies in [low_j, high_j] (fill at the level).
+TPEOPT_HD_INLINE bool take_profit_hit(const Bars& b, const Params& p, const Position& pos, int j) {
+  return p.has_tp & ((pos.tp_level <= b.open[j]) | ((b.low[j] <= pos.tp_level) & (pos.tp_level <= b.high[j])));
+}
+
+/// The position exits at bar j (entry_bar < j <= n - 1): a stop triggers or the fast EMA
+/// crossed below the slow one at j - 1. exit_reason(j) != kNoExit exactly when this holds.
+TPEOPT_HD_INLINE bool exits_at(const Bars& b, const Params& p, const TrialSeries& t, const Position& pos, int j) {
+  return stop_loss_hit(b, p, pos, j) | take_profit_hit(b, p, pos, j) | is_cross_below(t, j - 1);
+}
+
+/// Why the position exits at bar j, or kNoExit: the stop-loss before the take-profit
+/// (vectorbt checks them in this order), then the exit signal (stops have priority: one
+/// order per bar).
+TPEOPT_HD_INLINE int exit_reason(const Bars& b, const Params& p, const TrialSeries& t, const Position& pos, int j) {
+  if (stop_loss_hit(b, p, pos, j)) return kStopLoss;
+  if (take_profit_hit(b, p, pos, j)) return kTakeProfit;
+  if (is_cross_below(t, j - 1)) return kSignal;
+  return kNoExit;
+}
+
+struct Trade {
+  int signal_bar = 0, entry_bar = 0, exit_bar = 0, reason = kNoExit;
+  double entry_price = 0.0;  ///< fill, slippage included
+  double exit_price = 0.0;   ///< fill, slippage included (kEnd: the last close, no slippage)
+  double ret = 0.0;          ///< (exit * (1 - exit fee)) / (entry * (1 + fee)) - 1
+};
+
+/// The trade of a position that exits at bar j for `reason` (kEnd: j = n - 1, marked at
+/// the last close without slippage or exit fee, as vectorbt values an open position).
+TPEOPT_HD_INLINE Trade close_position(const Bars& b, const Params& p, const Position& pos, int j, int reason) {
+  double price = b.open[j];  // kSignal; a stop whose level the bar opened beyond fills at the open
+  if (reason == kStopLoss) {
+    if (!(b.open[j] <= pos.sl_level)) price = pos.sl_level;
+  } else if (reason == kTakeProfit) {
+    if (!(pos.tp_level <= b.open[j])) price = pos.tp_level;
+  } else if (reason == kEnd) {
+    price = b.close[j];
+  }
+  Trade t;
+  t.signal_bar = pos.signal_bar;
+  t.entry_bar = pos.entry_bar;
+  t.exit_bar = j;
+  t.reason = reason;
+  t.entry_price = pos.entry;
+  const double exit_fee = reason == kEnd ? 0.0 : p.fee;
+  t.exit_price = reason == kEnd ? price : price * (1.0 - p.slip);
+  t.ret = (t.exit_price * (1.0 - exit_fee)) / (pos.entry * (1.0 + p.fee)) - 1.0;
+  return t;
+}
+
+/// Finds the first k in [from, to] with pred(k), or to + 1; one bar after another. (The
+/// exit search also passes the trial's parameters and position, which a finder may use to
+/// skip bars where pred is false; this one ignores them.)
+struct SequentialFinder {
+  TPEOPT_EMA_CROSS_NO_CHECK
+  template <typename Pred, typename... Hints>
+  TPEOPT_HD_INLINE int operator()(int from, int to, Pred&& pred, const Hints&...) const {
+    for (int k = from; k <= to; ++k)
+      if (pred(k)) return k;
+    return to + 1;
+  }
+};
+
+/// The backtest of one trial, one position at a time (docs/strategies.md, "ema_cross"):
+///  1. a = the first bar >= first_valid with fast < slow (none before n - 2: no trades);
+///  2. scan s = a + 1 .. n - 2 for a cross above; the position opens at s + 1;
+///  3. its exit is the first j in (entry_bar, n - 1] where exits_at holds; without
+///     one it is marked at the last bar (kEnd) and the walk ends;
+///  4. the scan goes on at s = j (a cross above on the exit bar enters at j + 1; crosses
+///     inside the position, or on the bar before a stop exit, are lost).
+/// `find(from, to, pred)` must return the first k in [from, to] with pred(k), or to + 1
+/// (the exit finder is called as find_exit(from, to, pred, params, position));
+/// on_trade(const Trade&) is called in trade order.
+TPEOPT_EMA_CROSS_NO_CHECK
+template <typename BelowFinder, typename SignalFinder, typename ExitFinder, typename OnTrade>
+TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, BelowFinder&& find_below,
+                                   SignalFinder&& find_signal, ExitFinder&& find_exit, OnTrade&& on_trade) {
+  const int last_signal = b.n - 2;
+  if (p.first_valid > last_signal - 1) return;
+  const int armed = find_below(p.first_valid, last_signal - 1, [&](int k) { return is_below(t, k); });
+  int s = armed + 1;
+  while (s <= last_signal) {
+    s = find_signal(s, last_signal, [&](int k) { return is_cross_above(t, k); });
+    if (s > last_signal) break;
+    const Position pos = open_position(b, p, s);
+    const int j = find_exit(pos.entry_bar + 1, b.n - 1, [&](int k) { return exits_at(b, p, t, pos, k); }, p, pos);
+    if (j > b.n - 1) {
+      on_trade(close_position(b, p, pos, b.n - 1, kEnd));
+      break;
+    }
+    on_trade(close_position(b, p, pos, j, exit_reason(b, p, t, pos, j)));
+    s = j;
+  }
+}
+
+TPEOPT_EMA_CROSS_NO_CHECK
+template <typename Finder, typename OnTrade>
+TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, Finder&& find,
+                                   OnTrade&& on_trade) {
+  run_backtest(b, p, t, find, find, find, on_trade);
+}
+
+// ---- scores ------------------------------------------------------------------------------
+
+enum class Objective : int { TotalReturn = 0, CompoundReturn = 1, Sharpe = 2, ProfitFactor = 3 };
+
+/// Running summary of a trial's trades, updated in trade order.
+struct Summary {
+  int trades = 0, wins = 0;
+  double total_return = 0.0;      ///< sum of returns
+  double mean = 0.0, m2 = 0.0;    ///< Welford's running mean and sum of squared deviations
+  double gross_win = 0.0;         ///< sum of positive returns
+  double gross_loss = 0.0;        ///< minus the sum of negative returns
+  double equity = 1.0, peak = 1.0, max_drawdown = 0.0;  ///< compounded equity prod(1 + return)
+};
+
+TPEOPT_HD_INLINE void add_trade(Summary& s, const Trade& t) {
+  s.trades += 1;
+  if (t.ret > 0.0) s.wins += 1;
+  s.total_return = s.total_return + t.ret;
+  const double delta = t.ret - s.mean;
+  s.mean = s.mean + delta / static_cast<double>(s.trades);
+  s.m2 = s.m2 + delta * (t.ret - s.mean);
+  if (t.ret > 0.0) s.gross_win = s.gross_win + t.ret;
+  if (t.ret < 0.0) s.gross_loss = s.gross_loss - t.ret;
+  s.equity = s.equity * (1.0 + t.ret);
+  if (s.equity > s.peak) s.peak = s.equity;
+  const double dd = 1.0 - s.equity / s.peak;
+  if (dd > s.max_drawdown) s.max_drawdown = dd;
+}
+
+constexpr double kProfitFactorCap = 1e6;
+
+/// equity - 1: the total return of the compounded, fully invested account (vectorbt's
+/// Portfolio.total_return with these fills).
+TPEOPT_HD_INLINE double compound_return(const Summary& s) { return s.equity - 1.0; }
+
+/// mean return / population sd of returns * sqrt(trades); 0 without trades or when sd is 0.
+TPEOPT_HD_INLINE double sharpe(const Summary& s) {
+  if (s.trades == 0 || !(s.m2 > 0.0)) return 0.0;
+  const double n = static_cast<double>(s.trades);
+  return (s.total_return / n) / sqrt(s.m2 / n) * sqrt(n);
+}
+
+/// gross_win / gross_loss, capped at 1e6; without losing trades 1e6 if any win, else 0.
+TPEOPT_HD_INLINE double profit_factor(const Summary& s) {
+  if (!(s.gross_loss > 0.0)) return s.gross_win > 0.0 ? kProfitFactorCap : 0.0;
+  const double pf = s.gross_win / s.gross_loss;
+  return pf < kProfitFactorCap ? pf : kProfitFactorCap;
+}
+
+TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
+  switch (o) {
+    case Objective::CompoundReturn: return compound_return(s);
+    case Objective::Sharpe: return sharpe(s);
+    case Objective::ProfitFactor: return profit_factor(s);
+    case Objective::TotalReturn: break;
+  }
+  return s.total_return;
+}
+
+/// Metric columns, in the order of EmaCrossStrategy::metric_names().
+enum Metric : int {
+  kMTrades = 0,
+  kMWins,
+  kMTotalReturn,
+  kMCompoundReturn,
+  kMSharpe,
+  kMProfitFactor,
+  kMMaxDrawdown,
+  kNumMetrics
+};
+
+/// Writes the metrics and returns the score; *violation = min_trades - trades when fewer.
+TPEOPT_HD_INLINE double finish(const Summary& s, Objective o, int min_trades, double* metrics, double* violation) {
+  metrics[kMTrades] = s.trades;
+  metrics[kMWins] = s.wins;
+  metrics[kMTotalReturn] = s.total_return;
+  metrics[kMCompoundReturn] = compound_return(s);
+  metrics[kMSharpe] = sharpe(s);
+  metrics[kMProfitFactor] = profit_factor(s);
+  metrics[kMMaxDrawdown] = s.max_drawdown;
+  *violation = s.trades < min_trades ? static_cast<double>(min_trades - s.trades) : 0.0;
+  return objective_value(s, o);
+}
+
+}  // namespace tpeopt::strategies::ema_cross

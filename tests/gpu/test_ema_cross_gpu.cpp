@@ -1,0 +1,202 @@
+// [gpu]: the ema_cross kernels reproduce the CPU reference exactly: the same trades (bars,
+// reasons, fills, returns) and the same score and metric bits, for random populations of
+// 1, 24, 512 and 4096 trials on every data set of ../shared/data, with the warp kernel
+// (4, 8 and 16 steps per load round) and the one-thread-per-trial kernel, EMAs computed
+// on the host and on the device,
+// several block sizes and a series cache small enough to split a batch into parts; and
+// the CUDA executor's batches equal the CPU executor's bits. Run on the GPU machine.
+#include <catch2/catch.hpp>
+
+#include "support/paths.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/cpu_executor.hpp"
+#include "engine/param_binding.hpp"
+#include "engine/study.hpp"
+#include "gpu/cuda_executor.hpp"
+#include "gpu/ema_cross_kernel.hpp"
+#include "io/candles_csv.hpp"
+#include "io/study_config.hpp"
+#include "strategies/ema_cross/ema_cross_strategy.hpp"
+
+using namespace tpeopt;
+namespace ec = strategies::ema_cross;
+
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// Random sets: spans 1..max_span in any order (a few equal), stops off in about a
+/// quarter of the sets each, costs 0..20 bp; spans occasionally beyond the data (no trades).
+std::vector<double> random_population(std::size_t n, int max_span, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
+  std::vector<double> p;
+  for (std::size_t i = 0; i < n; ++i) {
+    double row[ec::kNumSlots] = {k(1, max_span), k(1, max_span), u(0, 1) < 0.25 ? 0.0 : u(0.1, 6),
+                                 u(0, 1) < 0.25 ? 0.0 : u(0.1, 9), u(0, 20), u(0, 10)};
+    if (u(0, 1) < 0.02) row[1] = row[0];              // equal spans: never a cross
+    if (u(0, 1) < 0.01) row[0] = 3.0 * max_span + 5;  // beyond short data
+    p.insert(p.end(), row, row + ec::kNumSlots);
+  }
+  return p;
+}
+
+struct CpuTrial {
+  strategies::TrialScore score;
+  std::vector<double> metrics;
+  std::vector<ec::Trade> trades;
+};
+
+std::vector<CpuTrial> cpu_reference(const strategies::EmaCrossStrategy& s, const std::vector<double>& params) {
+  const std::size_t n = params.size() / ec::kNumSlots;
+  std::vector<CpuTrial> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* p = &params[i * ec::kNumSlots];
+    out[i].metrics.resize(s.metric_names().size());
+    out[i].score = s.evaluate(p, out[i].metrics.data());
+    out[i].trades = s.trades(p);
+  }
+  return out;
+}
+
+/// The number of trials whose GPU score, metrics or trade list differ from the CPU's in any bit.
+std::size_t count_differing(const std::vector<CpuTrial>& cpu, const std::vector<gpu::GpuEmaCrossTrial>& g,
+                            std::size_t* total_trades) {
+  std::size_t differing = 0;
+  *total_trades = 0;
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    const auto& c = cpu[i];
+    bool same = same_bits(c.score.score, g[i].score) && same_bits(c.score.violation, g[i].violation) &&
+                c.trades.size() == g[i].trades.size() && c.metrics.size() == g[i].metrics.size();
+    for (std::size_t k = 0; same && k < c.metrics.size(); ++k) same = same_bits(c.metrics[k], g[i].metrics[k]);
+    for (std::size_t k = 0; same && k < c.trades.size(); ++k) {
+      const auto &a = c.trades[k], &b = g[i].trades[k];
+      same = a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
+             a.reason == b.reason && same_bits(a.entry_price, b.entry_price) &&
+             same_bits(a.exit_price, b.exit_price) && same_bits(a.ret, b.ret);
+    }
+    if (!same && differing++ == 0)
+      UNSCOPED_INFO("first differing trial " << i << ": cpu " << c.trades.size() << " trades, score "
+                                             << c.score.score << "; gpu " << g[i].trades.size() << " trades, score "
+                                             << g[i].score);
+    *total_trades += c.trades.size();
+  }
+  return differing;
+}
+
+}  // namespace
+
+TEST_CASE("ema_cross GPU trade lists equal the CPU reference exactly", "[gpu][ema_cross]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/GOOG.csv", "backtesting-py/EURUSD.csv",
+                                    "backtesting-py/BTCUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv",
+                                    "binance-1m/BTCUSD_1m_2023-03.csv", "binance-1m/BTCUSDC_1m_2023-03.csv");
+  const std::size_t n = GENERATE(1u, 24u, 512u, 4096u);
+  const std::uint64_t seed = 91 + n;
+  CAPTURE(file, n, seed);
+  const strategies::EmaCrossStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  const int max_span = std::max(2, std::min(400, s.n_bars() / 2));
+  const auto params = random_population(n, max_span, seed);
+  const auto cpu = cpu_reference(s, params);
+  using EmaOn = gpu::EmaCrossDeviceOptions::EmaOn;
+  struct Launch {
+    bool warp;
+    int steps;
+    EmaOn ema_on;
+    int block;
+    std::size_t max_series;
+  };
+  for (const Launch launch : {Launch{true, 8, EmaOn::Auto, 128, 0}, Launch{true, 4, EmaOn::Device, 256, 0},
+                              Launch{true, 16, EmaOn::Host, 32, 0}, Launch{true, 8, EmaOn::Device, 64, 5},
+                              Launch{false, 8, EmaOn::Auto, 128, 0}}) {
+    CAPTURE(launch.warp, launch.steps, static_cast<int>(launch.ema_on), launch.block, launch.max_series);
+    gpu::EmaCrossDeviceOptions o;
+    o.warp_per_trial = launch.warp;
+    o.steps = launch.steps;
+    o.ema_on = launch.ema_on;
+    o.max_series = launch.max_series;
+    const auto g = gpu::gpu_ema_cross_trades(s, params.data(), n, o, launch.block);
+    REQUIRE(g.size() == n);
+    std::size_t total_trades = 0;
+    CHECK(count_differing(cpu, g, &total_trades) == 0);
+    if (n >= 24) CHECK(total_trades > 0);
+  }
+}
+
+TEST_CASE("ema_cross GPU: the long generated walk (1,000,000 bars), stops on and off", "[gpu][ema_cross]") {
+  // A seeded random walk long enough for many steps of every finder round.
+  REQUIRE(gpu::cuda_available());
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> step(-20, 20), wick(0, 7);
+  Candles c;
+  c.source = "walk";
+  long long close = 1000000;
+  for (int i = 0; i < 1000000; ++i) {
+    const long long open = close;
+    close = open + step(rng);
+    const long long hi = std::max(open, close) + wick(rng), lo = std::min(open, close) - wick(rng);
+    c.time_ms.push_back(i * 60000LL);
+    c.open.push_back(open / 100.0);
+    c.high.push_back(hi / 100.0);
+    c.low.push_back(lo / 100.0);
+    c.close.push_back(close / 100.0);
+    c.volume.push_back(1.0);
+  }
+  const strategies::EmaCrossStrategy s(c, {});
+  const std::vector<double> params = {50, 200, 2, 4, 10, 5, 50, 200, 0, 0, 10, 5, 3, 1000, 0.5, 0, 0, 0,
+                                      700, 20, 0, 1.5, 3, 1};
+  const auto cpu = cpu_reference(s, params);
+  for (const int steps : {0, 4, 16}) {  // 0: one thread per set
+    gpu::EmaCrossDeviceOptions o;
+    o.warp_per_trial = steps > 0;
+    o.steps = steps;
+    const auto g = gpu::gpu_ema_cross_trades(s, params.data(), 4, o);
+    std::size_t total_trades = 0;
+    CHECK(count_differing(cpu, g, &total_trades) == 0);
+    CHECK(total_trades > 1000);
+  }
+}
+
+TEST_CASE("ema_cross CUDA executor scores equal the CPU executor's bits", "[gpu][ema_cross]") {
+  REQUIRE(gpu::cuda_available());
+  auto config = io::load_study_config(tpeopt::testing::source_dir() + "/examples/ema_cross_btc.json");
+  // The example points at ../shared/data beside the repository; tests read it wherever
+  // TPEOPT_SHARED_DATA_DIR says (the GPU machine keeps it elsewhere).
+  config.data["candles"] = tpeopt::testing::shared_data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv";
+  auto strategy = engine::make_strategy(config);
+  engine::CpuExecutor cpu(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), 2);
+  gpu::CudaExecutorOptions small, large, parts;
+  small.block_size = 32;
+  large.block_size = 512;
+  parts.max_part_trials = 1000;  // the batch runs as 5 device parts (4 x 1000 + 96)
+  auto a = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), small);
+  auto b = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), large);
+  auto c = gpu::make_cuda_executor(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), parts);
+  const std::size_t n = 4096;
+  engine::BatchRequest r;
+  r.n_trials = n;
+  r.n_axes = config.space.size();
+  r.values.resize(n * r.n_axes);
+  engine::make_sampler(config)->ask(0, n, r.values.data());
+  const auto rc = cpu.evaluate(r);
+  for (auto* exe : {a.get(), b.get(), c.get()}) {
+    for (int repeat = 0; repeat < 2; ++repeat) {  // the second batch reads the cached series
+      const auto rg = exe->evaluate(r);
+      std::size_t differing = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        bool same = same_bits(rc.scores[i], rg.scores[i]) && same_bits(rc.violations[i], rg.violations[i]);
+        for (std::size_t m = 0; m < rc.n_metrics; ++m)
+          same = same && same_bits(rc.metrics[i * rc.n_metrics + m], rg.metrics[i * rg.n_metrics + m]);
+        differing += same ? 0 : 1;
+      }
+      CHECK(differing == 0);
+    }
+  }
+}
