@@ -27,7 +27,7 @@ for step in "${steps[@]}"; do
   echo "### $step"
   case "$step" in
     tests)
-      "$BIN/tpeopt_tests" "[gpu]" --durations yes > "$S/gpu_tests.txt" 2>&1; tail -3 "$S/gpu_tests.txt" ;;
+      "$BIN/tpeopt_tests" "${GPU_TESTS:-[gpu]}" --durations yes > "$S/gpu_tests.txt" 2>&1; tail -3 "$S/gpu_tests.txt" ;;
     bench_exhaustion)
       "$BIN/bench_exhaustion" --bars 1000000 --cpu-trials 4 --repeats 3 > "$S/bench_exhaustion.txt" 2>&1
       tail -8 "$S/bench_exhaustion.txt" ;;
@@ -70,7 +70,7 @@ for step in "${steps[@]}"; do
       tail -4 "$S/grid.txt" ;;
     multi_gpu)
       # Several GPUs of the host: same digest on 1 and N devices; throughput of one filled batch.
-      "$BIN/bench_exhaustion" --bars 1000000 --multi-gpu-trials 65536 --repeats 3 > "$S/multi_gpu.txt" 2>&1
+      "$BIN/bench_exhaustion" --bars 1000000 --multi-gpu-trials ${MULTI_GPU_TRIALS:-65536,131072,262144} --repeats 3 > "$S/multi_gpu.txt" 2>&1
       for devs in 0 0,1 all; do
         "$T" run -c examples/exhaustion_eurusd.json --executor cuda --devices "$devs" -q --out "$S/run_devices_$devs" > "$S/run_devices_$devs.log" 2>&1
         echo "devices $devs: $(grep -o '"digest": "[0-9a-f]*"' "$S/run_devices_$devs/summary.json") $(grep '^trials:' "$S/run_devices_$devs.log")"

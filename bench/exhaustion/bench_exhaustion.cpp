@@ -3,6 +3,8 @@
 // evaluations per second. Usage: bench_exhaustion [--bars N] [--cpu-trials M] [--repeats R]
 // With CUDA it also times the device kernels directly (first batch on a fresh device, then
 // warm), for the filtered signal finder and the plain warp finder.
+// --multi-gpu-trials N[,N...] prints only the several-GPU table (engine/split_executor):
+// each batch size on devices 0..k-1 for every k up to the device count.
 //
 // Notes (METHOD.md: the two numbers, then each version's prediction and outcome).
 //  Two numbers for the plain warp-per-trial scan (every bar through is_signal): per
@@ -73,6 +75,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -210,44 +213,52 @@ void time_device(const strategies::ExhaustionStrategy& s, const std::vector<doub
 #endif
 
 /// Several GPUs of the host (engine/split_executor.hpp): warm wall time of one batch of
-/// n trials on devices 0..k-1, and whether the results equal one GPU's bit for bit.
+/// n trials on devices 0..k-1, whether the results equal one GPU's bit for bit, and the
+/// slowest device's own busy time (events around its kernels): wall minus busy is the
+/// host's share (staging, copies, gathering), busy of k devices against one device's busy
+/// divided by k is the share lost to splitting the work.
 void time_multi_gpu(const strategies::ExhaustionStrategy& s, const tpe::SearchSpace& space,
-                    const std::vector<double>& params, std::size_t n, int repeats) {
+                    const std::vector<double>& params, const std::vector<std::size_t>& sizes, int repeats) {
   const int devices = gpu::cuda_device_count();
-  std::printf("\n| devices | trials per batch | ms per batch (warm, best of %d) | speed-up | bar-trials/s | same bits as 1 GPU |\n",
+  std::printf("\n| devices | trials per batch | ms per batch (warm, best of %d) | slowest device busy ms | speed-up | "
+              "bar-trials/s | same bits as 1 GPU |\n",
               repeats);
-  std::printf("| --- | --- | --- | --- | --- | --- |\n");
-  const auto r = request(params, n);
-  std::vector<double> one_gpu;
-  double one_ms = 0;
-  for (int k = 1; k <= devices; ++k) {
-    std::vector<std::unique_ptr<engine::Executor>> children;
-    for (int d = 0; d < k; ++d) {
-      gpu::CudaExecutorOptions o;
-      o.device = d;
-      o.max_in_flight = 1;
-      children.push_back(gpu::make_cuda_executor(s, engine::ParamBinding(s, space, {}), o));
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const std::size_t n : sizes) {
+    const auto r = request(params, n);
+    std::vector<double> one_gpu;
+    double one_ms = 0;
+    for (int k = 1; k <= devices; ++k) {
+      std::vector<std::unique_ptr<engine::Executor>> children;
+      for (int d = 0; d < k; ++d) {
+        gpu::CudaExecutorOptions o;
+        o.device = d;
+        o.max_in_flight = 1;
+        children.push_back(gpu::make_cuda_executor(s, engine::ParamBinding(s, space, {}), o));
+      }
+      engine::SplitExecutor exe(std::move(children), fmt::format("cuda x{}", k));
+      // The first batches warm the devices and teach the splitter their speeds.
+      auto result = exe.evaluate(r);
+      for (int w = 0; w < 4; ++w) result = exe.evaluate(r);
+      double best = 1e300, busy = 0;
+      for (int i = 0; i < repeats; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        result = exe.evaluate(r);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (ms < best) best = ms, busy = result.timings.busy_ms;
+      }
+      bool same = true;
+      if (k == 1) {
+        one_gpu = result.scores;
+        one_ms = best;
+      } else {
+        same = one_gpu.size() == result.scores.size() &&
+               std::memcmp(one_gpu.data(), result.scores.data(), one_gpu.size() * sizeof(double)) == 0;
+      }
+      std::printf("| %d | %zu | %.2f | %.2f | %.2fx | %.3g | %s |\n", k, n, best, busy, one_ms / best,
+                  static_cast<double>(s.n_bars()) * static_cast<double>(n) / (best / 1e3), same ? "yes" : "NO");
+      std::fflush(stdout);
     }
-    engine::SplitExecutor exe(std::move(children), fmt::format("cuda x{}", k));
-    // The first batches warm the devices and teach the splitter their speeds.
-    auto result = exe.evaluate(r);
-    for (int w = 0; w < 2; ++w) result = exe.evaluate(r);
-    double best = 1e300;
-    for (int i = 0; i < repeats; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      result = exe.evaluate(r);
-      best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    bool same = true;
-    if (k == 1) {
-      one_gpu = result.scores;
-      one_ms = best;
-    } else {
-      same = one_gpu.size() == result.scores.size() &&
-             std::memcmp(one_gpu.data(), result.scores.data(), one_gpu.size() * sizeof(double)) == 0;
-    }
-    std::printf("| %d | %zu | %.2f | %.2fx | %.3g | %s |\n", k, n, best, one_ms / best,
-                static_cast<double>(s.n_bars()) * static_cast<double>(n) / (best / 1e3), same ? "yes" : "NO");
   }
 }
 
@@ -256,22 +267,27 @@ void time_multi_gpu(const strategies::ExhaustionStrategy& s, const tpe::SearchSp
 int main(int argc, char** argv) {
   std::size_t bars = 1000000, cpu_trials = 16;
   int repeats = 3;
-  std::size_t multi_gpu_trials = 0;
+  std::vector<std::size_t> multi_gpu_trials;  // batch sizes of the multi-GPU table
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a];
     if (k == "--bars") bars = std::stoull(argv[a + 1]);
     else if (k == "--cpu-trials") cpu_trials = std::stoull(argv[a + 1]);
     else if (k == "--repeats") repeats = std::stoi(argv[a + 1]);
-    else if (k == "--multi-gpu-trials") multi_gpu_trials = std::stoull(argv[a + 1]);
+    else if (k == "--multi-gpu-trials") {  // N[,N...]
+      std::stringstream list(argv[a + 1]);
+      for (std::string item; std::getline(list, item, ',');) multi_gpu_trials.push_back(std::stoull(item));
+    }
   }
   const strategies::ExhaustionStrategy s(random_walk(bars, 1), {});
   const auto space = slot_space(s);
-  const auto params = random_params(65536, 2);
-  if (multi_gpu_trials > 0) {  // --multi-gpu-trials N: only the multi-GPU table
+  std::size_t most = 65536;
+  for (const std::size_t n : multi_gpu_trials) most = std::max(most, n);
+  const auto params = random_params(most, 2);  // the first 65,536 sets whatever the sizes
+  if (!multi_gpu_trials.empty()) {  // --multi-gpu-trials N[,N...]: only the multi-GPU table
     std::printf("exhaustion on several GPUs: %zu bars (seeded random walk), %d device(s): %s\n", bars,
                 gpu::cuda_device_count(), gpu::cuda_device_description().c_str());
     if (gpu::cuda_device_count() == 0) return 1;
-    time_multi_gpu(s, space, params, std::min<std::size_t>(multi_gpu_trials, 65536), repeats);
+    time_multi_gpu(s, space, params, multi_gpu_trials, repeats);
     return 0;
   }
   std::printf("exhaustion benchmark: %zu bars (seeded random walk), device: %s\n", bars,

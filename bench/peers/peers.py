@@ -13,6 +13,9 @@ Subcommands:
            fill within 1e-9 relative, the number of trades, and the compounded return
            (vectorbt's Portfolio.total_return) within 1e-9 of the account's initial or
            final value; only when all agree are vectorbt's timings taken and printed.
+           A passed check leaves checked.txt (hashes of tpeopt's trade files, vectorbt's
+           version and engines); --time-only then times without comparing again, but only
+           when tpeopt writes byte-identical trades (the comparison takes ~1.5 h on 2 cores).
   fixture  vectorbt's trades for a few hundred random parameter sets on the real data of
            ../shared/data, written as the compact text fixture that
            tests/strategies/test_ema_cross.cpp reads.
@@ -22,6 +25,7 @@ random walk, described there), produced here with numpy and checked bit for bit 
 the CSV that `bench_ema_cross --write-data` writes.
 """
 import argparse
+import hashlib
 import os
 import platform
 import subprocess
@@ -205,6 +209,19 @@ def tpeopt_trades(bench, data_args, sets, workdir, tag):
     return per_set, metrics[:, 1 + 3]  # compound_return
 
 
+CHECKED_MARKER = "checked.txt"
+
+
+def checked_stamp(workdir, engines):
+    """What a passed check vouches for: the SHA-256 of tpeopt's trade and metric files and
+    the vectorbt version and engines they were compared with."""
+    lines = [f"vectorbt {vbt.__version__}, engines {','.join(engines)}"]
+    for name in ("sweep.trades", "sweep.metrics", "long.trades", "long.metrics"):
+        with open(os.path.join(workdir, name), "rb") as f:
+            lines.append(f"{hashlib.sha256(f.read()).hexdigest()}  {name}")
+    return "\n".join(lines) + "\n"
+
+
 def sweep_sets():
     """bench_ema_cross.cpp's sweep grid: ema_fast 2..200 step 2 x ema_slow 10..1000 step 10."""
     a, b = np.divmod(np.arange(10000), 100)
@@ -286,7 +303,19 @@ def cmd_check(args):
                                              workdir, "long")
     print(f"tpeopt trades written ({time.perf_counter() - t0:.1f} s)")
     long_bars = generated_walk(args.long_bars, 2)
-    for engine in engines:
+    stamp = checked_stamp(workdir, engines)
+    if args.time_only:
+        # The trades tpeopt writes now must be, byte for byte, the ones an earlier full check
+        # compared with these vectorbt engines; otherwise nothing is timed.
+        marker = os.path.join(workdir, CHECKED_MARKER)
+        if not os.path.exists(marker) or open(marker).read() != stamp:
+            raise SystemExit(f"--time-only: {marker} does not vouch for these trades and engines "
+                             "(run the check without --time-only first). Nothing is timed.")
+        print(f"check: skipped; tpeopt's trades are byte-identical to those checked before ({marker})")
+        engines_to_check = []
+    else:
+        engines_to_check = engines
+    for engine in engines_to_check:
         vbt.settings["engine"] = engine
         t0 = time.perf_counter()
         ns, nt, ident = check_workload("sweep", sweep_bars, sets, ours, our_compound, args.chunk)
@@ -294,6 +323,9 @@ def cmd_check(args):
         print(f"check [{engine}]: sweep {ns} sets, {nt} trades; long {nl} set, {ntl} trades: every trade agrees "
               f"(bars exact; fills within 1e-9 relative, {ident + identl} of {2 * (nt + ntl)} bit-identical; "
               f"compounded returns within 1e-9 of max(1, final equity)) ({time.perf_counter() - t0:.0f} s)")
+    if engines_to_check:
+        with open(os.path.join(workdir, CHECKED_MARKER), "w") as f:
+            f.write(stamp)
 
     # 2. Only then: time vectorbt.
     rows = []
@@ -376,6 +408,9 @@ def main():
     c.add_argument("--long-bars", type=int, default=10000000)
     c.add_argument("--chunk", type=int, default=250, help="sets per vectorbt call (memory)")
     c.add_argument("--repeats", type=int, default=3)
+    c.add_argument("--time-only", action="store_true",
+                   help="skip the trade comparison when an earlier check in --workdir passed on byte-identical "
+                        "tpeopt trades with the same vectorbt version and engines (its checked.txt); else refuse")
     f = sub.add_parser("fixture", help="write the vectorbt fixture of tests/strategies/test_ema_cross.cpp")
     f.add_argument("--data-dir", required=True)
     f.add_argument("--out", required=True)
