@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "tpe/truncated_normal.hpp"
 
@@ -11,7 +12,7 @@ namespace tpeopt::tpe::detail {
 namespace {
 constexpr double kSqrt2Pi = 2.5066282746310002;  // sqrt(2 pi)
 constexpr double kCramer = 1.0865;               // |He_m(t)| exp(-t^2 / 4) <= kCramer sqrt(m!)
-constexpr double kBinnedError = 1e-16;           // remainder of the Hermite series, relative to the peak
+constexpr double kBinnedError = 1e-12;           // remainder of the Hermite series, relative to the peak
 
 // Smallest number of Hermite terms p whose remainder kCramer sum_{m >= p} s^m / sqrt(m!) is
 // under kBinnedError for |s| <= s_max (geometric tail: ratio s / sqrt(p + 1) < 1).
@@ -209,31 +210,34 @@ bool log_density_grid_sorted(const std::uint32_t* sorted_index, std::size_t n_ob
   const double range = high - low;  // continuous: step 0, so lower = low and upper = high
   const double prior_mu = 0.5 * (low + high);
   const std::size_t n = n_group;
-  constexpr std::uint32_t kPrior = std::numeric_limits<std::uint32_t>::max();
 
   // The group's centres in (value, trial) order with the prior's inserted after its equals
   // (ParzenEstimator's stable order: the prior is last among ties).
+  // Gathered with each centre: its weight (in coef, turned into the coefficient below).
   std::vector<double>& mu = scratch.mu;
-  std::vector<std::uint32_t>& id = scratch.id;
+  std::vector<double>& coef = scratch.coef;
   mu.resize(n + 1);
-  id.resize(n + 1);
-  std::size_t j = 0;
-  bool prior_done = false;
+  coef.resize(n + 1);
+  std::size_t j = 0, prior_at = n + 1;
   for (std::size_t q = 0; q < n_obs; ++q) {
     const std::uint32_t i = sorted_index[q];
     if (!in_group[i]) continue;
+    if (j > n) return false;  // inconsistent group size (not expected)
     const double v = value[i];
-    if (!prior_done && v > prior_mu) {
+    if (prior_at > n && v > prior_mu) {
       mu[j] = prior_mu;
-      id[j++] = kPrior;
-      prior_done = true;
+      coef[j] = prior_weight;
+      prior_at = j++;
+      if (j > n) return false;
     }
     mu[j] = v;
-    id[j++] = i;
+    coef[j++] = member_weight[i];
   }
-  if (!prior_done) {
+  if (prior_at > n) {
+    if (j > n) return false;
     mu[j] = prior_mu;
-    id[j++] = kPrior;
+    coef[j] = prior_weight;
+    prior_at = j++;
   }
   if (j != n + 1) return false;  // inconsistent group size (not expected)
 
@@ -249,27 +253,259 @@ bool log_density_grid_sorted(const std::uint32_t* sorted_index, std::size_t n_ob
   const double max_sigma = range;
   const double min_sigma =
       params.consider_magic_clip ? range / std::min(100.0, 1.0 + static_cast<double>(n + 1)) : 1e-12;
-  std::vector<double>& coef = scratch.coef;
-  coef.resize(n + 1);
   const double inv_norm_min = 1.0 / (min_sigma * kSqrt2Pi);
   for (std::size_t e = 0; e <= n; ++e) {
-    double sg;
-    double w;
-    if (id[e] == kPrior) {
-      sg = range;
-      w = prior_weight;
-    } else {
-      sg = std::min(std::max(sigma[e], min_sigma), max_sigma);
-      w = member_weight[id[e]];
-    }
+    const double sg = e == prior_at ? range : std::min(std::max(sigma[e], min_sigma), max_sigma);
+    const double w = coef[e];
     sigma[e] = sg;
-    const double a = (low - mu[e]) / sg, b = (high - mu[e]) / sg;
     double c = w * (sg == min_sigma ? inv_norm_min : 1.0 / (sg * kSqrt2Pi));
-    // A kernel truncated beyond 9 sigmas on both sides has mass 1 (error < 2.3e-19).
-    if (!(a <= -9.0 && b >= 9.0)) c *= std::exp(-truncnorm::log_gauss_mass(a, b));
+    // The kernel's mass 1 - Phi(a) - Phi(-b), a = (low - mu) / sigma <= 0 <= b = (high - mu) /
+    // sigma (the centre is in the range, so the mass is >= 1/2 and there is no cancellation);
+    // a tail beyond 9 sigmas counts as 0 (Phi(-9) = 1.1e-19), so most kernels need no division.
+    const double dl = mu[e] - low, dh = high - mu[e];
+    double tail = 0.0;
+    if (dl < 9.0 * sg) tail += truncnorm::ndtr(-dl / sg);
+    if (dh < 9.0 * sg) tail += truncnorm::ndtr(-dh / sg);
+    if (tail != 0.0) c /= 1.0 - tail;
     coef[e] = c;
   }
   return log_density_grid(mu.data(), sigma.data(), coef.data(), n + 1, low, high, cells, out, scratch);
+}
+
+bool CubicTable::build(const GridTable& t) {
+  c.clear();
+  cells = t.cells;
+  if (cells < 4 || t.node.size() != cells + 1) return false;
+  for (double v : t.node)
+    if (!std::isfinite(v)) return false;
+  low = t.low;
+  inv_h = t.inv_h;
+  c.resize(4 * cells);
+  for (std::size_t cell = 0; cell < cells; ++cell) {
+    // GridTable::at's stencil: nodes i - 1 .. i + 2 with i clamped to [1, cells - 2].
+    const std::size_t i = std::clamp<std::size_t>(cell, 1, cells - 2);
+    const double* p = t.node.data() + i - 1;
+    const double c1 = (-2.0 * p[0] - 3.0 * p[1] + 6.0 * p[2] - p[3]) / 6.0;
+    const double c2 = (p[0] - 2.0 * p[1] + p[2]) / 2.0;
+    const double c3 = (-p[0] + 3.0 * p[1] - 3.0 * p[2] + p[3]) / 6.0;
+    const double s = static_cast<double>(cell) - static_cast<double>(i);  // -1, 0 or 1
+    double* q = c.data() + 4 * cell;
+    q[0] = p[1] + s * (c1 + s * (c2 + s * c3));
+    q[1] = c1 + s * (2.0 * c2 + 3.0 * s * c3);
+    q[2] = c2 + 3.0 * s * c3;
+    q[3] = c3;
+  }
+  return true;
+}
+
+bool CandidateTable::build(const GridTable& log_l) {
+  cells = log_l.cells;
+  dens.clear();
+  cdf.clear();
+  q.clear();
+  if (cells < 2 || log_l.node.size() != cells + 1) return false;
+  low = log_l.low;
+  high = log_l.high;
+  h = (high - low) / static_cast<double>(cells);
+  double top = -std::numeric_limits<double>::infinity();
+  for (double v : log_l.node) {
+    if (!std::isfinite(v)) return false;
+    top = std::max(top, v);
+  }
+  dens.resize(cells + 1);
+  cdf.resize(cells + 1);
+  for (std::size_t i = 0; i <= cells; ++i) dens[i] = std::exp(log_l.node[i] - top);
+  cdf[0] = 0.0;
+  for (std::size_t i = 0; i < cells; ++i) cdf[i + 1] = cdf[i] + 0.5 * h * (dens[i] + dens[i + 1]);
+  const double total = cdf[cells];
+  if (!(total > 0.0) || !std::isfinite(total)) return false;
+  const double inv_total = 1.0 / total;
+  for (std::size_t i = 0; i <= cells; ++i) {
+    dens[i] *= inv_total;
+    cdf[i] *= inv_total;
+  }
+  cdf[cells] = 1.0;
+  // Quantile nodes Q(j / M): the cell holding the level, then the quadratic CDF solved
+  // within it (the stable root 2 r / (a + sqrt(a^2 + 2 (b - a) r))).
+  std::vector<double> node(kQuantileCells + 1);
+  node[0] = low;
+  node[kQuantileCells] = high;
+  std::size_t i = 0;
+  for (std::size_t j = 1; j < kQuantileCells; ++j) {
+    const double level = static_cast<double>(j) / static_cast<double>(kQuantileCells);
+    while (i + 1 < cells && cdf[i + 1] <= level) ++i;
+    const double r = (level - cdf[i]) / h;
+    const double a = dens[i], b = dens[i + 1];
+    const double den = a + std::sqrt(std::max(a * a + 2.0 * (b - a) * r, 0.0));
+    const double f = den > 0.0 ? std::clamp(2.0 * r / den, 0.0, 1.0) : 0.0;
+    node[j] = std::clamp(low + (static_cast<double>(i) + f) * h, node[j - 1], high);
+  }
+  q.resize(2 * kQuantileCells);
+  for (std::size_t j = 0; j < kQuantileCells; ++j) {
+    q[2 * j] = node[j];
+    q[2 * j + 1] = node[j + 1] - node[j];
+  }
+  return true;
+}
+
+void CandidateTable::set_scores(const CubicTable& score) {
+  t.resize(2 * kQuantileCells);
+  double prev = score.at(q[0]);
+  for (std::size_t j = 0; j < kQuantileCells; ++j) {
+    const double next = score.at(j + 1 == kQuantileCells ? high : q[2 * j + 2]);
+    t[2 * j] = prev;
+    t[2 * j + 1] = next - prev;
+    prev = next;
+  }
+}
+
+double CandidateTable::cdf_at(double x) const {
+  const double u = (x - low) / h;
+  if (!(u > 0.0)) return 0.0;
+  if (u >= static_cast<double>(cells)) return 1.0;
+  const auto i = std::min(static_cast<std::size_t>(u), cells - 1);
+  const double f = u - static_cast<double>(i);
+  return cdf[i] + h * f * (dens[i] + 0.5 * f * (dens[i + 1] - dens[i]));
+}
+
+void AliasTable::build(const std::vector<double>& p) {
+  const std::size_t n = p.size();
+  entry.assign(n, 0);
+  double total = 0.0;
+  for (double v : p) total += v;
+  std::vector<double> scaled(n);
+  std::vector<std::uint32_t> small, large, alias(n);
+  std::vector<double> prob(n, 1.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    scaled[j] = p[j] * static_cast<double>(n) / total;
+    alias[j] = static_cast<std::uint32_t>(j);
+    (scaled[j] < 1.0 ? small : large).push_back(static_cast<std::uint32_t>(j));
+  }
+  // Vose's construction, in a fixed order.
+  while (!small.empty() && !large.empty()) {
+    const std::uint32_t s = small.back();
+    small.pop_back();
+    const std::uint32_t l = large.back();
+    prob[s] = scaled[s];
+    alias[s] = l;
+    scaled[l] = (scaled[l] + scaled[s]) - 1.0;
+    if (scaled[l] < 1.0) {
+      large.pop_back();
+      small.push_back(l);
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    const double t = std::clamp(std::round(prob[j] * 0x1p32), 0.0, 0x1p32);
+    entry[j] = (static_cast<std::uint64_t>(alias[j]) << 33) | static_cast<std::uint64_t>(t);
+  }
+}
+
+std::vector<double> AliasTable::probabilities() const {
+  const std::size_t n = entry.size();
+  std::vector<double> p(n, 0.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    const double t = static_cast<double>(entry[j] & ((std::uint64_t{1} << 33) - 1)) * 0x1p-32;
+    p[j] += t / static_cast<double>(n);
+    p[static_cast<std::size_t>(entry[j] >> 33)] += (1.0 - t) / static_cast<double>(n);
+  }
+  return p;
+}
+
+bool grid_masses(const double* mu, const double* sigma, const double* coef, std::size_t K, const AxisModel& model,
+                 std::vector<double>& out, GridScratch& scratch) {
+  out.clear();
+  if (model.type != AxisModel::Type::Discrete || !(model.step > 0.0)) return false;
+  const auto n_grid = static_cast<std::size_t>(std::llround((model.high - model.low) / model.step)) + 1;
+  if (n_grid < 2 || n_grid > kMaxFastGrid) return false;
+  const std::size_t r = std::max<std::size_t>(2, 2 * ((512 + n_grid - 1) / n_grid));
+  const std::size_t cells = n_grid * r;
+  const double lower = model.low - model.step / 2, upper = model.high + model.step / 2;
+  GridTable table;
+  if (!log_density_grid(mu, sigma, coef, K, lower, upper, cells, table, scratch)) return false;
+  const double h = (upper - lower) / static_cast<double>(cells);
+  std::vector<double>& d = scratch.sum;  // the linear densities at the nodes
+  d.resize(cells + 1);
+  for (std::size_t i = 0; i <= cells; ++i) d[i] = std::exp(table.node[i]);
+  out.resize(n_grid);
+  for (std::size_t g = 0; g < n_grid; ++g) {
+    const double* x = d.data() + g * r;
+    double odd = 0.0, even = 0.0;
+    for (std::size_t k = 1; k < r; k += 2) odd += x[k];
+    for (std::size_t k = 2; k < r; k += 2) even += x[k];
+    out[g] = (h / 3.0) * (x[0] + x[r] + 4.0 * odd + 2.0 * even);
+    if (!std::isfinite(out[g])) {
+      out.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
+bool grid_masses(const ParzenEstimator& est, std::size_t a, const AxisModel& model, std::vector<double>& out,
+                 GridScratch& scratch) {
+  const std::size_t K = est.n_kernels();
+  std::vector<double> coef(K);
+  for (std::size_t k = 0; k < K; ++k)
+    coef[k] = std::exp(est.log_weights()[k] + est.log_norms(a)[k]) / (est.sigmas(a)[k] * kSqrt2Pi);
+  return grid_masses(est.mus(a).data(), est.sigmas(a).data(), coef.data(), K, model, out, scratch);
+}
+
+bool ContinuousFastAxis::build(const GridTable& log_l, const GridTable& log_g) {
+  if (log_l.node.size() != log_g.node.size() || !cand.build(log_l)) return false;
+  GridTable diff = log_l;
+  for (std::size_t i = 0; i < diff.node.size(); ++i) diff.node[i] = log_l.node[i] - log_g.node[i];
+  if (!score.build(diff)) return false;  // a node not finite
+  cand.set_scores(score);
+  return true;
+}
+
+std::size_t log_int_points(const Axis& axis, const AxisModel& model) {
+  if (model.type != AxisModel::Type::Continuous || !model.log) return 0;
+  if (!(axis.step > 0.0) && axis.kind != Axis::Kind::Int) return 0;
+  const double step = axis.step > 0.0 ? axis.step : 1.0;
+  return static_cast<std::size_t>(std::llround((axis.high - axis.low) / step)) + 1;
+}
+
+bool GridFastAxis::build_log_int(const Axis& axis, const AxisModel& model, const ContinuousFastAxis& continuous) {
+  const std::size_t n = log_int_points(axis, model);
+  if (n < 2 || n > kMaxFastGrid) return false;
+  const double step = axis.step > 0.0 ? axis.step : 1.0;
+  std::vector<double> mass(n);
+  score.resize(n);
+  external.resize(n);
+  internal.resize(n);
+  double prev = 0.0;
+  for (std::size_t v = 0; v < n; ++v) {
+    const double value = axis.snap(axis.low + static_cast<double>(v) * step);
+    const double next = v + 1 == n ? 1.0 : continuous.cand.cdf_at(std::log(value + step / 2));
+    mass[v] = std::max(next - prev, 0.0);
+    prev = std::max(prev, next);
+    external[v] = value;
+    internal[v] = model.to_internal(axis, value);
+    score[v] = continuous.score.at(internal[v]);
+  }
+  alias.build(mass);
+  return true;
+}
+
+bool GridFastAxis::build_discrete(const Axis& axis, const AxisModel& model, const std::vector<double>& mass_l,
+                                  const std::vector<double>& mass_g) {
+  const std::size_t n = mass_l.size();
+  if (n < 2 || mass_g.size() != n) return false;
+  score.resize(n);
+  external.resize(n);
+  internal.resize(n);
+  double total = 0.0;
+  for (std::size_t v = 0; v < n; ++v) {
+    const double s = std::log(mass_l[v]) - std::log(mass_g[v]);
+    score[v] = std::isnan(s) ? -std::numeric_limits<double>::infinity() : s;
+    external[v] = model.to_external(axis, model.low + static_cast<double>(v) * model.step);
+    internal[v] = model.to_internal(axis, external[v]);
+    total += mass_l[v];
+  }
+  if (!(total > 0.0) || !std::isfinite(total)) return false;
+  alias.build(mass_l);
+  return true;
 }
 
 }  // namespace tpeopt::tpe::detail

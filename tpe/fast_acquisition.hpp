@@ -2,11 +2,15 @@
 // Internal to TpeSampler (docs/tpe.md, "Fast acquisition"): log l(x) and log g(x) of a
 // continuous axis tabulated once per ask on a uniform grid of nodes in the internal space,
 // and read back by cubic interpolation. Exposed in a header for the tests.
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "tpe/parzen_estimator.hpp"
+#include "tpe/search_space.hpp"
+#include "tpe/trial_rng.hpp"
 
 namespace tpeopt::tpe::detail {
 
@@ -14,8 +18,9 @@ namespace tpeopt::tpe::detail {
 /// range). With magic clip every bandwidth is >= (high - low) / 100 once a group has 98
 /// observations, so a kernel spans >= 10 cells.
 inline constexpr std::size_t kGridCells = 1024;
-/// Kernels are summed over +-kWindowSigmas of their centre (the rest weighs < exp(-50)).
-inline constexpr double kWindowSigmas = 10.0;
+/// Kernels are summed over +-kWindowSigmas of their centre (the rest weighs < exp(-32) = 1.3e-14
+/// of their peak).
+inline constexpr double kWindowSigmas = 8.0;
 /// A grid resolves an estimator when its smallest bandwidth spans at least this many cells.
 inline constexpr double kMinSigmaCells = 4.0;
 
@@ -37,6 +42,24 @@ struct GridTable {
     const double fp1 = f + 1.0, fm1 = f - 1.0, fm2 = f - 2.0;
     return -f * fm1 * fm2 * (1.0 / 6.0) * p[0] + fp1 * fm1 * fm2 * 0.5 * p[1] - fp1 * f * fm2 * 0.5 * p[2] +
            fp1 * f * fm1 * (1.0 / 6.0) * p[3];
+  }
+};
+
+/// GridTable's 4-point interpolant stored per cell as a cubic in the offset t in [0, 1) from
+/// the cell's left node (the same polynomial, rounded differently), read by Horner's rule.
+struct CubicTable {
+  double low = 0.0, inv_h = 0.0;
+  std::size_t cells = 0;
+  std::vector<double> c;  // [4 i .. 4 i + 3]: coefficients of t^0 .. t^3 in cell i
+  /// False (empty) when a node is not finite.
+  bool build(const GridTable& t);
+  /// The value at x in [low, high].
+  double at(double x) const {
+    const double u = (x - low) * inv_h;
+    const std::size_t i = std::min(static_cast<std::size_t>(u), cells - 1);
+    const double f = u - static_cast<double>(i);
+    const double* p = c.data() + 4 * i;
+    return p[0] + f * (p[1] + f * (p[2] + f * p[3]));
   }
 };
 
@@ -77,5 +100,131 @@ bool log_density_grid_sorted(const std::uint32_t* sorted_index, std::size_t n_ob
                              const char* in_group, const double* member_weight, std::size_t n_group,
                              double prior_weight, const AxisModel& model, const ParzenParameters& params,
                              std::size_t cells, GridTable& out, GridScratch& scratch);
+
+/// Candidate draws of the fast acquisition on a continuous axis (docs/tpe.md, "Fast
+/// acquisition"): l(x) is replaced by the piecewise-linear density through its tabulated
+/// node values (normalized), whose CDF is exact at the nodes and quadratic within a cell; its
+/// quantile function is tabulated at u = j / kQuantileCells and read by linear interpolation.
+/// A draw is one 64-bit random word: its top kQuantileBits bits pick the u cell, the low 52
+/// bits the position in it.
+inline constexpr unsigned kQuantileBits = 12;
+inline constexpr std::size_t kQuantileCells = std::size_t{1} << kQuantileBits;
+
+struct CandidateTable {
+  double low = 0.0, high = 0.0, h = 0.0;
+  std::size_t cells = 0;
+  std::vector<double> dens;  // normalized piecewise-linear density at the nodes (cells + 1)
+  std::vector<double> cdf;   // its CDF at the nodes: cdf[0] = 0, cdf[cells] = 1
+  std::vector<double> q;     // [2 j] = Q(j / M), [2 j + 1] = Q((j + 1) / M) - Q(j / M), j < M
+
+  /// From the log density table of l (every node finite). False if it is not usable.
+  bool build(const GridTable& log_l);
+  /// The internal value drawn by the random word `bits` (in [low, high]).
+  double draw(std::uint64_t bits) const {
+    const std::size_t j = static_cast<std::size_t>(bits >> (64 - kQuantileBits));
+    const double frac = std::bit_cast<double>((bits & ((std::uint64_t{1} << 52) - 1)) | 0x3ff0000000000000ULL) - 1.0;
+    return q[2 * j] + frac * q[2 * j + 1];
+  }
+  /// Scores along u: [2 j] = score(Q(j / M)), [2 j + 1] = the difference to the next node;
+  /// a candidate's score is their linear interpolation at its u (set_scores).
+  std::vector<double> t;
+  void set_scores(const CubicTable& score);
+  double score(std::uint64_t bits) const {
+    const std::size_t j = static_cast<std::size_t>(bits >> (64 - kQuantileBits));
+    const double frac = std::bit_cast<double>((bits & ((std::uint64_t{1} << 52) - 1)) | 0x3ff0000000000000ULL) - 1.0;
+    return t[2 * j] + frac * t[2 * j + 1];
+  }
+  /// CDF of the piecewise-linear density at x (the exact CDF of draw() up to the quantile
+  /// table's linear interpolation within u cells of width 1 / kQuantileCells).
+  double cdf_at(double x) const;
+};
+
+/// Grid axes with at most this many grid points (int, stepped float, log int) draw and score
+/// candidates from per-grid-point tables in fast mode.
+inline constexpr std::size_t kMaxFastGrid = 4096;
+
+/// A discrete distribution over n grid points, drawn in O(1) by Walker's alias method from
+/// one 64-bit word (high 32 bits: the column, low 32 bits: the threshold test).
+struct AliasTable {
+  std::vector<std::uint64_t> entry;  // (alias << 33) | threshold, threshold in [0, 2^32]
+  void build(const std::vector<double>& p);  // p >= 0, not all 0
+  std::size_t draw(std::uint64_t bits) const {
+    const std::size_t n = entry.size();
+    const std::size_t j = static_cast<std::size_t>(((bits >> 32) * static_cast<std::uint64_t>(n)) >> 32);
+    const std::uint64_t e = entry[j];
+    return (bits & 0xffffffffULL) < (e & ((std::uint64_t{1} << 33) - 1)) ? j : static_cast<std::size_t>(e >> 33);
+  }
+  /// The probability of point j under draw() (exact: thresholds are multiples of 2^-32).
+  std::vector<double> probabilities() const;
+};
+
+/// The masses of the n_grid points of a Discrete axis (int, stepped float) under the mixture
+/// mu/sigma/coef (coef: weight / (sigma sqrt(2 pi) mass on the widened range)): the mixture is
+/// tabulated on the widened range [low - step/2, high + step/2] with an even number r of cells
+/// per grid point (at least 1024 cells in all) and each point's cell integrated by Simpson's
+/// rule. False (out empty) when the grid does not resolve the mixture (log_density_grid).
+bool grid_masses(const double* mu, const double* sigma, const double* coef, std::size_t K, const AxisModel& model,
+                 std::vector<double>& out, GridScratch& scratch);
+
+/// The same for a Discrete axis `a` of an estimator (its kernels' normalizations).
+bool grid_masses(const ParzenEstimator& est, std::size_t a, const AxisModel& model, std::vector<double>& out,
+                 GridScratch& scratch);
+
+/// The fast acquisition of one continuous axis: candidates from l's tabulated quantile
+/// function, scored by the tabulated log l - log g.
+struct ContinuousFastAxis {
+  CubicTable score;     // log l - log g, cubic per grid cell
+  CandidateTable cand;  // draws, and the scores along u
+
+  /// From l's and g's log density tables (same grid). False when a table is unusable.
+  bool build(const GridTable& log_l, const GridTable& log_g);
+  /// The random word of the winning candidate among n drawn from `engine` (one word each):
+  /// the first with the largest score. Its internal value is cand.draw(word).
+  std::uint64_t best(TrialEngine& engine, std::size_t n) const {
+    std::uint64_t best_word = engine();
+    double best_score = cand.score(best_word);
+    for (std::size_t c = 1; c < n; ++c) {
+      const std::uint64_t word = engine();
+      const double s = cand.score(word);
+      if (s > best_score) {
+        best_score = s;
+        best_word = word;
+      }
+    }
+    return best_word;
+  }
+};
+
+/// The fast acquisition of one grid axis (int, stepped float, or log int) with at most
+/// kMaxFastGrid points: l's mass of each point (alias table) and each point's score.
+struct GridFastAxis {
+  AliasTable alias;
+  std::vector<double> score, external, internal;  // per grid point
+
+  /// Discrete axis (int, stepped float): from l's and g's masses of the grid points.
+  bool build_discrete(const Axis& axis, const AxisModel& model, const std::vector<double>& mass_l,
+                      const std::vector<double>& mass_g);
+  /// Log-int axis: the continuous axis' candidate distribution rounded to the integers (an
+  /// integer's mass is the piecewise-linear density's mass of its cell in log space), each
+  /// scored at its log (the exact path scores the rounded value, as Optuna does).
+  bool build_log_int(const Axis& axis, const AxisModel& model, const ContinuousFastAxis& continuous);
+  /// The grid index of the winning candidate among n (one word each; the first best).
+  std::size_t best(TrialEngine& engine, std::size_t n) const {
+    const double* sc = score.data();
+    std::size_t best_index = alias.draw(engine());
+    double best_score = sc[best_index];
+    for (std::size_t c = 1; c < n; ++c) {
+      const std::size_t v = alias.draw(engine());
+      if (sc[v] > best_score) {
+        best_score = sc[v];
+        best_index = v;
+      }
+    }
+    return best_index;
+  }
+};
+
+/// Grid points of a log-int axis (0 when the axis is not one).
+std::size_t log_int_points(const Axis& axis, const AxisModel& model);
 
 }  // namespace tpeopt::tpe::detail

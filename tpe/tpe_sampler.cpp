@@ -1,6 +1,8 @@
 #include "tpe/tpe_sampler.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -124,38 +126,31 @@ struct ComponentPicker {
   }
 };
 
-// Fast acquisition: the kernels of l on one continuous axis, sampled by the truncated-normal
-// quantile in linear probability space (no log/exp in the central region).
-struct FastAxis {
-  detail::GridTable score;    // log l - log g at the grid nodes
-  std::vector<double> kern;   // l's kernels, 8 doubles each: mu, sigma, a, b, Phi(a), Phi(-b), mass, 0
-  double lower = 0.0, upper = 0.0;
+// An order-preserving unsigned key of a double (-0 and +0 alike; no NaN).
+inline std::uint64_t order_key(double v) {
+  const std::uint64_t b = std::bit_cast<std::uint64_t>(v == 0.0 ? 0.0 : v);
+  return (b >> 63) ? ~b : (b | 0x8000000000000000ULL);
+}
 
-  // The draw of kernel k at uniform u (the exact path's ParzenEstimator::sample, to ~1e-15).
-  double sample(std::size_t k, double u) const {
-    const double* kp = kern.data() + 8 * k;
-    const double mass = kp[6];
-    const double p = kp[4] + u * mass;
-    const double q = kp[5] + (1.0 - u) * mass;
-    // as241_central is odd, so the lower and the upper half share one evaluation.
-    const bool low_half = p <= q;
-    const double r = low_half ? p : q;
-    double z;
-    if (0.5 - r <= 0.425) {
-      const double c = truncnorm::detail::as241_central(r - 0.5);
-      z = low_half ? c : -c;
-    } else {
-      const double t = truncnorm::detail::as241_tail(std::sqrt(-std::log(r)));
-      z = low_half ? -t : t;
-    }
-    z = std::clamp(z, kp[2], kp[3]);
-    return std::clamp(z * kp[1] + kp[0], lower, upper);
+// Stable LSD radix sort of (key, index) pairs by key, 8 bits a pass (passes where every key
+// has the same digit are skipped): pairs given in index order come out by (key, index).
+void radix_sort(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v,
+                std::vector<std::pair<std::uint64_t, std::uint32_t>>& tmp) {
+  tmp.resize(v.size());
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    std::array<std::size_t, 257> count{};
+    for (const auto& e : v) ++count[((e.first >> shift) & 0xff) + 1];
+    bool trivial = false;
+    for (std::size_t b = 1; b <= 256; ++b) trivial = trivial || count[b] == v.size();
+    if (trivial) continue;
+    for (std::size_t b = 1; b <= 256; ++b) count[b] += count[b - 1];
+    for (const auto& e : v) tmp[count[(e.first >> shift) & 0xff]++] = e;
+    v.swap(tmp);
   }
-};
+}
 
-// Trials per tile of the candidate loop: within a tile the axes are the outer loop, so an
-// axis's table and kernels stay in cache while its trials are drawn.
-constexpr std::size_t kTrialTile = 128;
+// Trials per work item of the candidate loop (one axis each).
+constexpr std::size_t kTrialRun = 1024;
 }  // namespace
 
 struct TpeSampler::State {
@@ -177,6 +172,9 @@ struct TpeSampler::State {
   // the observation indices sorted by (internal value, index), kept sorted by tell().
   std::vector<std::vector<std::uint32_t>> sorted;
   bool keep_sorted = false;
+  // Fast acquisition tables of the last ask, per modelled axis (rebuilt by every ask).
+  std::vector<detail::ContinuousFastAxis> fast_axes_;
+  std::vector<detail::GridFastAxis> grid_axes_;
 
   // Asked blocks not yet told, in ask order, with the internal values of their trials.
   struct Block {
@@ -352,9 +350,13 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
     prior_w = config.prior_weight / total;
   }
 
-  // Per continuous axis: log l - log g on the grid, and l's kernels for the draws.
-  std::vector<FastAxis> fast_axes(n_active);
-  std::vector<char> has_table(n_active, 0);
+  // Per continuous axis: log l - log g on the grid, and l's tabulated quantile function.
+  // The per-axis tables live in the state: their buffers are reused from ask to ask.
+  std::vector<detail::ContinuousFastAxis>& fast_axes = fast_axes_;
+  std::vector<detail::GridFastAxis>& grid_axes = grid_axes_;
+  fast_axes.resize(n_active);
+  grid_axes.resize(n_active);
+  std::vector<char> has_table(n_active, 0), has_grid(n_active, 0);
   pool.parallel_for(n_active, [&](std::size_t begin, std::size_t end) {
     detail::GridTable tl, tg;
     detail::GridScratch scratch;
@@ -375,30 +377,14 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
                                            above_weight.data(), above.size(), prior_w, m, params,
                                            detail::kGridCells, tg, scratch))
         continue;
-      FastAxis& f = fast_axes[j];
-      f.score = tl;
-      for (std::size_t i = 0; i < f.score.node.size(); ++i) {
-        const double v = tl.node[i] - tg.node[i];
-        f.score.node[i] = std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
-      }
-      f.kern.assign(8 * K, 0.0);
-      for (std::size_t k = 0; k < K; ++k) {
-        double* kp = f.kern.data() + 8 * k;
-        kp[0] = mu[k];
-        kp[1] = l.sigmas(j)[k];
-        kp[2] = l.lower_z(j)[k];
-        kp[3] = l.upper_z(j)[k];
-        kp[4] = truncnorm::ndtr(kp[2]);
-        kp[5] = truncnorm::ndtr(-kp[3]);
-        kp[6] = std::max(1.0 - kp[4] - kp[5], 0.0);
-      }
-      f.lower = m.low;
-      f.upper = m.high;
+      if (!fast_axes[j].build(tl, tg)) continue;
       has_table[j] = 1;
+      if (grid_axes[j].build_log_int(space.axes[active[j]], m, fast_axes[j])) has_grid[j] = 1;
     }
   });
 
-  // g for the axes scored exactly (discrete, categorical, or not resolved by the grid).
+  // g for the axes scored without a continuous table (discrete, categorical, or not
+  // resolved by the grid).
   std::vector<std::size_t> exact_index(n_active, 0);
   std::vector<detail::AxisModel> exact_models;
   std::vector<std::span<const double>> exact_columns;
@@ -410,6 +396,20 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
   }
   const detail::ParzenEstimator g(exact_models, exact_columns, above, params);
 
+  // Discrete axes (int, stepped float) with at most kMaxFastGrid points: l's and g's mass of
+  // every grid point from Simpson-integrated tables; draws by alias table, scores by lookup.
+  pool.parallel_for(n_active, [&](std::size_t begin, std::size_t end) {
+    detail::GridScratch scratch;
+    std::vector<double> pl, pg;
+    for (std::size_t j = begin; j < end; ++j) {
+      const detail::AxisModel& m = active_models[j];
+      if (m.type != detail::AxisModel::Type::Discrete) continue;
+      if (!detail::grid_masses(l, j, m, pl, scratch) || !detail::grid_masses(g, exact_index[j], m, pg, scratch))
+        continue;
+      if (grid_axes[j].build_discrete(space.axes[active[j]], m, pl, pg)) has_grid[j] = 1;
+    }
+  });
+
   // Axes with one value: constant.
   for (std::size_t a = 0; a < d; ++a) {
     if (!models[a].single) continue;
@@ -418,37 +418,58 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
     for (std::size_t i = 0; i < block.n; ++i) out[i * d + a] = v;
   }
 
-  const std::size_t n_tiles = (block.n + kTrialTile - 1) / kTrialTile;
-  pool.parallel_for(n_tiles, [&](std::size_t tile_begin, std::size_t tile_end) {
+  // Work items are (axis, run of kTrialRun trials), axis-major, so that a worker keeps one
+  // axis' tables in cache while it draws that axis for many trials.
+  const std::size_t n_runs = (block.n + kTrialRun - 1) / kTrialRun;
+  pool.parallel_for(n_active * n_runs, [&](std::size_t item_begin, std::size_t item_end) {
     std::vector<double> scratch;
     // Per-worker grid caches: [2 * grid index] = log l, [2 * grid index + 1] = log g; NaN = not yet.
     std::vector<std::vector<double>> grid_cache(n_active);
     std::vector<std::size_t> component(n_cand);
     std::vector<double> raw(n_cand);
-    for (std::size_t tile = tile_begin; tile < tile_end; ++tile) {
-      const std::size_t i_begin = tile * kTrialTile, i_end = std::min(block.n, i_begin + kTrialTile);
-      for (std::size_t j = 0; j < n_active; ++j) {
+    for (std::size_t item = item_begin; item < item_end; ++item) {
+      const std::size_t run = item % n_runs, j = item / n_runs;
+      const std::size_t i_begin = run * kTrialRun, i_end = std::min(block.n, i_begin + kTrialRun);
+      {
         const std::size_t a = active[j];
         const Axis& axis = space.axes[a];
         const detail::AxisModel& m = active_models[j];
-        if (has_table[j]) {
-          // Draw in linear space, score by interpolation; only the winner is mapped.
-          const FastAxis& f = fast_axes[j];
-          const bool rounded = axis.step > 0.0;  // log int: scored after rounding, as in Optuna
+        if (has_grid[j]) {
+          // One random word a candidate: alias draw of a grid point, score by lookup.
+          const detail::GridFastAxis& ga = grid_axes[j];
           for (std::size_t i = i_begin; i < i_end; ++i) {
             auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
-            for (std::size_t c = 0; c < n_cand; ++c) component[c] = picker.pick(uniform01(engine));
-            double best_score = -std::numeric_limits<double>::infinity(), best_raw = 0.0;
-            for (std::size_t c = 0; c < n_cand; ++c) {
-              const double r = f.sample(component[c], uniform01(engine));
-              const double x = rounded ? m.to_internal(axis, m.to_external(axis, r)) : r;
-              const double acq = f.score.at(x);
-              if (c == 0 || acq > best_score) {
-                best_score = acq;
-                best_raw = r;
+            const std::size_t best = ga.best(engine, n_cand);
+            out[i * d + a] = ga.external[best];
+            block.internal[i * d + a] = ga.internal[best];
+          }
+          continue;
+        }
+        if (has_table[j]) {
+          // One random word a candidate, scored along u; only the winner is mapped.
+          const detail::ContinuousFastAxis& f = fast_axes[j];
+          if (detail::log_int_points(axis, m) > 0) {
+            // Log int with more than kMaxFastGrid integers: scored after rounding, as in Optuna.
+            for (std::size_t i = i_begin; i < i_end; ++i) {
+              auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
+              double best_score = -std::numeric_limits<double>::infinity(), best_raw = 0.0;
+              for (std::size_t c = 0; c < n_cand; ++c) {
+                const double r = f.cand.draw(engine());
+                const double acq = f.score.at(m.to_internal(axis, m.to_external(axis, r)));
+                if (c == 0 || acq > best_score) {
+                  best_score = acq;
+                  best_raw = r;
+                }
               }
+              const double external = m.to_external(axis, best_raw);
+              out[i * d + a] = external;
+              block.internal[i * d + a] = m.to_internal(axis, external);
             }
-            const double external = m.to_external(axis, best_raw);
+            continue;
+          }
+          for (std::size_t i = i_begin; i < i_end; ++i) {
+            auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
+            const double external = m.to_external(axis, f.cand.draw(f.best(engine, n_cand)));
             out[i * d + a] = external;
             block.internal[i * d + a] = m.to_internal(axis, external);
           }
@@ -529,21 +550,35 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
       throw make_error("tpe sampler: trial {}: constraint violation is NaN", first_trial + i);
   const std::size_t d = s.space.size();
   const std::size_t n_before = s.score.size();
+  std::vector<std::size_t> kept;  // the block's non-failed trials
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (std::isnan(outcomes[i].score)) continue;  // failed: ignored, like Optuna's FAIL
-    for (std::size_t a = 0; a < d; ++a) s.internal[a].push_back(block.internal[i * d + a]);
+    kept.push_back(i);
     s.score.push_back(outcomes[i].score);
     s.violation.push_back(outcomes[i].violation);
     s.trial.push_back(first_trial + i);
   }
-  s.pending.pop_front();
   const std::size_t n_after = s.score.size();
+  // Append the kept rows to the columns, in runs of trials (each run's rows stay in cache
+  // while a worker's axes read them).
+  s.pool.parallel_for(d, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t a = begin; a < end; ++a) s.internal[a].resize(n_after);
+    constexpr std::size_t kRun = 256;
+    for (std::size_t k0 = 0; k0 < kept.size(); k0 += kRun) {
+      const std::size_t k1 = std::min(kept.size(), k0 + kRun);
+      for (std::size_t a = begin; a < end; ++a) {
+        double* col = s.internal[a].data() + n_before;
+        for (std::size_t k = k0; k < k1; ++k) col[k] = block.internal[kept[k] * d + a];
+      }
+    }
+  });
+  s.pending.pop_front();
   if (s.keep_sorted && n_after > n_before) {
     if (n_after > std::numeric_limits<std::uint32_t>::max())
       throw make_error("tpe sampler: more than {} observations", std::numeric_limits<std::uint32_t>::max());
     // Merge the told trials into each continuous axis' sorted order: O(n + b log b) per axis.
     s.pool.parallel_for(s.active.size(), [&](std::size_t begin, std::size_t end) {
-      std::vector<std::pair<double, std::uint32_t>> fresh;
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> fresh, tmp;
       std::vector<std::uint32_t> merged;
       for (std::size_t j = begin; j < end; ++j) {
         if (s.active_models[j].type != detail::AxisModel::Type::Continuous) continue;
@@ -553,13 +588,13 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
         // The new observations sorted by (value, index), then merged (same key) with the old.
         fresh.resize(n_after - n_before);
         for (std::size_t i = 0; i < fresh.size(); ++i)
-          fresh[i] = {v[n_before + i], static_cast<std::uint32_t>(n_before + i)};
-        std::sort(fresh.begin(), fresh.end());
+          fresh[i] = {order_key(v[n_before + i]), static_cast<std::uint32_t>(n_before + i)};
+        radix_sort(fresh, tmp);
         merged.resize(n_after);
         std::size_t x = 0, y = 0, o = 0;
         while (x < order.size() && y < fresh.size()) {
           // Old indices are all smaller than new ones: on equal values the old comes first.
-          const bool take_new = fresh[y].first < v[order[x]];
+          const bool take_new = v[fresh[y].second] < v[order[x]];
           merged[o++] = take_new ? fresh[y++].second : order[x++];
         }
         while (x < order.size()) merged[o++] = order[x++];
