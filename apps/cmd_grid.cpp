@@ -40,7 +40,8 @@ struct GridCommand {
     auto strategy = engine::make_strategy(config);
     const fs::path dir = out.empty() ? engine::default_run_dir(config) : fs::path(out);
     const auto* tfs = dynamic_cast<const strategies::TradeFilterStrategy*>(strategy.get());
-    if (!tfs) return generic(config, *strategy, exec, dir);
+    // The streaming trade_filter grid reads the whole log: data subsets go through the pipeline.
+    if (!tfs || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled) return generic(config, *strategy, exec, dir);
 
     engine::GridRunSettings s;
     s.top_k = top;

@@ -9,7 +9,10 @@
 
 #include "apps/commands.hpp"
 #include "engine/report_html.hpp"
+#include "engine/run_directory.hpp"
 #include "engine/run_report_data.hpp"
+#include "engine/study.hpp"
+#include "engine/walk_forward.hpp"
 
 namespace tpeopt::app {
 
@@ -21,6 +24,17 @@ struct ReportCommand {
   std::size_t last_batches = 20;
 
   int operator()() const {
+    // A walk-forward parent (issue [subsets]): the folds' table; each fold has its own report.
+    if (std::filesystem::exists(std::filesystem::path(run_dir) / "walk_forward.json")) {
+      const io::StudyConfig config = engine::load_run_config(run_dir);
+      const auto strategy = engine::make_strategy(config);
+      const io::Json table = engine::write_walk_forward_table(run_dir, config, *strategy);
+      const std::filesystem::path path =
+          out.empty() ? std::filesystem::path(run_dir) / "report.html" : std::filesystem::path(out);
+      engine::write_report_file(path, engine::render_walk_forward_html(table, std::filesystem::path(run_dir).filename().string()));
+      std::cout << fmt::format("wrote {} ({} walk-forward folds)\n", path.string(), table["folds"].get<int>());
+      return 0;
+    }
     const engine::RunReportData run = engine::load_run_report_data(run_dir);
     engine::ReportOptions options;
     options.last_batches = last_batches;

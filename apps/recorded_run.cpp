@@ -8,6 +8,8 @@
 
 #include "common/error.hpp"
 #include "engine/interrupt.hpp"
+#include "engine/run_files.hpp"
+#include "engine/walk_forward.hpp"
 
 namespace tpeopt::app {
 
@@ -26,7 +28,7 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
                        e.what(), dir, dir, options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : "");
     }
   }();
-  recorder.finish(run.result, run.summary);
+  recorder.finish(run.result, run.summary, run.holdout ? &*run.holdout : nullptr);
 
   const auto& s = run.summary;
   std::cout << fmt::format("trials: {} in {:.3f} s ({:.0f} trials/s) | executor busy {:.1f}% | ask {:.1f} ms, {} "
@@ -42,12 +44,52 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
                                engine::param_value_json(config.space.axes[a], best.params[a]).dump());
     std::cout << '\n';
   }
+  if (run.holdout && !run.result.top().empty()) {
+    const auto& h = *run.holdout;
+    std::cout << fmt::format("hold-out: {} in-sample and {} out-of-sample {}; best trial out of sample: {}; rank "
+                             "correlation of the top {} (Spearman): {}\n",
+                             h.in_sample_atoms, h.out_of_sample_atoms, h.unit, h.scores.front(), h.scores.size(),
+                             h.spearman);
+  }
   if (s.stopped_early) {
     std::cerr << fmt::format("interrupted after {} trials; the journal is consistent. Continue with: tpeopt resume {}\n",
                              run.result.n_trials(), dir);
     return 130;
   }
   std::cout << fmt::format("digest {}\nresults in {}\n", run.result.digest_hex(), dir);
+  return 0;
+}
+
+int run_walk_forward(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                     const engine::RunOptions& options, const std::filesystem::path& dir, bool resume) {
+  namespace fs = std::filesystem;
+  if (!resume) engine::create_run_directory(dir, config, strategy, options.executor);
+  for (std::uint64_t f = 0; f < config.walk_forward.folds; ++f) {
+    const io::StudyConfig fold = engine::fold_config(config, f);
+    const fs::path fdir = engine::fold_dir(dir, f);
+    std::vector<engine::ReplayedBatch> replay;
+    std::unique_ptr<engine::RunRecorder> recorder;
+    if (fs::exists(fdir / "journal.bin"))
+      recorder = engine::RunRecorder::resume(fdir, fold, strategy, options.executor, replay);
+    else
+      recorder = engine::RunRecorder::create(fdir, fold, strategy, options.executor);
+    std::cerr << fmt::format("walk-forward fold {} of {}: {}{}\n", f + 1, config.walk_forward.folds, fdir.string(),
+                             replay.empty() ? "" : fmt::format(" (continuing: {} batches in the journal)", replay.size()));
+    const int code = run_recorded(fold, strategy, options, *recorder, std::move(replay));
+    engine::write_walk_forward_table(dir, config, strategy);
+    if (code != 0) return code;
+  }
+  const io::Json table = engine::write_walk_forward_table(dir, config, strategy);
+  std::cout << fmt::format("walk-forward: {} folds ({})\nfold  in-sample window            out-of-sample window       "
+                           "best trial  in-sample  out-of-sample\n",
+                           config.walk_forward.folds, table["unit"].get<std::string>());
+  for (const auto& r : table["fold_results"]) {
+    auto w = [](const io::Json& x) { return fmt::format("{} .. {}", x["first"].get<std::string>(), x["last"].get<std::string>()); };
+    std::cout << fmt::format("{:<5} {:<26} {:<26} {:<11} {:<10} {}\n", r["fold"].get<int>(), w(r["in_sample"]),
+                             w(r["out_of_sample"]), r["best_trial"].dump(), r["in_sample_score"].dump(),
+                             r["out_of_sample_score"].dump());
+  }
+  std::cout << fmt::format("folds in {}/fold-N; table in {}/walk_forward.csv\n", dir.string(), dir.string());
   return 0;
 }
 

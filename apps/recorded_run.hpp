@@ -13,4 +13,11 @@ namespace tpeopt::app {
 int run_recorded(const io::StudyConfig& config, const strategies::Strategy& strategy, engine::RunOptions options,
                  engine::RunRecorder& recorder, std::vector<engine::ReplayedBatch> replay);
 
+/// Runs (or, with `resume`, continues) a walk-forward study in `dir` (issue [subsets]): the
+/// folds one after another, each in its own run directory dir/fold-N (continued from its
+/// journal when it has one), then the folds' table (walk_forward.json / .csv). Returns the
+/// exit code: 0 complete, 130 interrupted (resume the parent directory).
+int run_walk_forward(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                     const engine::RunOptions& options, const std::filesystem::path& dir, bool resume);
+
 }  // namespace tpeopt::app

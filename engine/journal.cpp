@@ -30,6 +30,11 @@ std::string encode_record(const BatchRequest& q, const BatchResult& r, const Bat
   put_doubles(payload, r.violations);
   put_doubles(payload, r.metrics);
   for (double ms : {t.ask_ms, t.exec_ms, t.tell_ms, t.overlap_ms, t.idle_ms, t.wall_ms}) put_raw(payload, ms);
+  // Successive halving (issue [subsets]): an optional tail, so journals without it read as before.
+  if (!r.rung.empty()) {
+    put_raw(payload, static_cast<std::int64_t>(r.n_rungs));
+    for (std::int32_t x : r.rung) put_raw(payload, x);
+  }
   return payload;
 }
 
@@ -57,6 +62,14 @@ bool decode_record(const std::string& payload, JournalRecord& out) {
   t.first_trial = q.first_trial;
   t.n_trials = n;
   t.replayed = true;
+  if (!c.at_end()) {
+    std::int64_t n_rungs = 0;
+    if (!c.get(n_rungs) || n_rungs < 1 || n_rungs > 63) return false;
+    r.n_rungs = static_cast<std::int32_t>(n_rungs);
+    r.rung.resize(n);
+    for (auto& x : r.rung)
+      if (!c.get(x) || x < 0 || x >= n_rungs) return false;
+  }
   return c.at_end();
 }
 

@@ -39,6 +39,11 @@ struct BatchResult {
   std::vector<double> violations;  ///< 0 = feasible
   std::size_t n_metrics = 0;
   std::vector<double> metrics;     ///< n_trials x n_metrics, row-major
+  /// Successive halving (engine/halving_executor.hpp); empty when the run does not halve.
+  /// rung[i]: the last rung trial i was evaluated on; a trial with rung[i] < n_rungs - 1
+  /// was pruned there, and its score, violation and metrics are that rung's.
+  std::vector<std::int32_t> rung;
+  std::int32_t n_rungs = 0;
   ExecutorTimings timings;
 };
 

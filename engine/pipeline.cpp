@@ -6,6 +6,7 @@
 #include <readerwriterqueue/readerwriterqueue.h>  // for moodycamel::BlockingReaderWriterQueue (SPSC)
 
 #include "common/error.hpp"
+#include "engine/halving_executor.hpp"
 
 namespace tpeopt::engine {
 
@@ -196,7 +197,7 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
                   "executor returned batches out of order");
 
     outcomes.resize(result.n_trials);
-    for (std::size_t i = 0; i < result.n_trials; ++i) outcomes[i] = {result.scores[i], result.violations[i]};
+    for (std::size_t i = 0; i < result.n_trials; ++i) outcomes[i] = told_outcome(result, i, settings.direction);
     Interval tell;
     tell.begin = Clock::now();
     sampler.tell(current.request.first_trial, outcomes);

@@ -38,6 +38,8 @@ struct PipelineSettings {
   bool serial = false;    ///< run the same schedule on one thread
   /// Batches 0 .. replay.size()-1, replayed rather than evaluated (resume).
   std::vector<ReplayedBatch> replay;
+  /// The objective's direction: how pruned trials are told (engine/halving_executor.hpp).
+  tpe::Direction direction = tpe::Direction::Maximize;
 };
 
 struct PipelineSummary {

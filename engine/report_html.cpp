@@ -1,6 +1,7 @@
 #include "engine/report_html.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "engine/data_subsets.hpp"
 #include "engine/report_figures.hpp"
 #include "engine/svg_plot.hpp"
 
@@ -118,6 +120,37 @@ std::string top_section(const RunReportData& run) {
   return html + "</table></div>\n</section>\n";
 }
 
+/// Hold-out (issue [subsets]): each top trial's in-sample and out-of-sample score side by
+/// side (from top.json's "out_of_sample"), and their Spearman rank correlation.
+std::string holdout_section(const RunReportData& run) {
+  const io::Json& top = run.top;
+  std::vector<double> in, out;
+  std::string rows;
+  for (const auto& e : top) {
+    if (!e.contains("out_of_sample")) continue;
+    const io::Json& o = e["out_of_sample"];
+    auto num = [](const io::Json& v) { return v.is_number() ? v.get<double>() : NAN; };
+    const double a = e.contains("score") ? num(e["score"]) : NAN, b = o.contains("score") ? num(o["score"]) : NAN;
+    if (!std::isnan(a) && !std::isnan(b)) {
+      in.push_back(a);
+      out.push_back(b);
+    }
+    rows += "<tr><td>" + json_cell(e.value("rank", io::Json(nullptr))) + "</td><td>" +
+            json_cell(e.value("trial", io::Json(nullptr))) + "</td><td>" + json_cell(e.value("score", io::Json(nullptr))) +
+            "</td><td>" + json_cell(o.value("score", io::Json(nullptr))) + "</td><td>" +
+            json_cell(o.value("violation", io::Json(nullptr))) + "</td></tr>\n";
+  }
+  if (rows.empty()) return "";
+  const double rho = spearman_correlation(in, out);
+  std::string html = "<section id=\"holdout\">\n<h2>Hold-out</h2>\n<p class=\"note\">";
+  html += escape(fmt::format("The top trials scored on the out-of-sample part the optimizer never saw. Rank correlation "
+                             "of in-sample and out-of-sample scores (Spearman): {}.",
+                             std::isnan(rho) ? std::string("undefined") : fmt::format("{:.3f}", rho)));
+  html += "</p>\n<div class=\"scroll\"><table class=\"top\">\n<tr><th>rank</th><th>trial</th><th>in-sample "
+          "score</th><th>out-of-sample score</th><th>out-of-sample violation</th></tr>\n";
+  return html + rows + "</table></div>\n</section>\n";
+}
+
 }  // namespace
 
 std::string render_report_html(const RunReportData& run, const ReportOptions& options) {
@@ -138,6 +171,7 @@ std::string render_report_html(const RunReportData& run, const ReportOptions& op
                                      options.last_batches),
                          timeline_figure(run, options.last_batches));
   html += top_section(run);
+  html += holdout_section(run);
   html += "</body>\n</html>\n";
   return html;
 }

@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -128,6 +130,8 @@ void RunRecorder::open_tables() {
   for (const auto& a : config_.space.axes) header += "," + a.name;
   header += ",score,violation";
   for (const auto& m : metric_names_) header += "," + m;
+  if (config_.search.halving.enabled) header += ",rung,pruned";
+  if (config_.has_parts()) header += ",oos_score,oos_violation";  // filled for the top K by finish()
   trials_ = open_table(dir_ / "trials.csv", header + "\n");
   timings_ = open_table(dir_ / "timings.csv",
                         "batch,first_trial,trials,ask_ms,exec_ms,tell_ms,overlap_ms,idle_ms,wall_ms,trials_per_s,"
@@ -159,10 +163,14 @@ void RunRecorder::on_batch(const BatchRequest& request, const BatchResult& resul
     rows += fmt::format(",{},{}", result.scores[i], result.violations[i]);
     for (std::size_t m = 0; m < result.n_metrics; ++m)
       rows += fmt::format(",{}", result.metrics[i * result.n_metrics + m]);
+    const bool pruned = !result.rung.empty() && result.rung[i] + 1 < result.n_rungs;
+    if (config_.search.halving.enabled)
+      rows += result.rung.empty() ? std::string(",,") : fmt::format(",{},{}", result.rung[i], pruned ? 1 : 0);
+    if (config_.has_parts()) rows += ",,";
     rows += '\n';
 
     const RankKey k{request.first_trial + i, result.scores[i], result.violations[i]};
-    if (!best_ || ranks_before(k, *best_, config_.objective.direction)) best_ = k;
+    if (!pruned && (!best_ || ranks_before(k, *best_, config_.objective.direction))) best_ = k;
   }
   append_or_throw(trials_, rows, dir_ / "trials.csv");
 
@@ -202,7 +210,7 @@ void RunRecorder::write_metrics(const BatchTimings& t) {
 }
 
 io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,
-                     const std::vector<std::string>& metric_names) {
+                     const std::vector<std::string>& metric_names, const HoldoutResult* holdout) {
   io::Json top = io::Json::array();
   std::size_t rank = 1;
   for (const auto& r : result.top()) {
@@ -216,13 +224,25 @@ io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,
     entry["score"] = std::isnan(r.score) ? io::Json(nullptr) : io::Json(r.score);
     entry["violation"] = r.violation;
     entry["metrics"] = metrics;
+    if (holdout && rank - 2 < holdout->scores.size()) {
+      const std::size_t i = rank - 2;
+      io::Json m = io::Json::object();
+      for (std::size_t k = 0; k < metric_names.size() && k < holdout->metrics[i].size(); ++k)
+        m[metric_names[k]] = holdout->metrics[i][k];
+      io::Json oos = io::Json::object();
+      oos["score"] = std::isnan(holdout->scores[i]) ? io::Json(nullptr) : io::Json(holdout->scores[i]);
+      oos["violation"] = holdout->violations[i];
+      oos["metrics"] = m;
+      entry["out_of_sample"] = oos;
+    }
     top.push_back(entry);
   }
   return top;
 }
 
-void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summary) {
-  write_file_atomically(dir_ / "top.json", top_to_json(result, config_, metric_names_).dump(2) + "\n", true);
+void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summary, const HoldoutResult* holdout) {
+  write_file_atomically(dir_ / "top.json", top_to_json(result, config_, metric_names_, holdout).dump(2) + "\n", true);
+  if (holdout) fill_holdout_columns(result, *holdout);
   io::Json s = {{"trials", summary.trials_told},
                 {"batches", summary.batches_told},
                 {"complete", !summary.stopped_early},
@@ -234,7 +254,44 @@ void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summa
                 {"tell_ms", summary.tell_ms},
                 {"overlap_ms", summary.overlap_ms},
                 {"idle_ms", summary.idle_ms}};
+  if (holdout)
+    s["holdout"] = {{"spearman", std::isnan(holdout->spearman) ? io::Json(nullptr) : io::Json(holdout->spearman)},
+                    {"top_k", holdout->scores.size()},
+                    {"in_sample", holdout->in_sample_atoms},
+                    {"out_of_sample", holdout->out_of_sample_atoms},
+                    {"unit", holdout->unit}};
   write_file_atomically(dir_ / "summary.json", s.dump(2) + "\n", true);
+}
+
+void RunRecorder::fill_holdout_columns(const StudyResult& result, const HoldoutResult& holdout) {
+  // trials.csv's rows end with ",oos_score,oos_violation" left empty; fill the top K's.
+  std::map<std::uint64_t, std::size_t> top;
+  for (std::size_t i = 0; i < result.top().size() && i < holdout.scores.size(); ++i) top[result.top()[i].trial] = i;
+  if (trials_) std::fflush(trials_);
+  const fs::path path = dir_ / "trials.csv";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw make_error("{}: cannot reopen to fill the out-of-sample columns", path.string());
+  std::string out, line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (!header && !line.empty()) {
+      const std::uint64_t trial = std::strtoull(line.c_str(), nullptr, 10);
+      if (auto it = top.find(trial); it != top.end() && line.size() >= 2 && line.ends_with(",,")) {
+        line.resize(line.size() - 2);
+        line += fmt::format(",{},{}", holdout.scores[it->second], holdout.violations[it->second]);
+      }
+    }
+    header = false;
+    out += line;
+    out += '\n';
+  }
+  in.close();
+  write_file_atomically(path, out, true);
+  // Later appends (none expected after finish) would go to the replaced file.
+  if (trials_) {
+    std::fclose(trials_);
+    trials_ = std::fopen(path.c_str(), "ab");
+  }
 }
 
 }  // namespace tpeopt::engine

@@ -16,6 +16,7 @@
 
 #include "engine/journal.hpp"
 #include "engine/pipeline.hpp"
+#include "engine/study.hpp"
 #include "engine/study_result.hpp"
 #include "io/study_config.hpp"
 #include "strategies/strategy.hpp"
@@ -50,8 +51,11 @@ class RunRecorder final : public BatchObserver {
   void on_batch(const BatchRequest& request, const BatchResult& result, const BatchTimings& timings) override;
   bool stop_requested() override;
 
-  /// Writes top.json and summary.json (also after an interruption).
-  void finish(const StudyResult& result, const PipelineSummary& summary);
+  /// Writes top.json and summary.json (also after an interruption). With a hold-out
+  /// (issue [subsets]) top.json gives each trial's "out_of_sample" result, summary.json the
+  /// rank correlation, and trials.csv's oos_score / oos_violation columns are filled for
+  /// the top-K trials.
+  void finish(const StudyResult& result, const PipelineSummary& summary, const HoldoutResult* holdout = nullptr);
 
   const std::filesystem::path& dir() const { return dir_; }
   /// Batches found in the journal when resuming (0 for a new run).
@@ -63,6 +67,7 @@ class RunRecorder final : public BatchObserver {
               JournalWriter journal);
   void open_tables();
   void write_metrics(const BatchTimings& t);
+  void fill_holdout_columns(const StudyResult& result, const HoldoutResult& holdout);
 
   std::filesystem::path dir_;
   const io::StudyConfig& config_;
@@ -80,9 +85,11 @@ class RunRecorder final : public BatchObserver {
   bool have_origin_ = false;
 };
 
-/// top.json's shape: [{"rank", "trial", "params", "score", "violation", "metrics"}, ...]
+/// top.json's shape: [{"rank", "trial", "params", "score", "violation", "metrics"}, ...];
+/// with a hold-out each entry also has "out_of_sample": {"score", "violation", "metrics"}
+/// ("score" is then the in-sample score).
 io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,
-                     const std::vector<std::string>& metric_names);
+                     const std::vector<std::string>& metric_names, const HoldoutResult* holdout = nullptr);
 
 /// A parameter value as written in outputs: the label for string categoricals, else the number.
 io::Json param_value_json(const tpe::Axis& axis, double value);

@@ -73,6 +73,9 @@ std::vector<ReportTrial> load_trials(const fs::path& p, const io::StudyConfig& c
   std::vector<std::size_t> c_axes;
   for (const auto& a : axes) c_axes.push_back(column_of(rows, a.name));
   const std::size_t width = rows.size();
+  std::size_t c_pruned = width;  // optional: runs with search.halving
+  for (std::size_t i = 0; i < width; ++i)
+    if (rows.field(i) == "pruned") c_pruned = i;
 
   std::vector<ReportTrial> trials;
   while (rows.next()) {
@@ -83,6 +86,7 @@ std::vector<ReportTrial> load_trials(const fs::path& p, const io::StudyConfig& c
     t.batch = count(rows, c_batch);
     t.score = number(rows, c_score);
     t.violation = number(rows, c_violation);
+    t.pruned = c_pruned < width && rows.field(c_pruned) == "1";
     for (std::size_t a = 0; a < axes.size(); ++a) {
       const auto& axis = axes[a];
       if (axis.kind == tpe::Axis::Kind::Categorical && !axis.choice_labels.empty()) {
@@ -165,7 +169,8 @@ ReportTotals totals_from_summary(const fs::path& p, const io::Json& s) {
 
 /// top.json's shape, from the trials themselves (metrics are not kept).
 io::Json top_from_trials(const RunReportData& d) {
-  const auto order = rank_trials(d.trials, d.config.objective.direction);
+  auto order = rank_trials(d.trials, d.config.objective.direction);
+  std::erase_if(order, [&](std::size_t i) { return d.trials[i].pruned; });  // scores on fewer slices
   io::Json top = io::Json::array();
   const std::size_t k = std::min<std::size_t>(order.size(), std::max<std::uint64_t>(d.config.search.top_k, 1));
   for (std::size_t r = 0; r < k; ++r) {

@@ -21,6 +21,7 @@ struct ReportTrial {
   std::vector<double> values;  ///< one per axis of config.space
   double score = 0.0;          ///< NaN: failed
   double violation = 0.0;      ///< > 0: infeasible
+  bool pruned = false;         ///< successive halving: pruned after a rung (never ranked)
 };
 
 /// One row of timings.csv; the *_begin/*_end times are ms since the first evaluated batch's ask.

@@ -7,6 +7,8 @@
 
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
+#include "engine/data_subsets.hpp"
+#include "engine/halving_executor.hpp"
 #include "engine/fault_injection.hpp"
 #include "engine/mpi_ranks.hpp"
 #include "engine/run_log.hpp"
@@ -175,9 +177,82 @@ std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, con
 
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options) {
-  // Under mpirun, rank 0's executor spreads every batch over all ranks (engine/mpi_ranks.hpp).
-  return mpi::spread_over_ranks(make_local_executor(config, strategy, options), config, options,
-                                strategy.metric_names().size());
+  const auto& halving = config.search.halving;
+  if (config.walk_forward.enabled() && config.walk_forward.fold < 0)
+    throw make_error("{}: data.walk_forward: a walk-forward study runs fold by fold (tpeopt run does it); this is "
+                     "the parent of its folds",
+                     config.source);
+  if (!config.has_parts() && !halving.enabled) {
+    // Under mpirun, rank 0's executor spreads every batch over all ranks (engine/mpi_ranks.hpp).
+    return mpi::spread_over_ranks(make_local_executor(config, strategy, options), config, options,
+                                  strategy.metric_names().size());
+  }
+  try {
+    std::vector<AtomRange> in_sample;
+    if (config.has_parts())
+      in_sample = split_parts(strategy, config).in_sample;
+    else if (strategy.n_atoms() > 0)
+      in_sample = {{0, strategy.n_atoms()}};
+    if (!halving.enabled) {
+      std::shared_ptr<const strategies::Strategy> part = strategy.subset(in_sample, strategy.min_trades());
+      auto inner = mpi::spread_over_ranks(make_local_executor(config, *part, options), config, options,
+                                          strategy.metric_names().size());
+      return std::make_unique<KeepAliveExecutor>(std::move(inner), KeepAlive{part});
+    }
+    if (mpi::size() > 1) throw make_error("search.halving: not available under mpirun yet; run on one host");
+    const auto slices = halving_slices(strategy, in_sample, halving);
+    const auto order = shuffled_slice_order(slices.size(), config.search.seed);
+    const std::size_t whole = atom_count(in_sample);
+    KeepAlive keep;
+    std::vector<std::unique_ptr<Executor>> rungs;
+    for (std::size_t count : rung_slice_counts(slices.size(), halving)) {
+      std::vector<AtomRange> ranges;
+      for (std::size_t k = 0; k < count; ++k)
+        ranges.insert(ranges.end(), slices[order[k]].begin(), slices[order[k]].end());
+      // In time order: the blocks of a rung are summed in the order of the data.
+      std::sort(ranges.begin(), ranges.end(), [](const AtomRange& a, const AtomRange& b) { return a.begin < b.begin; });
+      std::shared_ptr<const strategies::Strategy> part =
+          strategy.subset(ranges, scaled_min_trades(strategy.min_trades(), atom_count(ranges), whole));
+      rungs.push_back(make_local_executor(config, *part, options));
+      keep.push_back(part);
+    }
+    return std::make_unique<HalvingExecutor>(std::move(rungs), halving.eta, config.objective.direction, std::move(keep));
+  } catch (const Error& e) {
+    throw Error(config.source + ": " + e.what());
+  }
+}
+
+HoldoutResult score_holdout(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                            const StudyResult& result) {
+  HoldoutResult h;
+  HoldoutSplit split;
+  try {
+    split = split_parts(strategy, config);
+  } catch (const Error& e) {
+    throw Error(config.source + ": " + e.what());
+  }
+  h.in_sample_atoms = atom_count(split.in_sample);
+  h.out_of_sample_atoms = atom_count(split.out_of_sample);
+  h.unit = strategy.atoms_are_slices() ? "trading days" : "bars";
+  const auto oos = strategy.subset(
+      split.out_of_sample, scaled_min_trades(strategy.min_trades(), h.out_of_sample_atoms, h.in_sample_atoms));
+  const ParamBinding binding(*oos, config.space, config.fixed);
+  std::vector<double> slots(binding.n_slots());
+  std::vector<double> in_scores, out_scores;
+  for (const auto& t : result.top()) {
+    binding.fill(t.params.data(), slots.data());
+    std::vector<double> metrics(oos->metric_names().size());
+    const strategies::TrialScore s = oos->evaluate(slots.data(), metrics.data());
+    h.scores.push_back(s.score);
+    h.violations.push_back(s.violation);
+    h.metrics.push_back(std::move(metrics));
+    if (!std::isnan(t.score) && !std::isnan(s.score)) {
+      in_scores.push_back(t.score);
+      out_scores.push_back(s.score);
+    }
+  }
+  h.spearman = spearman_correlation(in_scores, out_scores);
+  return h;
 }
 
 namespace {
@@ -245,7 +320,8 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
   StudyRun run{{},
                StudyResult(config.space.size(), strategy.metric_names().size(), config.objective.direction,
                            config.search.top_k, options.keep_trials),
-               executor->name()};
+               executor->name(),
+               std::nullopt};
   StudyObserver study_observer(run.result, options, sampler->name(), run.executor, total, observer);
   PipelineSettings settings;
   settings.n_trials = total;
@@ -253,6 +329,7 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
   settings.depth = config.search.depth;
   settings.serial = options.serial;
   settings.replay = std::move(replay);
+  settings.direction = config.objective.direction;
   LoadedSampler loaded_sampler(*sampler, options.sampler_load_ms);
   LoadedExecutor loaded_executor(*executor, options.executor_load_ms);
   tpe::Sampler& s = options.sampler_load_ms > 0 ? static_cast<tpe::Sampler&>(loaded_sampler) : *sampler;
@@ -263,6 +340,7 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
     e = faulty.get();
   }
   run.summary = run_pipeline(s, *e, config.space.size(), settings, study_observer);
+  if (config.has_parts()) run.holdout = score_holdout(config, strategy, run.result);
   return run;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Builds a study (strategy, sampler, executor) from a validated config and runs it.
 #include <iosfwd>
+#include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/executor.hpp"
@@ -40,14 +42,35 @@ std::string resolve_executor(const std::string& which);
 /// `--devices`: "all", or a comma-separated list of device numbers ("0,1"); "" = default
 /// (device 0). Errors name the flag and the bad item.
 std::vector<int> parse_devices(const std::string& text);
+/// The study's executor over `strategy` (the full data). With data.holdout it evaluates
+/// the in-sample part only; with search.halving it is a HalvingExecutor over the rungs'
+/// slices (engine/halving_executor.hpp). It keeps the subset strategies it builds alive.
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options);
+
+/// `data.holdout` after a run (issue [subsets]): each top-K trial scored on the
+/// out-of-sample part by the CPU reference, in top-K order.
+struct HoldoutResult {
+  std::vector<double> scores, violations;
+  std::vector<std::vector<double>> metrics;
+  /// Spearman's rank correlation of the top-K trials' in-sample and out-of-sample scores
+  /// (trials with a NaN score on either side left out); NaN with fewer than 2 pairs.
+  double spearman = NAN;
+  std::size_t in_sample_atoms = 0, out_of_sample_atoms = 0;
+  std::string unit;  ///< "trading days" or "bars"
+};
 
 struct StudyRun {
   PipelineSummary summary;
   StudyResult result;
   std::string executor;
+  std::optional<HoldoutResult> holdout;  ///< set when the config has data.holdout
 };
+
+/// Scores `result`'s top trials on the out-of-sample part of `strategy` (the full data)
+/// given by config.holdout; min_trades is scaled to the part's share of the in-sample atoms.
+HoldoutResult score_holdout(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                            const StudyResult& result);
 
 /// Runs the study end to end. `observer` (optional) sees every told batch after the
 /// result collector and the log.

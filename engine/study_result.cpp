@@ -21,6 +21,10 @@ void StudyResult::add(const BatchRequest& request, const BatchResult& result) {
     r.score = result.scores[i];
     r.violation = result.violations[i];
     r.metrics.assign(result.metrics.begin() + i * n_metrics_, result.metrics.begin() + (i + 1) * n_metrics_);
+    if (!result.rung.empty()) {
+      r.rung = result.rung[i];
+      r.pruned = result.rung[i] + 1 < result.n_rungs;
+    }
     return r;
   };
   auto key = [](const TrialRecord& r) { return RankKey{r.trial, r.score, r.violation}; };
@@ -31,9 +35,11 @@ void StudyResult::add(const BatchRequest& request, const BatchResult& result) {
     digest_.add(result.scores[i]);
     digest_.add(result.violations[i]);
     for (std::size_t m = 0; m < n_metrics_; ++m) digest_.add(result.metrics[i * n_metrics_ + m]);
+    const bool pruned = !result.rung.empty() && result.rung[i] + 1 < result.n_rungs;
+    if (!result.rung.empty()) digest_.add(static_cast<std::uint64_t>(result.rung[i]));
 
     const RankKey k{trial, result.scores[i], result.violations[i]};
-    if (top_k_ > 0 && (top_.size() < top_k_ || ranks_before(k, key(top_.back()), direction_))) {
+    if (!pruned && top_k_ > 0 && (top_.size() < top_k_ || ranks_before(k, key(top_.back()), direction_))) {
       auto pos = std::upper_bound(top_.begin(), top_.end(), k, [&](const RankKey& a, const TrialRecord& b) {
         return ranks_before(a, key(b), direction_);
       });

@@ -19,11 +19,16 @@ struct TrialRecord {
   double score = 0.0;
   double violation = 0.0;
   std::vector<double> metrics;
+  /// Successive halving: the last rung evaluated (-1 without halving); pruned trials
+  /// (rung < n_rungs - 1) carry that rung's score and are never in the top K.
+  std::int32_t rung = -1;
+  bool pruned = false;
 };
 
 /// Collects told batches in trial order: the run's digest, its top K and (optionally)
 /// every trial. The digest covers trial numbers and the exact bits of parameters,
-/// scores, violations and metrics, so two runs with the same digest agree bit for bit.
+/// scores, violations and metrics (and halving rungs), so two runs with the same digest
+/// agree bit for bit. Trials pruned by successive halving are not ranked.
 class StudyResult {
  public:
   StudyResult(std::size_t n_axes, std::size_t n_metrics, tpe::Direction direction, std::size_t top_k,

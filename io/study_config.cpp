@@ -1,5 +1,6 @@
 #include "io/study_config.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -81,7 +82,93 @@ tpe::Axis parse_axis(const std::string& name, const Json& spec, const std::strin
   return axis;
 }
 
+HoldoutConfig parse_holdout(const Json& spec) {
+  const std::string path = "data.holdout";
+  HoldoutConfig h;
+  auto check_fraction = [&](double f, const std::string& where) {
+    if (!(f > 0.0 && f < 1.0)) throw make_error("{}: expected a fraction in (0, 1), got {}", where, f);
+    return f;
+  };
+  if (spec.is_number()) {
+    h.fraction = check_fraction(spec.get<double>(), path);
+    return h;
+  }
+  JsonFields f(spec, path);
+  f.reject_unknown({"fraction", "ranges"});
+  if (f.has("fraction") == f.has("ranges"))
+    throw make_error("{}: give either \"fraction\" (the end of the time span) or \"ranges\" (date ranges)", path);
+  if (f.has("fraction")) {
+    h.fraction = check_fraction(f.get_number("fraction"), f.key_path("fraction"));
+    return h;
+  }
+  const Json& list = f.at("ranges");
+  const std::string lpath = f.key_path("ranges");
+  if (!list.is_array() || list.empty())
+    throw make_error("{}: expected a non-empty list of [\"YYYY-MM-DD\", \"YYYY-MM-DD\"] pairs", lpath);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string ipath = fmt::format("{}[{}]", lpath, i);
+    const Json& r = list[i];
+    if (!r.is_array() || r.size() != 2 || !r[0].is_string() || !r[1].is_string())
+      throw make_error("{}: expected a pair of dates [\"YYYY-MM-DD\", \"YYYY-MM-DD\"]", ipath);
+    const std::int64_t from = parse_date_days(r[0].get<std::string>(), ipath + "[0]");
+    const std::int64_t to = parse_date_days(r[1].get<std::string>(), ipath + "[1]");
+    if (to < from) throw make_error("{}: the range ends before it starts", ipath);
+    h.ranges.emplace_back(from * 86400, (to + 1) * 86400);
+    h.range_text.emplace_back(r[0].get<std::string>(), r[1].get<std::string>());
+  }
+  return h;
+}
+
+WalkForwardConfig parse_walk_forward(const Json& spec) {
+  WalkForwardConfig w;
+  if (spec.is_number_integer()) {
+    const auto k = spec.get<std::int64_t>();
+    if (k < 1 || k > 1000) throw make_error("data.walk_forward: expected a number of folds in [1, 1000], got {}", k);
+    w.folds = static_cast<std::uint64_t>(k);
+    return w;
+  }
+  JsonFields f(spec, "data.walk_forward");
+  f.reject_unknown({"folds", "fold"});
+  w.folds = static_cast<std::uint64_t>(f.get_int("folds", std::nullopt, 1, 1000));
+  // "fold" is written by tpeopt into each fold's run directory.
+  w.fold = f.get_int("fold", -1, -1, static_cast<std::int64_t>(w.folds) - 1);
+  return w;
+}
+
+HalvingConfig parse_halving(const Json& spec) {
+  HalvingConfig h;
+  if (spec.is_boolean()) {
+    h.enabled = spec.get<bool>();
+    return h;
+  }
+  JsonFields f(spec, "search.halving");
+  f.reject_unknown({"enabled", "eta", "min_slices", "slices"});
+  h.enabled = f.get_bool("enabled", true);
+  h.eta = static_cast<std::uint64_t>(f.get_int("eta", 3, 2, 1 << 20));
+  h.min_slices = static_cast<std::uint64_t>(f.get_int("min_slices", 1, 1, 1 << 30));
+  h.slices = static_cast<std::uint64_t>(f.get_int("slices", 0, 0, 1 << 30));
+  return h;
+}
+
 }  // namespace
+
+std::int64_t parse_date_days(const std::string& text, const std::string& path) {
+  int y = 0, m = 0, d = 0;
+  char tail = 0;
+  if (text.size() != 10 || std::sscanf(text.c_str(), "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3 || text[4] != '-' ||
+      text[7] != '-' || m < 1 || m > 12 || d < 1 || d > 31)
+    throw make_error("{}: \"{}\" is not a date YYYY-MM-DD", path, text);
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (d > kDays[m - 1] + (m == 2 && leap ? 1 : 0)) throw make_error("{}: \"{}\" is not a date of the calendar", path, text);
+  // Days from civil (H. Hinnant's algorithm).
+  const int yy = y - (m <= 2 ? 1 : 0);
+  const int era = (yy >= 0 ? yy : yy - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(yy - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return static_cast<std::int64_t>(era) * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
 
 Json parse_json_text(const std::string& text, const std::string& source) {
   try {
@@ -136,6 +223,17 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       if (!root.has("data")) throw make_error("data: missing (required by strategy {})", c.strategy);
       JsonFields data(root.at("data"), "data");  // checks it is an object; keys checked by the strategy
       c.data = root.at("data");
+      // Data subsets (issue [subsets]) are the engine's, not the loader's.
+      if (data.has("holdout")) {
+        c.holdout = parse_holdout(data.at("holdout"));
+        c.data.erase("holdout");
+      }
+      if (data.has("walk_forward")) {
+        c.walk_forward = parse_walk_forward(data.at("walk_forward"));
+        c.data.erase("walk_forward");
+        if (c.holdout.enabled())
+          throw make_error("data.walk_forward: use either data.holdout or data.walk_forward, not both");
+      }
     }
 
     // objective
@@ -160,7 +258,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     // search
     if (root.has("search")) {
       JsonFields s(root.at("search"), "search");
-      s.reject_unknown({"sampler", "trials", "batch", "depth", "seed", "top_k", "tpe", "ga"});
+      s.reject_unknown({"sampler", "trials", "batch", "depth", "seed", "top_k", "tpe", "ga", "halving"});
       c.search.sampler = s.get_choice("sampler", {"tpe", "random", "grid", "ga"}, "tpe");
       c.search.trials = static_cast<std::uint64_t>(s.get_int("trials", 1000, 1, kMaxCount));
       c.search.batch = static_cast<std::uint64_t>(s.get_int("batch", 256, 1, 1 << 26));
@@ -185,6 +283,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
                                                                                            : tpe::Acquisition::Fast;
       }
       if (s.has("ga")) c.search.ga = parse_ga_config(s.at("ga"));
+      if (s.has("halving")) c.search.halving = parse_halving(s.at("halving"));
     }
 
     // params
@@ -223,6 +322,17 @@ Json StudyConfig::resolved() const {
   j["strategy"] = strategy;
   if (!function.empty()) j["function"] = function;
   if (!data.empty()) j["data"] = data;
+  // Subsets are written only when used: other runs' resolved configs (and digests) stay as they were.
+  if (holdout.fraction > 0.0) j["data"]["holdout"] = {{"fraction", holdout.fraction}};
+  if (!holdout.ranges.empty()) {
+    Json r = Json::array();
+    for (const auto& [from, to] : holdout.range_text) r.push_back({from, to});
+    j["data"]["holdout"] = {{"ranges", r}};
+  }
+  if (walk_forward.enabled()) {
+    j["data"]["walk_forward"] = {{"folds", walk_forward.folds}};
+    if (walk_forward.fold >= 0) j["data"]["walk_forward"]["fold"] = walk_forward.fold;
+  }
   j["executor"] = executor;
   j["objective"] = {{"name", objective.name},
                     {"direction", objective.direction == tpe::Direction::Minimize ? "minimize" : "maximize"}};
@@ -243,6 +353,10 @@ Json StudyConfig::resolved() const {
   // Only a GA study writes its settings: other samplers' resolved configs (and so the config
   // digests of their existing runs, which resume checks) stay as they were.
   if (search.sampler == "ga") j["search"]["ga"] = ga_config_json(search.ga, space);
+  if (search.halving.enabled)
+    j["search"]["halving"] = {{"eta", search.halving.eta},
+                              {"min_slices", search.halving.min_slices},
+                              {"slices", search.halving.slices}};
   Json p = Json::object();
   for (const auto& name : param_order) {
     if (auto it = fixed.find(name); it != fixed.end()) {

@@ -22,6 +22,38 @@ struct ObjectiveConfig {
   std::string aggregate;  ///< candle strategies: sum | mean | worst | portfolio over symbols ("" = sum)
 };
 
+/// `data.holdout` (issue [subsets], docs/user-guide.md "Hold-out"): the out-of-sample part
+/// of the data, never shown to the optimizer; the top-K trials are scored on it after the run.
+struct HoldoutConfig {
+  double fraction = 0.0;  ///< in (0, 1): the last `fraction` of the data's time span
+  /// Or explicit date ranges, "YYYY-MM-DD" (UTC; both ends included); parsed to
+  /// [first second, last second + 1) since 1970.
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  std::vector<std::pair<std::string, std::string>> range_text;  ///< as written, for resolved()
+  bool enabled() const { return fraction > 0.0 || !ranges.empty(); }
+};
+
+/// `data.walk_forward` (issue [subsets], docs/user-guide.md "Walk-forward"): the data cut into
+/// folds + 1 equal windows of atoms; fold f optimizes on window f and scores its top K on
+/// window f + 1. `tpeopt run` runs the folds one after another, each in a run directory of
+/// its own whose config names its fold.
+struct WalkForwardConfig {
+  std::uint64_t folds = 0;  ///< >= 1 when enabled
+  std::int64_t fold = -1;   ///< this study's fold (0-based), or -1: the parent of all folds
+  bool enabled() const { return folds > 0; }
+};
+
+/// `search.halving` (issue [subsets], docs/user-guide.md "Successive halving"): successive
+/// halving of each batch over data slices.
+struct HalvingConfig {
+  bool enabled = false;
+  std::uint64_t eta = 3;         ///< >= 2: after each rung the best 1/eta of the batch go on
+  std::uint64_t min_slices = 1;  ///< >= 1: rung 0's slices (m); rung r has m * eta^r
+  /// Slices the (in-sample) data is cut into: 0 = the strategy's natural slices (trade_filter:
+  /// one per trading day; exhaustion: 16 equal blocks of bars); n = n equal groups of atoms.
+  std::uint64_t slices = 0;
+};
+
 /// `search`: how trials are proposed and batched.
 struct SearchConfig {
   std::string sampler = "tpe";    ///< tpe | random | grid | ga
@@ -32,6 +64,7 @@ struct SearchConfig {
   std::uint64_t top_k = 10;       ///< size of top.json
   tpe::TpeConfig tpe;
   tpe::GaConfig ga;  ///< `search.ga` (docs/samplers.md)
+  HalvingConfig halving;
 };
 
 /// A whole study config, validated. Paths are resolved against the config's folder.
@@ -41,6 +74,11 @@ struct StudyConfig {
   std::string strategy;            ///< functions | exhaustion | trade_filter | ...
   std::string function;            ///< functions: the test function
   Json data = Json::object();      ///< strategy-specific; validated by the strategy factory
+                                   ///< (without `holdout`, parsed into `holdout`)
+  HoldoutConfig holdout;           ///< `data.holdout`
+  WalkForwardConfig walk_forward;  ///< `data.walk_forward`
+  /// A hold-out or a walk-forward fold: the optimizer sees an in-sample part only.
+  bool has_parts() const { return holdout.enabled() || walk_forward.fold >= 0; }
   ObjectiveConfig objective;
   SearchConfig search;
   tpe::SearchSpace space;                ///< the searched parameters, in the order written
@@ -58,6 +96,9 @@ StudyConfig load_study_config(const std::filesystem::path& path);
 
 /// Validates an already parsed config; `source` names it in errors.
 StudyConfig parse_study_config(const Json& json, const std::string& source, const std::filesystem::path& base_dir);
+
+/// Days since 1970-01-01 of a "YYYY-MM-DD" date; throws Error naming `path` when malformed.
+std::int64_t parse_date_days(const std::string& text, const std::string& path);
 
 /// Parses JSON text, turning syntax errors into "source:line:column: ..." errors.
 Json parse_json_text(const std::string& text, const std::string& source);

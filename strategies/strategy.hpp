@@ -3,6 +3,7 @@
 // TPEOPT_HD code shared by the CPU reference and the CUDA kernels; this header is the
 // host-side face the engine and the executors use. Knows nothing of samplers.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,12 @@ namespace tpeopt::strategies {
 struct TrialScore {
   double score = 0.0;
   double violation = 0.0;
+};
+
+/// Atoms [begin, end) of a strategy's data (issue [subsets]; see Strategy::n_atoms).
+struct AtomRange {
+  std::size_t begin = 0, end = 0;
+  bool operator==(const AtomRange&) const = default;
 };
 
 /// A strategy bound to its data. Immutable after construction and safe to use from
@@ -47,6 +54,28 @@ class Strategy {
 
   /// Checksums of the data this strategy reads, "name=hex" per source (empty if none).
   virtual std::vector<std::string> data_checksums() const { return {}; }
+
+  // ---- data subsets (issue [subsets], docs/strategies.md "Data subsets") ------------
+  // A sliceable strategy's data is a sequence of atoms in time order: trading days for
+  // trade_filter, bars for exhaustion. Hold-out parts, walk-forward windows and the
+  // slices of successive halving are sets of atom ranges.
+
+  /// Number of atoms; 0 = this strategy cannot be sliced.
+  virtual std::size_t n_atoms() const { return 0; }
+  /// Start of atom k, seconds since 1970-01-01 (UTC for bars; the trade log's own date for days).
+  virtual std::int64_t atom_time_s(std::size_t k) const {
+    (void)k;
+    return 0;
+  }
+  /// Atoms per natural slice for successive halving (trade_filter: 1, a day); 0 = none,
+  /// the data is cut into `search.halving.slices` equal blocks.
+  virtual bool atoms_are_slices() const { return false; }
+  /// The strategy over the given ranges only, with `min_trades` as its trade minimum.
+  /// Scores over disjoint ranges add up to the score over their union (exactly for
+  /// trade_filter; exhaustion backtests each range as a block of its own and sums).
+  virtual std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const;
+  /// The trade minimum this strategy was built with (0 when it has none).
+  virtual std::int64_t min_trades() const { return 0; }
 };
 
 }  // namespace tpeopt::strategies

@@ -140,7 +140,9 @@ TPEOPT_HD_INLINE void z_series(const double* s, const double* q, const double* x
 
 /// The trial-independent per-bar data (host or device pointers).
 struct Bars {
-  int n = 0;
+  int n = 0;       ///< end of the bars walked: the walk's last bar is n - 1 (series hold at least n bars)
+  int begin = 0;   ///< first bar walked (issue [subsets]: a block [begin, n) backtested on its own);
+                   ///< indicators still read the full series, so warm-up comes from bars before it
   const double* open = nullptr;
   const double* high = nullptr;
   const double* low = nullptr;
@@ -180,6 +182,8 @@ struct Position {
 };
 
 /// Opens the position of a signal at bar i (i <= n - 2). False when risk <= 0 (no trade).
+/// The position's last bar is capped at n - 1: a position still open at the walk's last
+/// bar (the end of the data, or of a block) is closed there at the close (kTime).
 TPEOPT_HD_INLINE bool open_position(const Bars& b, const Params& p, int i, Position* pos) {
   const int e = i + 1;
   const double entry = b.open[e] * (1.0 + p.slip);
@@ -244,7 +248,7 @@ struct SequentialFinder {
   }
 };
 
-/// The backtest of one trial, one position at a time: scan i = 0 .. n-2 while flat; on a
+/// The backtest of one trial, one position at a time: scan i = begin .. n-2 while flat; on a
 /// signal open a position (none if risk <= 0: the scan goes on at i + 1), find its exit
 /// bar j, report the trade, go on scanning at i = j (a signal on the exit bar re-enters
 /// at j + 1). `find(from, to, pred)` must return the first k in [from, to] with pred(k)
@@ -256,7 +260,7 @@ template <typename SignalFinder, typename ExitFinder, typename OnTrade>
 TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder&& find_signal,
                                    ExitFinder&& find_exit, OnTrade&& on_trade) {
   const int last_signal = b.n - 2;
-  int i = 0;
+  int i = b.begin;
   while (i <= last_signal) {
     i = find_signal(i, last_signal, [&](int k) { return is_signal(b, p, t, k); });
     if (i > last_signal) break;

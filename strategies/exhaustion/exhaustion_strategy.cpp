@@ -1,5 +1,6 @@
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -129,6 +130,37 @@ ex::Bars ExhaustionStrategy::host_bars() const {
   return b;
 }
 
+ex::Bars ExhaustionStrategy::host_bars(const BarBlock& block) const {
+  ex::Bars b = host_bars();
+  b.begin = block.begin;
+  b.n = block.end;
+  return b;
+}
+
+std::int64_t ExhaustionStrategy::atom_time_s(std::size_t k) const {
+  const std::int64_t ms = candles_.time_ms.at(k);
+  return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);  // floor
+}
+
+std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_blocks(std::vector<BarBlock> blocks, int min_trades) const {
+  for (const auto& b : blocks)
+    TPEOPT_ASSERT(b.begin >= 0 && b.begin < b.end && b.end <= n_bars(), "exhaustion: block outside the series");
+  auto out = std::make_unique<ExhaustionStrategy>(*this);
+  out->blocks_ = std::move(blocks);
+  out->options_.min_trades = min_trades;
+  return out;
+}
+
+std::unique_ptr<Strategy> ExhaustionStrategy::subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const {
+  std::vector<BarBlock> blocks;
+  for (const auto& r : ranges) {
+    TPEOPT_ASSERT(r.begin < r.end && r.end <= candles_.size(), "exhaustion: subset range outside the series");
+    blocks.push_back({static_cast<int>(r.begin), static_cast<int>(r.end)});
+  }
+  if (blocks.empty()) throw make_error("exhaustion: an empty subset of the data has nothing to backtest");
+  return with_blocks(std::move(blocks), static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30)));
+}
+
 void ExhaustionStrategy::ema(int span, double* out) const { ex::ema_series(candles_.close.data(), n_bars(), span, out); }
 void ExhaustionStrategy::volume_z(int w, double* out) const {
   ex::z_series(s_vol_.data(), q_vol_.data(), candles_.volume.data(), n_bars(), w, out);
@@ -137,8 +169,8 @@ void ExhaustionStrategy::tr_z(int w, double* out) const {
   ex::z_series(s_tr_.data(), q_tr_.data(), tr_.data(), n_bars(), w, out);
 }
 
-template <typename OnTrade>
-void ExhaustionStrategy::walk(const double* params, OnTrade&& on_trade) const {
+template <typename OnTrade, typename OnBlock>
+void ExhaustionStrategy::walk(const double* params, OnTrade&& on_trade, OnBlock&& on_block_begin) const {
   const ex::Params p = ex::unpack_params(params);
   const std::size_t n = candles_.size();
   thread_local std::vector<double> ef, es, vz, tz;
@@ -148,29 +180,61 @@ void ExhaustionStrategy::walk(const double* params, OnTrade&& on_trade) const {
   volume_z(p.z_window, vz.data());
   tr_z(p.z_window, tz.data());
   const ex::TrialSeries t{ef.data(), es.data(), vz.data(), tz.data()};
-  ex::run_backtest(host_bars(), p, t, ex::SequentialFinder{}, on_trade);
+  if (blocks_.empty()) {
+    on_block_begin(std::size_t{0});
+    ex::run_backtest(host_bars(), p, t, ex::SequentialFinder{}, on_trade);
+    return;
+  }
+  for (std::size_t k = 0; k < blocks_.size(); ++k) {
+    on_block_begin(k);
+    ex::run_backtest(host_bars(blocks_[k]), p, t, ex::SequentialFinder{}, on_trade);
+  }
 }
 
 ex::Summary ExhaustionStrategy::summarize(const double* params) const {
   ex::Summary s;
-  walk(params, [&](const ex::Trade& t) { ex::add_trade(s, t); });
+  walk(params, [&](const ex::Trade& t) { ex::add_trade(s, t); }, [](std::size_t) {});
   return s;
 }
 
 TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics) const {
-  const ex::Summary s = summarize(params);
   TrialScore r;
-  r.score = ex::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+  if (blocks_.empty()) {
+    const ex::Summary s = summarize(params);
+    r.score = ex::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+    return r;
+  }
+  // Blocked: the score is the sum of the blocks' objective values, in block order.
+  ex::Summary all, block;
+  double score = 0.0;
+  bool started = false;
+  walk(
+      params,
+      [&](const ex::Trade& t) {
+        ex::add_trade(all, t);
+        ex::add_trade(block, t);
+      },
+      [&](std::size_t) {
+        if (started) score = score + ex::objective_value(block, options_.objective);
+        block = ex::Summary{};
+        started = true;
+      });
+  score = score + ex::objective_value(block, options_.objective);
+  ex::finish(all, options_.objective, options_.min_trades, metrics, &r.violation);
+  r.score = score;
   return r;
 }
 
 std::vector<ex::Trade> ExhaustionStrategy::trades(const double* params, ex::Summary* summary) const {
   std::vector<ex::Trade> out;
   ex::Summary s;
-  walk(params, [&](const ex::Trade& t) {
-    ex::add_trade(s, t);
-    out.push_back(t);
-  });
+  walk(
+      params,
+      [&](const ex::Trade& t) {
+        ex::add_trade(s, t);
+        out.push_back(t);
+      },
+      [](std::size_t) {});
   if (summary) *summary = s;
   return out;
 }

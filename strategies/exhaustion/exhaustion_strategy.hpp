@@ -1,4 +1,6 @@
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,14 @@ struct ExhaustionOptions {
   int min_trades = 10;  ///< trials with fewer trades are infeasible: violation = min_trades - trades
 };
 
+/// A block of bars [begin, end) backtested on its own (issue [subsets]): it starts flat,
+/// reads the full series' indicators (warm-up from the bars before it), and a position
+/// still open at bar end - 1 is closed there at the close.
+struct BarBlock {
+  int begin = 0, end = 0;
+  bool operator==(const BarBlock&) const = default;
+};
+
 /// The `exhaustion` strategy bound to one candle series (docs/strategies.md, "exhaustion").
 /// The trial-independent series (close location, true range, prefix sums of TR, volume
 /// and their squares) are computed once here, on the host, in double, in bar order; the
@@ -29,10 +39,26 @@ class ExhaustionStrategy final : public Strategy {
   std::vector<double> param_defaults() const override;
   const std::vector<std::string>& metric_names() const override;
   void check_param_range(std::size_t slot, double low, double high) const override;
+  /// Unblocked: finish(summarize()). Blocked: the score is the SUM over blocks (in block
+  /// order) of each block's objective value; the violation and the metrics are those of
+  /// all blocks' trades taken together in block order (one Summary over the concatenation).
   TrialScore evaluate(const double* params, double* metrics) const override;
   std::vector<std::string> data_checksums() const override;
 
-  /// The summary of one trial's trades (CPU reference; evaluate() = finish(summarize())).
+  // ---- data subsets (issue [subsets]): atoms are bars -------------------------------
+  std::size_t n_atoms() const override { return candles_.size(); }
+  std::int64_t atom_time_s(std::size_t k) const override;
+  /// The same series with each range as a block of its own (BarBlock), min_trades replaced.
+  std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& blocks, std::int64_t min_trades) const override;
+  std::int64_t min_trades() const override { return options_.min_trades; }
+
+  /// The same series, backtested as the given blocks (each within [0, n_bars()), non-empty,
+  /// in any order; overlapping blocks are allowed and each counts). Empty = the whole series.
+  std::unique_ptr<ExhaustionStrategy> with_blocks(std::vector<BarBlock> blocks, int min_trades) const;
+  const std::vector<BarBlock>& blocks() const { return blocks_; }
+  bool blocked() const { return !blocks_.empty(); }
+
+  /// The summary of one trial's trades (CPU reference; unblocked evaluate() = finish(summarize())).
   exhaustion::Summary summarize(const double* params) const;
 
   /// The trades of one trial in order (CPU reference), and its summary.
@@ -48,8 +74,10 @@ class ExhaustionStrategy final : public Strategy {
   const std::vector<double>& q_tr() const { return q_tr_; }
   const std::vector<double>& s_vol() const { return s_vol_; }
   const std::vector<double>& q_vol() const { return q_vol_; }
-  /// Bars over host memory.
+  /// Bars over host memory (the whole series).
   exhaustion::Bars host_bars() const;
+  /// Bars of one block: the same series, walked over [block.begin, block.end).
+  exhaustion::Bars host_bars(const BarBlock& block) const;
 
   /// The series one trial reads, computed with the same TPEOPT_HD functions as the GPU:
   /// EMA of `span` over close, z-scores of volume or TR over `w` bars.
@@ -58,11 +86,13 @@ class ExhaustionStrategy final : public Strategy {
   void tr_z(int w, double* out) const;
 
  private:
-  template <typename OnTrade>
-  void walk(const double* params, OnTrade&& on_trade) const;
+  /// Calls on_block_begin(k) before block k's trades (k = 0 only when unblocked).
+  template <typename OnTrade, typename OnBlock>
+  void walk(const double* params, OnTrade&& on_trade, OnBlock&& on_block_begin) const;
 
   Candles candles_;
   ExhaustionOptions options_;
+  std::vector<BarBlock> blocks_;
   std::vector<double> cloc_, tr_, s_tr_, q_tr_, s_vol_, q_vol_;
   std::string checksum_;
 };

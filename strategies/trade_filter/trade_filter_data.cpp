@@ -1,8 +1,75 @@
 #include "strategies/trade_filter/trade_filter_data.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 
 namespace tpeopt::strategies {
+
+std::int64_t trade_filter_day(std::int64_t entry_time) {
+  constexpr std::int64_t kDay = 86400;
+  return entry_time >= 0 ? entry_time / kDay : -((-entry_time + kDay - 1) / kDay);
+}
+
+std::vector<std::int64_t> trade_filter_days(const TradeFilterData& d) {
+  std::vector<std::int64_t> days;
+  days.reserve(d.n_trades());
+  for (std::int64_t t : d.entry_time) days.push_back(trade_filter_day(t));
+  std::sort(days.begin(), days.end());
+  days.erase(std::unique(days.begin(), days.end()), days.end());
+  return days;
+}
+
+namespace {
+
+/// Appends trade i's part of a concatenated per-trade array (offsets: n + 1 entries).
+template <typename T>
+void append_part(std::vector<T>& to, const std::vector<T>& from, const std::vector<std::uint64_t>& offset, std::size_t i) {
+  to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(offset[i]),
+            from.begin() + static_cast<std::ptrdiff_t>(offset[i + 1]));
+}
+
+}  // namespace
+
+TradeFilterData subset_trade_filter_days(const TradeFilterData& d, const std::vector<std::int64_t>& days_in) {
+  std::vector<std::int64_t> days = days_in;
+  std::sort(days.begin(), days.end());
+  TradeFilterData out;
+  out.tickers = d.tickers;
+  out.prices = d.prices;
+  out.ticker_offset = d.ticker_offset;
+  out.sources = d.sources;
+  out.dropped_trades = d.dropped_trades;
+  out.path_offset.push_back(0);
+  out.up_offset.push_back(0);
+  out.down_offset.push_back(0);
+  for (std::size_t i = 0; i < d.n_trades(); ++i) {
+    if (!std::binary_search(days.begin(), days.end(), trade_filter_day(d.entry_time[i]))) continue;
+    out.ticker.push_back(d.ticker[i]);
+    out.entry_time.push_back(d.entry_time[i]);
+    out.exit_time.push_back(d.exit_time[i]);
+    out.volatility.push_back(d.volatility[i]);
+    out.ratio.push_back(d.ratio[i]);
+    out.adx28.push_back(d.adx28[i]);
+    out.adx14.push_back(d.adx14[i]);
+    out.adx7.push_back(d.adx7[i]);
+    out.entry_price.push_back(d.entry_price[i]);
+    out.logged_pct.push_back(d.logged_pct[i]);
+    out.logged_q.push_back(d.logged_q[i]);
+    out.window_start.push_back(d.window_start[i]);
+    out.window_len.push_back(d.window_len[i]);
+    if (d.window_len[i] == 0) out.empty_windows += 1;
+    append_part(out.path, d.path, d.path_offset, i);
+    out.path_offset.push_back(out.path.size());
+    append_part(out.up_value, d.up_value, d.up_offset, i);
+    append_part(out.up_pos, d.up_pos, d.up_offset, i);
+    out.up_offset.push_back(out.up_value.size());
+    append_part(out.down_value, d.down_value, d.down_offset, i);
+    append_part(out.down_pos, d.down_pos, d.down_offset, i);
+    out.down_offset.push_back(out.down_value.size());
+  }
+  return out;
+}
 
 void build_trade_filter_records(TradeFilterData& d) {
   const std::size_t n = d.n_trades();

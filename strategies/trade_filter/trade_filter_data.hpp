@@ -62,6 +62,20 @@ struct TradeFilterData {
   std::size_t n_trades() const { return entry_price.size(); }
 };
 
+/// The trading day of a trade: floor(entry_time / 86400). entry_time is the log's own
+/// date plus its Entry Time written as if UTC, so this is the date the log gives the trade.
+std::int64_t trade_filter_day(std::int64_t entry_time);
+
+/// The distinct trading days of the trades, increasing.
+std::vector<std::int64_t> trade_filter_days(const TradeFilterData& data);
+
+/// The data restricted to the trades whose day is in `days` (any order; duplicates are
+/// ignored): those trades in log order with their metrics, paths and record arrays
+/// copied, the market data shared as is. A TradeFilterStrategy over it scores exactly
+/// those trades, so the scores of disjoint day sets add up to the score of their union
+/// (int64 fixed-point sums). Sources are kept (the checksums are of the files read).
+TradeFilterData subset_trade_filter_days(const TradeFilterData& data, const std::vector<std::int64_t>& days);
+
 /// Fills up_*/down_* from path/path_offset (the record highs and lows of each path).
 void build_trade_filter_records(TradeFilterData& data);
 

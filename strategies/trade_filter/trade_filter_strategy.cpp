@@ -12,6 +12,18 @@ TradeFilterStrategy::TradeFilterStrategy(std::shared_ptr<const TradeFilterData> 
     : data_(std::move(data)), min_trades_(min_trades) {
   TPEOPT_ASSERT(data_ != nullptr, "trade_filter needs data");
   if (min_trades_ < 0) throw make_error("objective.min_trades: expected >= 0, got {}", min_trades_);
+  days_ = trade_filter_days(*data_);
+}
+
+std::unique_ptr<Strategy> TradeFilterStrategy::subset(const std::vector<AtomRange>& ranges,
+                                                      std::int64_t min_trades) const {
+  std::vector<std::int64_t> days;
+  for (const auto& r : ranges) {
+    TPEOPT_ASSERT(r.begin <= r.end && r.end <= days_.size(), "trade_filter: subset range outside the days");
+    for (std::size_t k = r.begin; k < r.end; ++k) days.push_back(days_[k]);
+  }
+  return std::make_unique<TradeFilterStrategy>(
+      std::make_shared<const TradeFilterData>(subset_trade_filter_days(*data_, days)), min_trades);
 }
 
 const std::vector<std::string>& TradeFilterStrategy::param_names() const {

@@ -31,15 +31,25 @@ class TradeFilterStrategy final : public Strategy {
   TrialScore evaluate(const double* params, double* metrics) const override;
   std::vector<std::string> data_checksums() const override;
 
+  // ---- data subsets (issue [subsets]): atoms are trading days ------------------------
+  std::size_t n_atoms() const override { return days_.size(); }
+  std::int64_t atom_time_s(std::size_t k) const override { return days_.at(k) * 86400; }
+  bool atoms_are_slices() const override { return true; }
+  /// The trades of the days in `ranges` only (subset_trade_filter_days).
+  std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const override;
+  /// The trading days (trade_filter_days), increasing: atom k is day days()[k].
+  const std::vector<std::int64_t>& days() const { return days_; }
+
   const TradeFilterData& data() const { return *data_; }
   std::shared_ptr<const TradeFilterData> shared_data() const { return data_; }
-  std::int64_t min_trades() const { return min_trades_; }
+  std::int64_t min_trades() const override { return min_trades_; }
   /// Host pointers for the fast (record bisection) methods.
   trade_filter::TradeArrays arrays() const;
 
  private:
   std::shared_ptr<const TradeFilterData> data_;
   std::int64_t min_trades_;
+  std::vector<std::int64_t> days_;
 };
 
 }  // namespace tpeopt::strategies
