@@ -3,7 +3,7 @@
 # Runs on the GPU machine from the repository root over binaries built elsewhere:
 #   BIN=.carry DATA=.carry/data OUT=$OUT scripts/gpu_session.sh [STEP...]
 # Steps: tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback grid (default: all but
-# the optional ones: multi_gpu bench_peers bench_atc).
+# the optional ones: multi_gpu bench_peers bench_atc bench_subsets).
 # Everything lands in $OUT/session/ and, packed, in $OUT/session.tar.gz (one file).
 set -uo pipefail
 BIN="$(cd "${BIN:-.carry}" && pwd)"; OUT="${OUT:-out}"
@@ -78,6 +78,12 @@ for step in "${steps[@]}"; do
       tail -12 "$S/multi_gpu.txt" ;;
     bench_peers)
       "$BIN/bench_ema_cross" ${PEERS_ARGS:-} > "$S/bench_peers.txt" 2>&1; tail -20 "$S/bench_peers.txt" ;;
+    bench_subsets)
+      # Successive halving against the full evaluation (issue [subsets]), same trials budget
+      # and, with --halving-trials, three times the trials for the halving run.
+      { timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" --executor cuda ${SUBSETS_ARGS:-}
+        timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" --executor cuda --halving-trials 12288 ${SUBSETS_ARGS:-}; } > "$S/bench_subsets.txt" 2>&1
+      tail -20 "$S/bench_subsets.txt" ;;
     bench_atc)
       "$BIN/bench_atc" ${ATC_ARGS:-} > "$S/bench_atc.txt" 2>&1; tail -20 "$S/bench_atc.txt" ;;
   esac
