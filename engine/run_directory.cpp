@@ -91,6 +91,13 @@ std::unique_ptr<RunRecorder> RunRecorder::resume(const fs::path& dir, const io::
   if (!fs::exists(dir / "journal.bin"))
     throw make_error("{}: no journal.bin: the run never started its first batch, or this is not a run directory",
                      dir.string());
+  // Runs made before run.json recorded it drew with version 1.
+  const int drawn_with = read_json_file(dir / "run.json").value("sampler_draws", 1);
+  if (drawn_with != sampler_draws_version(config))
+    throw make_error("{}: refusing to resume: its trials were proposed by sampler draws version {} and this tpeopt's "
+                     "are version {} (docs/tpe.md); the resumed run would not be the run that was started. Finish it "
+                     "with the tpeopt that started it, or start a new run",
+                     dir.string(), drawn_with, sampler_draws_version(config));
   JournalContents journal = read_journal(dir / "journal.bin");
   const JournalHeader expected = make_header(config, strategy);
   if (journal.header.config_digest != expected.config_digest)

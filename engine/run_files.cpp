@@ -15,6 +15,11 @@ namespace tpeopt::engine {
 
 namespace fs = std::filesystem;
 
+int sampler_draws_version(const io::StudyConfig& config) {
+  const bool fast_tpe = config.search.sampler == "tpe" && config.search.tpe.acquisition == tpe::Acquisition::Fast;
+  return fast_tpe ? 2 : 1;
+}
+
 void create_run_directory(const fs::path& dir, const io::StudyConfig& config, const strategies::Strategy& strategy,
                           const std::string& executor, const io::Json& extra) {
   std::error_code ec;
@@ -26,7 +31,8 @@ void create_run_directory(const fs::path& dir, const io::StudyConfig& config, co
   rewrite_run_config(dir, config, executor);
   io::Json run = {{"base_dir", fs::absolute(config.base_dir).lexically_normal().string()},
                   {"source", config.source},
-                  {"config_digest", config_digest(config)}};
+                  {"config_digest", config_digest(config)},
+                  {"sampler_draws", sampler_draws_version(config)}};
   run.update(extra);
   write_file_atomically(dir / "run.json", run.dump(2) + "\n", true);
   write_file_atomically(dir / "data.json", io::Json{{"checksums", strategy.data_checksums()}}.dump(2) + "\n", true);

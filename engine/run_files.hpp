@@ -14,9 +14,15 @@
 
 namespace tpeopt::engine {
 
+/// Which proposals a sampler makes for a seed and a history: bumped whenever a sampler's
+/// draws change (TPE's fast acquisition drew its candidates differently before version 2).
+/// run.json records it; a run is resumed only by a tpeopt with the same version, since a
+/// resumed run must be the very run that was started.
+int sampler_draws_version(const io::StudyConfig& config);
+
 /// Creates `dir` (refusing one that exists and is not empty) and writes, durably,
 /// config.json (the resolved config with `executor`), run.json (`extra` merged into
-/// {base_dir, source, config_digest}) and data.json (the data checksums).
+/// {base_dir, source, config_digest, sampler_draws}) and data.json (the data checksums).
 void create_run_directory(const std::filesystem::path& dir, const io::StudyConfig& config,
                           const strategies::Strategy& strategy, const std::string& executor,
                           const io::Json& extra = io::Json::object());

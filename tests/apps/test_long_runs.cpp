@@ -195,7 +195,7 @@ TEST_CASE("a journal with a torn last record resumes, corruption earlier is refu
   fs::remove_all(tmp);
 }
 
-TEST_CASE("resume refuses a changed config, and output errors are clear", "[cpu][long-runs]") {
+TEST_CASE("resume refuses a changed config or an older sampler's run, and output errors are clear", "[cpu][long-runs]") {
   const std::string tmp = testing::make_temp_dir("refuse");
   const std::string config = write_config(tmp, 64, 16);
   const std::string dir = tmp + "/run";
@@ -207,6 +207,17 @@ TEST_CASE("resume refuses a changed config, and output errors are clear", "[cpu]
   const auto r = run_cli({"resume", dir, "--executor", "cpu"});
   REQUIRE(r.exit_code == 2);
   REQUIRE_THAT(r.output, Catch::Contains("refusing to resume: config.json was changed"));
+
+  // A run whose trials an older sampler proposed (run.json without sampler_draws: version 1).
+  const std::string old_dir = tmp + "/old";
+  REQUIRE(run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", old_dir}).exit_code == 0);
+  io::Json run = read_json(fs::path(old_dir) / "run.json");
+  REQUIRE(run.at("sampler_draws") == 2);
+  run.erase("sampler_draws");
+  std::ofstream(fs::path(old_dir) / "run.json") << run.dump(2);
+  const auto older = run_cli({"resume", old_dir, "--executor", "cpu"});
+  REQUIRE(older.exit_code == 2);
+  REQUIRE_THAT(older.output, Catch::Contains("proposed by sampler draws version 1 and this tpeopt's are version 2"));
 
   // An existing non-empty run directory is not overwritten.
   const auto again = run_cli({"run", "-c", config, "--executor", "cpu", "--out", dir});
