@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "common/hd.hpp"
+#include "strategies/trade_stats.hpp"
 
 #ifdef __CUDACC__
 #define TPEOPT_HD_TEMPLATE_NO_CHECK _Pragma("nv_exec_check_disable")
@@ -286,51 +287,22 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSe
 
 enum class Objective : int { TotalReturn = 0, MeanR = 1, Sharpe = 2, ProfitFactor = 3 };
 
-/// Running summary of a trial's trades, updated in trade order.
-struct Summary {
-  int trades = 0, wins = 0;
-  double total_return = 0.0;  ///< sum of returns
-  double sum_r = 0.0;         ///< sum of R multiples
-  double mean = 0.0, m2 = 0.0;  ///< Welford's running mean and sum of squared deviations of returns
-  double gross_win = 0.0;     ///< sum of positive returns
-  double gross_loss = 0.0;    ///< minus the sum of negative returns
-  double equity = 1.0, peak = 1.0, max_drawdown = 0.0;  ///< compounded equity prod(1 + return)
+/// A trial's trades summarized in trade order: strategies/trade_stats.hpp's statistics of the returns, plus the sum of R multiples.
+struct Summary : ReturnStats {
+  double sum_r = 0.0;  ///< sum of R multiples
 };
 
 TPEOPT_HD_INLINE void add_trade(Summary& s, const Trade& t) {
-  s.trades += 1;
-  if (t.ret > 0.0) s.wins += 1;
-  s.total_return = s.total_return + t.ret;
+  add_return(s, t.ret);
   s.sum_r = s.sum_r + t.r_multiple;
-  const double delta = t.ret - s.mean;
-  s.mean = s.mean + delta / static_cast<double>(s.trades);
-  s.m2 = s.m2 + delta * (t.ret - s.mean);
-  if (t.ret > 0.0) s.gross_win = s.gross_win + t.ret;
-  if (t.ret < 0.0) s.gross_loss = s.gross_loss - t.ret;
-  s.equity = s.equity * (1.0 + t.ret);
-  if (s.equity > s.peak) s.peak = s.equity;
-  const double dd = 1.0 - s.equity / s.peak;
-  if (dd > s.max_drawdown) s.max_drawdown = dd;
 }
 
-constexpr double kProfitFactorCap = 1e6;
+using strategies::kProfitFactorCap;
+using strategies::profit_factor;
+using strategies::sharpe;
 
 /// mean R multiple; 0 without trades.
 TPEOPT_HD_INLINE double mean_r(const Summary& s) { return s.trades > 0 ? s.sum_r / s.trades : 0.0; }
-
-/// mean return / population sd of returns * sqrt(trades); 0 without trades or when sd is 0.
-TPEOPT_HD_INLINE double sharpe(const Summary& s) {
-  if (s.trades == 0 || !(s.m2 > 0.0)) return 0.0;
-  const double n = static_cast<double>(s.trades);
-  return (s.total_return / n) / sqrt(s.m2 / n) * sqrt(n);
-}
-
-/// gross_win / gross_loss, capped at 1e6; without losing trades 1e6 if any win, else 0.
-TPEOPT_HD_INLINE double profit_factor(const Summary& s) {
-  if (!(s.gross_loss > 0.0)) return s.gross_win > 0.0 ? kProfitFactorCap : 0.0;
-  const double pf = s.gross_win / s.gross_loss;
-  return pf < kProfitFactorCap ? pf : kProfitFactorCap;
-}
 
 TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
   switch (o) {

@@ -1,0 +1,54 @@
+#pragma once
+// The running statistics of a trial's trade returns, shared by the candle strategies
+// (exhaustion, ema_cross) as TPEOPT_HD code: one definition of how trades, wins, the sum
+// and Welford moments of returns, gross wins and losses and the compounded equity's
+// drawdown accumulate, and of the Sharpe ratio and profit factor made from them. The
+// CPU references and the CUDA kernels call the same functions, so their bits agree.
+#include <cmath>
+
+#include "common/hd.hpp"
+
+namespace tpeopt::strategies {
+
+/// Updated in trade order by add_return.
+struct ReturnStats {
+  int trades = 0, wins = 0;
+  double total_return = 0.0;    ///< sum of returns
+  double mean = 0.0, m2 = 0.0;  ///< Welford's running mean and sum of squared deviations of returns
+  double gross_win = 0.0;       ///< sum of positive returns
+  double gross_loss = 0.0;      ///< minus the sum of negative returns
+  double equity = 1.0, peak = 1.0, max_drawdown = 0.0;  ///< compounded equity prod(1 + return)
+};
+
+TPEOPT_HD_INLINE void add_return(ReturnStats& s, double ret) {
+  s.trades += 1;
+  if (ret > 0.0) s.wins += 1;
+  s.total_return = s.total_return + ret;
+  const double delta = ret - s.mean;
+  s.mean = s.mean + delta / static_cast<double>(s.trades);
+  s.m2 = s.m2 + delta * (ret - s.mean);
+  if (ret > 0.0) s.gross_win = s.gross_win + ret;
+  if (ret < 0.0) s.gross_loss = s.gross_loss - ret;
+  s.equity = s.equity * (1.0 + ret);
+  if (s.equity > s.peak) s.peak = s.equity;
+  const double dd = 1.0 - s.equity / s.peak;
+  if (dd > s.max_drawdown) s.max_drawdown = dd;
+}
+
+constexpr double kProfitFactorCap = 1e6;
+
+/// mean return / population sd of returns * sqrt(trades); 0 without trades or when sd is 0.
+TPEOPT_HD_INLINE double sharpe(const ReturnStats& s) {
+  if (s.trades == 0 || !(s.m2 > 0.0)) return 0.0;
+  const double n = static_cast<double>(s.trades);
+  return (s.total_return / n) / sqrt(s.m2 / n) * sqrt(n);
+}
+
+/// gross_win / gross_loss, capped at 1e6; without losing trades 1e6 if any win, else 0.
+TPEOPT_HD_INLINE double profit_factor(const ReturnStats& s) {
+  if (!(s.gross_loss > 0.0)) return s.gross_win > 0.0 ? kProfitFactorCap : 0.0;
+  const double pf = s.gross_win / s.gross_loss;
+  return pf < kProfitFactorCap ? pf : kProfitFactorCap;
+}
+
+}  // namespace tpeopt::strategies
