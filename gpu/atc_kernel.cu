@@ -31,6 +31,7 @@
 #include "gpu/atc_kernel.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
+#include "gpu/device_trade_lists.cuh"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/atc/atc.hpp"
 
@@ -433,12 +434,8 @@ AtcGpuResults gpu_atc_evaluate(const strategies::AtcStrategy& strategy, const do
   AtcGpuResults out;
   if (n == 0) return out;
   CUDA_CHECK(cudaSetDevice(0));
-  cudaStream_t stream{};
-  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  struct StreamGuard {
-    cudaStream_t s;
-    ~StreamGuard() { cudaStreamDestroy(s); }
-  } guard{stream};
+  OwnedStream owned;
+  const cudaStream_t stream = owned.get();
   AtcDeviceOptions o = options;
   o.max_chunk_trials = n;  // one chunk: the rows of every trial stay on the device
   AtcDevice device(strategy, stream, o);

@@ -27,6 +27,7 @@
 
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
+#include "gpu/device_trade_lists.cuh"
 #include "gpu/ema_cross_kernel.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 
@@ -437,53 +438,12 @@ std::unique_ptr<DeviceStrategy> make_ema_cross_device(const strategies::EmaCross
 std::vector<GpuEmaCrossTrial> gpu_ema_cross_trades(const strategies::EmaCrossStrategy& strategy, const double* params,
                                                    std::size_t n, const EmaCrossDeviceOptions& options,
                                                    int block_size) {
-  std::vector<GpuEmaCrossTrial> out(n);
+  std::vector<GpuEmaCrossTrial> out;
   if (n == 0) return out;
   CUDA_CHECK(cudaSetDevice(0));
-  cudaStream_t stream{};
-  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  struct StreamGuard {
-    cudaStream_t s;
-    ~StreamGuard() { cudaStreamDestroy(s); }
-  } guard{stream};
-  EmaCrossDevice device(strategy, stream, options);
-  const std::size_t nm = ec::kNumMetrics, ns = ec::kNumSlots;
-  PinnedBuffer<double> h_params, h_scores, h_viol, h_metrics;
-  h_params.resize(n * ns);
-  std::copy_n(params, n * ns, h_params.data());
-  h_scores.resize(n);
-  h_viol.resize(n);
-  h_metrics.resize(n * nm);
-  DeviceBuffer<double> d_params(n * ns), d_scores(n), d_viol(n), d_metrics(n * nm);
-  CUDA_CHECK(cudaMemcpyAsync(d_params.data(), h_params.data(), n * ns * sizeof(double), cudaMemcpyHostToDevice,
-                             stream));
-  const DeviceBatch batch{d_params.data(), h_params.data(), d_scores.data(), d_viol.data(), d_metrics.data(), n};
-  // Pass 1: scores, metrics and trade counts.
-  device.run(batch, stream, block_size, nullptr, nullptr);
-  CUDA_CHECK(cudaMemcpyAsync(h_scores.data(), d_scores.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaMemcpyAsync(h_viol.data(), d_viol.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaMemcpyAsync(h_metrics.data(), d_metrics.data(), n * nm * sizeof(double), cudaMemcpyDeviceToHost,
-                             stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<long long> offsets(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    out[i].score = h_scores.data()[i];
-    out[i].violation = h_viol.data()[i];
-    out[i].metrics.assign(h_metrics.data() + i * nm, h_metrics.data() + (i + 1) * nm);
-    offsets[i + 1] = offsets[i] + static_cast<long long>(out[i].metrics[ec::kMTrades]);
-  }
-  // Pass 2: the trades, each trial's written from its offset.
-  const std::size_t total = static_cast<std::size_t>(offsets[n]);
-  DeviceBuffer<long long> d_offsets(n + 1);
-  DeviceBuffer<ec::Trade> d_trades(std::max<std::size_t>(1, total));
-  CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), offsets.data(), (n + 1) * sizeof(long long), cudaMemcpyHostToDevice,
-                             stream));
-  device.run(batch, stream, block_size, d_offsets.data(), d_trades.data());
-  std::vector<ec::Trade> all(total);
-  if (total > 0)
-    CUDA_CHECK(cudaMemcpyAsync(all.data(), d_trades.data(), total * sizeof(ec::Trade), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (std::size_t i = 0; i < n; ++i) out[i].trades.assign(all.begin() + offsets[i], all.begin() + offsets[i + 1]);
+  OwnedStream stream;
+  EmaCrossDevice device(strategy, stream.get(), options);
+  collect_trade_lists<ec::Trade>(device, stream.get(), params, n, ec::kNumSlots, ec::kNumMetrics, ec::kMTrades, block_size, out);
   return out;
 }
 

@@ -42,6 +42,7 @@
 
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
+#include "gpu/device_trade_lists.cuh"
 #include "gpu/exhaustion_kernel.hpp"
 #include "gpu/exhaustion_trades.hpp"
 #include "gpu/symbol_aggregate.cuh"
@@ -871,53 +872,12 @@ std::unique_ptr<DeviceStrategy> make_exhaustion_symbols_device(const strategies:
 std::vector<GpuTrialTrades> gpu_exhaustion_trades(const strategies::ExhaustionStrategy& strategy, const double* params,
                                                   std::size_t n, const ExhaustionDeviceOptions& options,
                                                   int block_size) {
-  std::vector<GpuTrialTrades> out(n);
+  std::vector<GpuTrialTrades> out;
   if (n == 0) return out;
   CUDA_CHECK(cudaSetDevice(0));
-  cudaStream_t stream{};
-  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  struct StreamGuard {
-    cudaStream_t s;
-    ~StreamGuard() { cudaStreamDestroy(s); }
-  } guard{stream};
-  ExhaustionDevice device(strategy, stream, options);
-  const std::size_t nm = ex::kNumMetrics;
-  PinnedBuffer<double> h_params, h_scores, h_viol, h_metrics;
-  h_params.resize(n * ex::kNumSlots);
-  std::copy_n(params, n * ex::kNumSlots, h_params.data());
-  h_scores.resize(n);
-  h_viol.resize(n);
-  h_metrics.resize(n * nm);
-  DeviceBuffer<double> d_params(n * ex::kNumSlots), d_scores(n), d_viol(n), d_metrics(n * nm);
-  CUDA_CHECK(cudaMemcpyAsync(d_params.data(), h_params.data(), n * ex::kNumSlots * sizeof(double),
-                             cudaMemcpyHostToDevice, stream));
-  const DeviceBatch batch{d_params.data(), h_params.data(), d_scores.data(), d_viol.data(), d_metrics.data(), n};
-  // Pass 1: scores, metrics and trade counts.
-  device.run(batch, stream, block_size, nullptr, nullptr);
-  CUDA_CHECK(cudaMemcpyAsync(h_scores.data(), d_scores.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaMemcpyAsync(h_viol.data(), d_viol.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaMemcpyAsync(h_metrics.data(), d_metrics.data(), n * nm * sizeof(double), cudaMemcpyDeviceToHost,
-                             stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<long long> offsets(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    out[i].score = h_scores.data()[i];
-    out[i].violation = h_viol.data()[i];
-    out[i].metrics.assign(h_metrics.data() + i * nm, h_metrics.data() + (i + 1) * nm);
-    offsets[i + 1] = offsets[i] + static_cast<long long>(out[i].metrics[ex::kMTrades]);
-  }
-  // Pass 2: the trades, each trial's written from its offset.
-  const std::size_t total = static_cast<std::size_t>(offsets[n]);
-  DeviceBuffer<long long> d_offsets(n + 1);
-  DeviceBuffer<ex::Trade> d_trades(std::max<std::size_t>(1, total));
-  CUDA_CHECK(cudaMemcpyAsync(d_offsets.data(), offsets.data(), (n + 1) * sizeof(long long), cudaMemcpyHostToDevice,
-                             stream));
-  device.run(batch, stream, block_size, d_offsets.data(), d_trades.data());
-  std::vector<ex::Trade> all(total);
-  if (total > 0)
-    CUDA_CHECK(cudaMemcpyAsync(all.data(), d_trades.data(), total * sizeof(ex::Trade), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (std::size_t i = 0; i < n; ++i) out[i].trades.assign(all.begin() + offsets[i], all.begin() + offsets[i + 1]);
+  OwnedStream stream;
+  ExhaustionDevice device(strategy, stream.get(), options);
+  collect_trade_lists<ex::Trade>(device, stream.get(), params, n, ex::kNumSlots, ex::kNumMetrics, ex::kMTrades, block_size, out);
   return out;
 }
 
