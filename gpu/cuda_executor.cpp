@@ -2,6 +2,7 @@
 // device buffers per in-flight batch, one stream, device events for timing.
 #include "gpu/cuda_executor.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <vector>
 
@@ -73,9 +74,13 @@ class ScopedDevice {
 };
 
 /// Buffers of one in-flight batch.
+/// One in-flight batch. A part's results sit in one device block, [scores | violations |
+/// metrics] of its m trials, copied back with one cudaMemcpyAsync into h_results at
+/// offset first * (2 + metrics) (each copy costs ~10 us: halving rungs make many small batches).
 struct Slot {
-  PinnedBuffer<double> h_params, h_scores, h_violations, h_metrics;
-  DeviceBuffer<double> d_params, d_scores, d_violations, d_metrics;
+  PinnedBuffer<double> h_params, h_results;
+  DeviceBuffer<double> d_params, d_results;
+  std::size_t part = 1;  ///< trials per device part of this batch
   Event start, stop;
   BatchRequest request;  // header fields; values dropped after staging
 };
@@ -144,12 +149,12 @@ class CudaExecutor final : public engine::Executor {
     // larger than the part size (sized from free device memory) runs as consecutive
     // parts on the stream, with the same results (trials are independent).
     const std::size_t part = std::max<std::size_t>(1, std::min(n, part_trials_));
+    const std::size_t per_trial = 2 + n_metrics_;
+    s.part = part;
     s.h_params.resize(std::max<std::size_t>(1, n * p));
-    for (auto* b : {&s.h_scores, &s.h_violations}) b->resize(std::max<std::size_t>(1, n));
-    s.h_metrics.resize(std::max<std::size_t>(1, n * n_metrics_));
+    s.h_results.resize(std::max<std::size_t>(1, n * per_trial));
     s.d_params.resize(part * p);
-    for (auto* b : {&s.d_scores, &s.d_violations}) b->resize(part);
-    s.d_metrics.resize(std::max<std::size_t>(1, part * n_metrics_));
+    s.d_results.resize(part * per_trial);
     for (std::size_t i = 0; i < n; ++i) binding_.fill(&request.values[i * request.n_axes], &s.h_params.data()[i * p]);
 
     CUDA_CHECK(cudaEventRecord(s.start.get(), stream_));
@@ -157,16 +162,11 @@ class CudaExecutor final : public engine::Executor {
       const std::size_t m = std::min(part, n - off);
       CUDA_CHECK(cudaMemcpyAsync(s.d_params.data(), s.h_params.data() + off * p, m * p * sizeof(double),
                                  cudaMemcpyHostToDevice, stream_));
-      DeviceBatch batch{s.d_params.data(),      s.h_params.data() + off * p, s.d_scores.data(),
-                        s.d_violations.data(), s.d_metrics.data(),           m};
+      double* d = s.d_results.data();
+      DeviceBatch batch{s.d_params.data(), s.h_params.data() + off * p, d, d + m, d + 2 * m, m};
       device_strategy_->launch(batch, stream_, options_.block_size);
-      CUDA_CHECK(cudaMemcpyAsync(s.h_scores.data() + off, s.d_scores.data(), m * sizeof(double),
+      CUDA_CHECK(cudaMemcpyAsync(s.h_results.data() + off * per_trial, d, m * per_trial * sizeof(double),
                                  cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaMemcpyAsync(s.h_violations.data() + off, s.d_violations.data(), m * sizeof(double),
-                                 cudaMemcpyDeviceToHost, stream_));
-      if (n_metrics_ > 0)
-        CUDA_CHECK(cudaMemcpyAsync(s.h_metrics.data() + off * n_metrics_, s.d_metrics.data(),
-                                   m * n_metrics_ * sizeof(double), cudaMemcpyDeviceToHost, stream_));
       // A device strategy may keep host-side staging per launch: let this part finish
       // before the next one plans (only split batches pay for it).
       if (off + m < n) CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -190,9 +190,17 @@ class CudaExecutor final : public engine::Executor {
     r.first_trial = s.request.first_trial;
     r.n_trials = n;
     r.n_metrics = n_metrics_;
-    r.scores.assign(s.h_scores.data(), s.h_scores.data() + n);
-    r.violations.assign(s.h_violations.data(), s.h_violations.data() + n);
-    r.metrics.assign(s.h_metrics.data(), s.h_metrics.data() + n * n_metrics_);
+    r.scores.resize(n);
+    r.violations.resize(n);
+    r.metrics.resize(n * n_metrics_);
+    const std::size_t per_trial = 2 + n_metrics_;
+    for (std::size_t off = 0; off < n; off += s.part) {
+      const std::size_t m = std::min(s.part, n - off);
+      const double* h = s.h_results.data() + off * per_trial;
+      std::copy_n(h, m, r.scores.begin() + static_cast<std::ptrdiff_t>(off));
+      std::copy_n(h + m, m, r.violations.begin() + static_cast<std::ptrdiff_t>(off));
+      std::copy_n(h + 2 * m, m * n_metrics_, r.metrics.begin() + static_cast<std::ptrdiff_t>(off * n_metrics_));
+    }
     float begin_ms = 0, end_ms = 0, busy_ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&begin_ms, anchor_event_->get(), s.start.get()));
     CUDA_CHECK(cudaEventElapsedTime(&end_ms, anchor_event_->get(), s.stop.get()));

@@ -13,14 +13,8 @@ namespace tpeopt::gpu {
 std::unique_ptr<DeviceStrategy> make_device_strategy(const strategies::Strategy& strategy, cudaStream_t stream) {
   if (const auto* f = dynamic_cast<const strategies::FunctionsStrategy*>(&strategy))
     return make_functions_device(*f, stream);
-  if (const auto* e = dynamic_cast<const strategies::ExhaustionStrategy*>(&strategy)) {
-    // Blocks (issue [subsets]: hold-out, halving slices) are not in the device twin yet:
-    // refuse rather than silently backtest the whole series.
-    if (e->blocked())
-      throw make_error("executor cuda: exhaustion over blocks of bars (data.holdout, search.halving) has no CUDA "
-                       "implementation yet; use --executor cpu");
+  if (const auto* e = dynamic_cast<const strategies::ExhaustionStrategy*>(&strategy))
     return make_exhaustion_device(*e, stream);
-  }
   if (const auto* t = dynamic_cast<const strategies::TradeFilterStrategy*>(&strategy))
     return make_trade_filter_device(*t, stream);
   if (const auto* e = dynamic_cast<const strategies::ExhaustionSymbolsStrategy*>(&strategy))

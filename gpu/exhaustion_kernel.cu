@@ -354,7 +354,9 @@ struct FilteredSignalFinder {
 };
 
 struct TrialLaunch {
-  ex::Bars bars;
+  ex::Bars bars;            ///< the whole series (n = its length)
+  const int2* blocks;       ///< blocked strategies: [begin, end) of each block, in block order
+  int n_blocks;             ///< 0: the whole series as one walk
   const double* pool;
   const unsigned char* levels;       ///< level bytes per cache slot (n_pad each; z series only)
   const unsigned char* cloc_levels;  ///< n_pad
@@ -375,12 +377,18 @@ struct TrialLaunch {
 
 enum Mode : int { kSimple = 0, kWarp = 1, kFiltered = 2 };
 
-template <int kMode, bool kRecord>
+/// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
+/// Blocked (kBlocked, issue [subsets]): one walk per block in block order, each starting
+/// flat and closing at its last bar; the score is 0.0 + the blocks' objective values added
+/// in block order, the violation and metrics those of one summary over all the trades (the
+/// CPU reference's ExhaustionStrategy::evaluate).
+template <int kMode, bool kRecord, bool kBlocked>
 __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   constexpr bool kByWarp = kMode != kSimple;
-  // A warp's running summary lives in shared memory (lane 0 updates it): registers go to
-  // the finders' state instead.
+  // A warp's running summaries live in shared memory (lane 0 updates them): registers go
+  // to the finders' state instead.
   __shared__ ex::Summary warp_sums[kByWarp ? 32 : 1];
+  __shared__ ex::Summary warp_block_sums[kByWarp && kBlocked ? 32 : 1];
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long local = kByWarp ? gid / 32 : gid;
   if (local >= L.count) return;  // uniform across a warp in the warp kernels
@@ -391,54 +399,89 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   const std::size_t n = static_cast<std::size_t>(L.bars.n);
   const ex::TrialSeries t{L.pool + s.ema_fast * n, L.pool + s.ema_slow * n, L.pool + s.vol_z * n,
                           L.pool + s.tr_z * n};
-  ex::Summary own;
+  ex::Summary own, own_block;
   ex::Summary& sum = kByWarp ? warp_sums[threadIdx.x >> 5] : own;
+  ex::Summary& block = kByWarp && kBlocked ? warp_block_sums[threadIdx.x >> 5] : own_block;
   if (kByWarp && lane == 0) sum = ex::Summary{};
   long long out = kRecord ? L.trade_offsets[trial] : 0;
   auto on_trade = [&](const ex::Trade& tr) {
-    if (!kByWarp || lane == 0) ex::add_trade(sum, tr);
+    if (!kByWarp || lane == 0) {
+      ex::add_trade(sum, tr);
+      if constexpr (kBlocked) ex::add_trade(block, tr);
+    }
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
   };
-  if constexpr (kMode == kFiltered) {
-    FilteredSignalFinder signal{lane,
-                                reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
-                                reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
-                                reinterpret_cast<const uint4*>(L.cloc_levels),
-                                threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
-                                threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
-                                threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u,
-                                L.bars,
-                                t,
-                                p.atr_window,
-                                L.warm};
-    const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
-    ex::run_backtest(L.bars, p, t, signal, exit, on_trade);
-  } else if constexpr (kMode == kWarp) {
-    ex::run_backtest(L.bars, p, t, WarpFinder{lane}, on_trade);
+  auto walk = [&](const ex::Bars& bars) {
+    if constexpr (kMode == kFiltered) {
+      FilteredSignalFinder signal{lane,
+                                  reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
+                                  reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
+                                  reinterpret_cast<const uint4*>(L.cloc_levels),
+                                  threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
+                                  threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
+                                  threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u,
+                                  bars,
+                                  t,
+                                  p.atr_window,
+                                  L.warm};
+      const WideExitFinder exit{lane, bars.open, bars.low, bars.high, L.warm};
+      ex::run_backtest(bars, p, t, signal, exit, on_trade);
+    } else if constexpr (kMode == kWarp) {
+      ex::run_backtest(bars, p, t, WarpFinder{lane}, on_trade);
+    } else {
+      ex::run_backtest(bars, p, t, ex::SequentialFinder{}, on_trade);
+    }
+  };
+  double block_score = 0.0;
+  if constexpr (kBlocked) {
+    for (int k = 0; k < L.n_blocks; ++k) {
+      const int2 range = L.blocks[k];
+      ex::Bars bars = L.bars;
+      bars.begin = range.x;
+      bars.n = range.y;
+      if (lane == 0) block = ex::Summary{};
+      walk(bars);
+      if (lane == 0) block_score = block_score + ex::objective_value(block, L.objective);
+    }
   } else {
-    ex::run_backtest(L.bars, p, t, ex::SequentialFinder{}, on_trade);
+    walk(L.bars);
   }
   if (lane == 0) {
     double m[ex::kNumMetrics];
     double violation = 0.0;
-    L.scores[trial] = ex::finish(sum, L.objective, L.min_trades, m, &violation);
+    const double score = ex::finish(sum, L.objective, L.min_trades, m, &violation);
+    L.scores[trial] = kBlocked ? block_score : score;
     L.violations[trial] = violation;
     if (L.equity) L.equity[trial] = sum.equity;
     for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
   }
 }
 
-template <int kMode, bool kRecord>
+template <int kMode, bool kRecord, bool kBlocked>
 __global__ void trial_kernel(TrialLaunch L) {
-  run_trial<kMode, kRecord>(L);
+  run_trial<kMode, kRecord, kBlocked>(L);
 }
 
 /// The filtered kernel with at most 80 registers per thread: 24 resident warps per SM
 /// instead of 16 (the trial walk waits on memory; ~100 bytes spill, to L1).
-template <bool kRecord>
+template <bool kRecord, bool kBlocked>
 __global__ void __maxnreg__(80) filtered_kernel_capped(TrialLaunch L) {
-  run_trial<kFiltered, kRecord>(L);
+  run_trial<kFiltered, kRecord, kBlocked>(L);
+}
+
+/// Launches trial_kernel<kMode, record, blocked> (or the capped filtered build).
+template <int kMode, bool kCapped>
+void launch_trial_kernel(bool record, bool blocked, unsigned blocks, int threads, cudaStream_t stream,
+                         const TrialLaunch& L) {
+  auto go = [&](auto kernel) { kernel<<<blocks, threads, 0, stream>>>(L); };
+  if constexpr (kCapped) {
+    if (record) blocked ? go(filtered_kernel_capped<true, true>) : go(filtered_kernel_capped<true, false>);
+    else blocked ? go(filtered_kernel_capped<false, true>) : go(filtered_kernel_capped<false, false>);
+  } else {
+    if (record) blocked ? go(trial_kernel<kMode, true, true>) : go(trial_kernel<kMode, true, false>);
+    else blocked ? go(trial_kernel<kMode, false, true>) : go(trial_kernel<kMode, false, false>);
+  }
 }
 
 template <typename T>
@@ -511,6 +554,10 @@ class ExhaustionDevice final : public DeviceStrategy {
     d_s_vol_ = upload(s.s_vol(), stream);
     d_q_vol_ = upload(s.q_vol(), stream);
     d_sink_ = DeviceBuffer<double>(1);
+    std::vector<int2> blocks;
+    for (const auto& b : s.blocks()) blocks.push_back(make_int2(b.begin, b.end));
+    n_blocks_ = static_cast<int>(blocks.size());
+    d_blocks_ = upload(blocks, stream);
     d_cloc_levels_ = DeviceBuffer<unsigned char>(n_pad_);
     CUDA_CHECK(cudaMemsetAsync(d_cloc_levels_.data(), 0, n_pad_, stream));
     cloc_level_kernel<<<static_cast<unsigned>(std::min<long long>((n_ + 255) / 256, 4096)), 256, 0, stream>>>(
@@ -736,26 +783,24 @@ class ExhaustionDevice final : public DeviceStrategy {
     L.trades = d_trades;
     L.equity = d_equity;
     L.warm = Warmer{std::numeric_limits<double>::quiet_NaN(), d_sink_.data()};
+    L.blocks = d_blocks_.data();
+    L.n_blocks = n_blocks_;
     const bool record = d_trades != nullptr;
+    const bool blocked = n_blocks_ > 0;
     int threads = std::max(32, std::min(1024, block_size));
     if (options_.warp_per_trial) {
       threads = (threads + 31) / 32 * 32;
       const long long total_threads = static_cast<long long>(count) * 32;
       const unsigned blocks = static_cast<unsigned>((total_threads + threads - 1) / threads);
-      if (options_.filter && options_.cap_registers) {
-        if (record) filtered_kernel_capped<true><<<blocks, threads, 0, stream>>>(L);
-        else filtered_kernel_capped<false><<<blocks, threads, 0, stream>>>(L);
-      } else if (options_.filter) {
-        if (record) trial_kernel<kFiltered, true><<<blocks, threads, 0, stream>>>(L);
-        else trial_kernel<kFiltered, false><<<blocks, threads, 0, stream>>>(L);
-      } else {
-        if (record) trial_kernel<kWarp, true><<<blocks, threads, 0, stream>>>(L);
-        else trial_kernel<kWarp, false><<<blocks, threads, 0, stream>>>(L);
-      }
+      if (options_.filter && options_.cap_registers)
+        launch_trial_kernel<kFiltered, true>(record, blocked, blocks, threads, stream, L);
+      else if (options_.filter)
+        launch_trial_kernel<kFiltered, false>(record, blocked, blocks, threads, stream, L);
+      else
+        launch_trial_kernel<kWarp, false>(record, blocked, blocks, threads, stream, L);
     } else {
       const unsigned blocks = static_cast<unsigned>((count + threads - 1) / threads);
-      if (record) trial_kernel<kSimple, true><<<blocks, threads, 0, stream>>>(L);
-      else trial_kernel<kSimple, false><<<blocks, threads, 0, stream>>>(L);
+      launch_trial_kernel<kSimple, false>(record, blocked, blocks, threads, stream, L);
     }
     CUDA_CHECK_LAUNCH("exhaustion trial_kernel");
   }
@@ -771,6 +816,8 @@ class ExhaustionDevice final : public DeviceStrategy {
       d_q_vol_;
   DeviceBuffer<unsigned char> d_cloc_levels_;
   DeviceBuffer<double> d_sink_;  ///< Warmer's sink (never written)
+  DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (issue [subsets]), n_blocks_ of them
+  int n_blocks_ = 0;
   // The series cache: pool_slots_ series of n_ doubles and, per slot, n_pad_ level bytes
   // (used by z series); slot_key_[s] = what slot s holds (kind -1: nothing).
   DeviceBuffer<double> pool_;

@@ -121,6 +121,8 @@ int main(int argc, char** argv) {
   struct Row {
     double best = NAN, exec_ms = 0, wall_ms = 0;
   };
+  // Batches 0 .. depth - 1 are asked before any tell: random, and the same in both runs.
+  const std::uint64_t shared_trials = 2 * batch;
   auto measure = [&](bool halving) {
     const auto config = make_config(halving);
     const auto run = engine::run_study(config, strategy, o);
@@ -130,6 +132,16 @@ int main(int argc, char** argv) {
     r.wall_ms = run.summary.wall_ms;
     std::cout << fmt::format("{:<8} best {:>12.4f} | executor {:>10.1f} ms | wall {:>10.1f} ms\n",
                              halving ? "halving" : "full", r.best, r.exec_ms, r.wall_ms);
+    if (!run.result.top().empty()) {
+      const auto& t = run.result.top().front();
+      std::string values;
+      for (std::size_t a = 0; a < t.params.size(); ++a)
+        values += fmt::format("{}{}={:.4g}", a ? " " : "", config.space.axes[a].name, t.params[a]);
+      std::cout << fmt::format("         best trial #{} (batch {}, {}): {}\n", t.trial, t.batch,
+                               t.trial < shared_trials ? "a random startup trial both runs share"
+                                                       : "proposed by TPE in this run",
+                               values);
+    }
     return r;
   };
   const Row full = measure(false);

@@ -7,6 +7,8 @@
 // the CUDA executor's batches equal the CPU executor's bits. Run on the GPU machine.
 #include <catch2/catch.hpp>
 
+#include "support/trade_parity.hpp"
+
 #include "support/paths.hpp"
 
 #include <algorithm>
@@ -29,7 +31,7 @@ namespace ec = strategies::ema_cross;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using testing::same_bits;
 
 /// Random sets: spans 1..max_span in any order (a few equal), stops off in about a
 /// quarter of the sets each, costs 0..20 bp; spans occasionally beyond the data (no trades).
@@ -48,47 +50,20 @@ std::vector<double> random_population(std::size_t n, int max_span, std::uint64_t
   return p;
 }
 
-struct CpuTrial {
-  strategies::TrialScore score;
-  std::vector<double> metrics;
-  std::vector<ec::Trade> trades;
-};
+using CpuTrial = testing::CpuTrial<ec::Trade>;
 
 std::vector<CpuTrial> cpu_reference(const strategies::EmaCrossStrategy& s, const std::vector<double>& params) {
-  const std::size_t n = params.size() / ec::kNumSlots;
-  std::vector<CpuTrial> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double* p = &params[i * ec::kNumSlots];
-    out[i].metrics.resize(s.metric_names().size());
-    out[i].score = s.evaluate(p, out[i].metrics.data());
-    out[i].trades = s.trades(p);
-  }
-  return out;
+  return testing::cpu_trials<ec::Trade>(s, params, ec::kNumSlots);
 }
 
-/// The number of trials whose GPU score, metrics or trade list differ from the CPU's in any bit.
-std::size_t count_differing(const std::vector<CpuTrial>& cpu, const std::vector<gpu::GpuEmaCrossTrial>& g,
+/// Trials whose GPU score, metrics or trade list differ from the CPU's in any bit.
+std::size_t count_differing(const std::vector<CpuTrial>& cpu, const std::vector<gpu::GpuEmaCrossTrial>& gpu,
                             std::size_t* total_trades) {
-  std::size_t differing = 0;
-  *total_trades = 0;
-  for (std::size_t i = 0; i < cpu.size(); ++i) {
-    const auto& c = cpu[i];
-    bool same = same_bits(c.score.score, g[i].score) && same_bits(c.score.violation, g[i].violation) &&
-                c.trades.size() == g[i].trades.size() && c.metrics.size() == g[i].metrics.size();
-    for (std::size_t k = 0; same && k < c.metrics.size(); ++k) same = same_bits(c.metrics[k], g[i].metrics[k]);
-    for (std::size_t k = 0; same && k < c.trades.size(); ++k) {
-      const auto &a = c.trades[k], &b = g[i].trades[k];
-      same = a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
-             a.reason == b.reason && same_bits(a.entry_price, b.entry_price) &&
-             same_bits(a.exit_price, b.exit_price) && same_bits(a.ret, b.ret);
-    }
-    if (!same && differing++ == 0)
-      UNSCOPED_INFO("first differing trial " << i << ": cpu " << c.trades.size() << " trades, score "
-                                             << c.score.score << "; gpu " << g[i].trades.size() << " trades, score "
-                                             << g[i].score);
-    *total_trades += c.trades.size();
-  }
-  return differing;
+  return testing::count_differing_trials(cpu, gpu, total_trades, [](const ec::Trade& a, const ec::Trade& b) {
+    return a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
+           a.reason == b.reason && same_bits(a.entry_price, b.entry_price) && same_bits(a.exit_price, b.exit_price) &&
+           same_bits(a.ret, b.ret);
+  });
 }
 
 }  // namespace

@@ -2,14 +2,19 @@
 // (bars, reasons, prices, returns) and the same score bits, for populations of 1, 24, 512
 // and 4096 random trials on every data set of ../shared/data, with the filtered and the
 // plain warp finders and the one-thread-per-trial kernel, several block sizes and a forced
-// split of the batch into parts; thresholds on the filter's level edges. Run on the GPU machine.
+// split of the batch into parts; thresholds on the filter's level edges; the same over
+// blocks of bars (issue [subsets]) in any order. Run on the GPU machine.
 #include <catch2/catch.hpp>
+
+#include "support/trade_parity.hpp"
 
 #include "support/paths.hpp"
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <random>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -25,7 +30,7 @@ namespace ex = strategies::exhaustion;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using testing::same_bits;
 
 std::vector<double> random_population(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -40,52 +45,20 @@ std::vector<double> random_population(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
-/// The CPU reference of one trial: score, metrics, trades.
-struct CpuTrial {
-  strategies::TrialScore score;
-  std::vector<double> metrics;
-  std::vector<ex::Trade> trades;
-};
+using CpuTrial = testing::CpuTrial<ex::Trade>;
 
 std::vector<CpuTrial> cpu_reference(const strategies::ExhaustionStrategy& s, const std::vector<double>& params) {
-  const std::size_t n = params.size() / ex::kNumSlots;
-  std::vector<CpuTrial> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double* p = &params[i * ex::kNumSlots];
-    out[i].metrics.resize(s.metric_names().size());
-    out[i].score = s.evaluate(p, out[i].metrics.data());
-    out[i].trades = s.trades(p);
-  }
-  return out;
+  return testing::cpu_trials<ex::Trade>(s, params, ex::kNumSlots);
 }
 
-/// The number of trials whose GPU score, metrics or trade list differ from the CPU
-/// reference in any bit; *total_trades counts the CPU's trades.
-std::size_t count_differing(const std::vector<CpuTrial>& cpu, const std::vector<gpu::GpuTrialTrades>& gpu_results,
+/// Trials whose GPU score, metrics or trade list differ from the CPU's in any bit.
+std::size_t count_differing(const std::vector<CpuTrial>& cpu, const std::vector<gpu::GpuTrialTrades>& gpu,
                             std::size_t* total_trades) {
-  std::size_t differing = 0;
-  *total_trades = 0;
-  for (std::size_t i = 0; i < cpu.size(); ++i) {
-    const auto& c = cpu[i];
-    const auto& g = gpu_results[i];
-    bool same = same_bits(c.score.score, g.score) && same_bits(c.score.violation, g.violation) &&
-                c.trades.size() == g.trades.size() && c.metrics.size() == g.metrics.size();
-    for (std::size_t k = 0; same && k < c.metrics.size(); ++k) same = same_bits(c.metrics[k], g.metrics[k]);
-    for (std::size_t k = 0; same && k < c.trades.size(); ++k) {
-      const auto &a = c.trades[k], &b = g.trades[k];
-      same = a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
-             a.reason == b.reason && same_bits(a.entry_price, b.entry_price) &&
-             same_bits(a.exit_price, b.exit_price) && same_bits(a.ret, b.ret) &&
-             same_bits(a.r_multiple, b.r_multiple);
-    }
-    if (!same && differing++ == 0) {
-      UNSCOPED_INFO("first differing trial " << i << ": cpu " << c.trades.size() << " trades, score "
-                                             << c.score.score << "; gpu " << g.trades.size() << " trades, score "
-                                             << g.score);
-    }
-    *total_trades += c.trades.size();
-  }
-  return differing;
+  return testing::count_differing_trials(cpu, gpu, total_trades, [](const ex::Trade& a, const ex::Trade& b) {
+    return a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
+           a.reason == b.reason && same_bits(a.entry_price, b.entry_price) && same_bits(a.exit_price, b.exit_price) &&
+           same_bits(a.ret, b.ret) && same_bits(a.r_multiple, b.r_multiple);
+  });
 }
 
 }  // namespace
@@ -122,6 +95,56 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
     std::size_t total_trades = 0;
     CHECK(count_differing(cpu, gpu_results, &total_trades) == 0);
     if (n >= 24) CHECK(total_trades > 0);
+  }
+}
+
+TEST_CASE("exhaustion GPU over blocks of bars equals the CPU reference exactly", "[gpu][exhaustion][subsets]") {
+  // Blocks as hold-out parts and halving rungs make them: shuffled, of unequal lengths,
+  // starting anywhere (not on the signal finder's 512-bar steps), one bar long, overlapping,
+  // and the whole series as one block.
+  REQUIRE(gpu::cuda_available());
+  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
+  const std::uint64_t seed = GENERATE(3u, 4u);
+  CAPTURE(file, seed);
+  const strategies::ExhaustionStrategy whole(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  const int n_bars = whole.n_bars();
+  std::mt19937_64 rng(seed);
+  std::vector<strategies::BarBlock> blocks;
+  if (seed == 3) {
+    // 13 equal-ish consecutive blocks in a shuffled order (a halving rung's slices).
+    const int k = 13;
+    for (int b = 0; b < k; ++b) blocks.push_back({static_cast<int>(static_cast<long long>(n_bars) * b / k),
+                                                  static_cast<int>(static_cast<long long>(n_bars) * (b + 1) / k)});
+    std::shuffle(blocks.begin(), blocks.end(), rng);
+  } else {
+    for (int b = 0; b < 9; ++b) {
+      const int begin = std::uniform_int_distribution<int>(0, n_bars - 2)(rng);
+      const int len = std::uniform_int_distribution<int>(1, std::max(1, n_bars / 5))(rng);
+      blocks.push_back({begin, std::min(n_bars, begin + len)});
+    }
+    blocks.push_back({n_bars - 1, n_bars});  // one bar: no signal can fit
+    blocks.push_back({0, n_bars});           // the whole series
+  }
+  const auto s = whole.with_blocks(blocks, 3);
+  const std::size_t n = 1024;
+  const auto params = random_population(n, seed * 11);
+  const auto cpu = cpu_reference(*s, params);
+  std::size_t violated = 0;
+  for (const auto& c : cpu) violated += c.score.violation > 0.0 ? 1 : 0;
+  CHECK(violated < n);  // min_trades = 3 leaves feasible and infeasible trials
+  for (const auto& [warp, filter, max_series] :
+       {std::tuple{true, true, std::size_t{0}}, std::tuple{true, true, std::size_t{5}},
+        std::tuple{true, false, std::size_t{0}}, std::tuple{false, false, std::size_t{0}}}) {
+    CAPTURE(warp, filter, max_series);
+    gpu::ExhaustionDeviceOptions o;
+    o.warp_per_trial = warp;
+    o.filter = filter;
+    o.max_series = max_series;
+    const auto gpu_results = gpu::gpu_exhaustion_trades(*s, params.data(), n, o, 128);
+    REQUIRE(gpu_results.size() == n);
+    std::size_t total_trades = 0;
+    CHECK(count_differing(cpu, gpu_results, &total_trades) == 0);
+    CHECK(total_trades > 0);
   }
 }
 

@@ -105,7 +105,7 @@ TEST_CASE("trade_filter GPU: TPE-like batches of continuous trials equal the CPU
       testing::trade_filter_continuous_params(0.05, 2.0),
       R"({"sampler": "tpe", "trials": 8192, "batch": 4096})", 20);
   auto strategy = engine::make_strategy(config);
-  const std::size_t n = GENERATE(1u, 33u, 4096u);
+  const std::size_t n = GENERATE(1u, 33u, 127u, 128u, 4096u);  // below 128: the warp-per-trial tally
   const int block = GENERATE(32, 256);
   CAPTURE(n, block);
   tpe::RandomSampler sampler(config.space, 9);
