@@ -26,6 +26,14 @@ std::size_t hermite_terms(double s_max) {
   return 96;
 }
 
+// std::round(x) without the library call (it is one per kernel): for 0 <= x < 2^52 the
+// integer part t is exact and so is x - t, so the half-away-from-zero rule is a compare.
+inline double round_half_away(double x) {
+  if (!(x >= 0.0 && x < 0x1p52)) return std::round(x);
+  const double t = static_cast<double>(static_cast<std::int64_t>(x));
+  return x - t >= 0.5 ? t + 1.0 : t;
+}
+
 // c exp(-((x_i - mu) / sigma)^2 / 2) added to sum[i] for nodes i0 .. i1 (x_i = low + i h):
 // the ratio of successive values is a geometric sequence, re-anchored by exp every 32 nodes
 // (relative error under 1e-14).
@@ -118,7 +126,7 @@ bool log_density_grid(const double* mu, const double* sigma, const double* coef,
     };
     for (std::size_t k = 0; k < K; ++k) {
       if (sigma[k] != sg) continue;
-      const double b = std::clamp(std::round((mu[k] - low) / H), 0.0, static_cast<double>(n_bins - 1));
+      const double b = std::clamp(round_half_away((mu[k] - low) / H), 0.0, static_cast<double>(n_bins - 1));
       const auto bi = static_cast<std::size_t>(b);
       if (bi != run_bin) {
         drain();
@@ -156,11 +164,26 @@ bool log_density_grid(const double* mu, const double* sigma, const double* coef,
       const std::size_t i0 = centre >= Wn ? centre - Wn : 0;
       const std::size_t i1 = std::min(cells, centre + Wn);
       const std::size_t len = i1 - i0 + 1;
+      // Each node takes the bin's terms in m order (the same additions, in the same order,
+      // as a pass per m), kBlock nodes at a time held in registers.
       double* o = sum.data() + i0;
-      for (std::size_t m = 0; m < p; ++m) {
-        const double c = mo[m];
-        const double* f = filter.data() + m * width + (i0 + Wn - centre);
-        for (std::size_t i = 0; i < len; ++i) o[i] += c * f[i];
+      const double* f0 = filter.data() + (i0 + Wn - centre);
+      constexpr std::size_t kBlock = 8;
+      std::size_t i = 0;
+      for (; i + kBlock <= len; i += kBlock) {
+        double acc[kBlock];
+        for (std::size_t e = 0; e < kBlock; ++e) acc[e] = o[i + e];
+        for (std::size_t m = 0; m < p; ++m) {
+          const double c = mo[m];
+          const double* f = f0 + m * width + i;
+          for (std::size_t e = 0; e < kBlock; ++e) acc[e] += c * f[e];
+        }
+        for (std::size_t e = 0; e < kBlock; ++e) o[i + e] = acc[e];
+      }
+      for (; i < len; ++i) {
+        double acc = o[i];
+        for (std::size_t m = 0; m < p; ++m) acc += mo[m] * f0[m * width + i];
+        o[i] = acc;
       }
     }
   }
@@ -169,7 +192,7 @@ bool log_density_grid(const double* mu, const double* sigma, const double* coef,
   for (std::size_t k = 0; k < K; ++k) {
     if (binned && sigma[k] == sigma_min) continue;
     const double sg = sigma[k];
-    const double centre = std::clamp(std::round((mu[k] - low) / h), 0.0, last);
+    const double centre = std::clamp(round_half_away((mu[k] - low) / h), 0.0, last);
     const double reach = std::ceil(kWindowSigmas * sg / h) + 1.0;
     const auto i0 = static_cast<std::size_t>(std::max(0.0, centre - reach));
     const auto i1 = static_cast<std::size_t>(std::min(last, centre + reach));
@@ -219,7 +242,16 @@ bool log_density_grid_sorted(const std::uint32_t* sorted_index, std::size_t n_ob
   mu.resize(n + 1);
   coef.resize(n + 1);
   std::size_t j = 0, prior_at = n + 1;
+  // The observations are visited in value order, so their columns are read at random:
+  // fetch a few dozen ahead (the hardware does not prefetch through an index).
+  constexpr std::size_t kAhead = 32;
   for (std::size_t q = 0; q < n_obs; ++q) {
+    if (q + kAhead < n_obs) {
+      const std::uint32_t ahead = sorted_index[q + kAhead];
+      __builtin_prefetch(value + ahead);
+      __builtin_prefetch(member_weight + ahead);
+      __builtin_prefetch(in_group + ahead);
+    }
     const std::uint32_t i = sorted_index[q];
     if (!in_group[i]) continue;
     if (j > n) return false;  // inconsistent group size (not expected)

@@ -563,12 +563,17 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
   // while a worker's axes read them).
   s.pool.parallel_for(d, [&](std::size_t begin, std::size_t end) {
     for (std::size_t a = begin; a < end; ++a) s.internal[a].resize(n_after);
-    constexpr std::size_t kRun = 256;
+    // A transpose in tiles of kRun rows x kAxes columns: each row's cache line is read once
+    // per tile, and each column is written in a sequential run.
+    constexpr std::size_t kRun = 256, kAxes = 8;
     for (std::size_t k0 = 0; k0 < kept.size(); k0 += kRun) {
       const std::size_t k1 = std::min(kept.size(), k0 + kRun);
-      for (std::size_t a = begin; a < end; ++a) {
-        double* col = s.internal[a].data() + n_before;
-        for (std::size_t k = k0; k < k1; ++k) col[k] = block.internal[kept[k] * d + a];
+      for (std::size_t a0 = begin; a0 < end; a0 += kAxes) {
+        const std::size_t a1 = std::min(end, a0 + kAxes);
+        for (std::size_t k = k0; k < k1; ++k) {
+          const double* row = block.internal.data() + kept[k] * d;
+          for (std::size_t a = a0; a < a1; ++a) s.internal[a][n_before + k] = row[a];
+        }
       }
     }
   });
@@ -592,7 +597,9 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
         radix_sort(fresh, tmp);
         merged.resize(n_after);
         std::size_t x = 0, y = 0, o = 0;
+        constexpr std::size_t kAhead = 32;  // the old values are read through the order: fetch ahead
         while (x < order.size() && y < fresh.size()) {
+          if (x + kAhead < order.size()) __builtin_prefetch(v + order[x + kAhead]);
           // Old indices are all smaller than new ones: on equal values the old comes first.
           const bool take_new = v[fresh[y].second] < v[order[x]];
           merged[o++] = take_new ? fresh[y++].second : order[x++];
