@@ -15,6 +15,7 @@
 #include "tpe/fast_acquisition.hpp"
 #include "tpe/parzen_estimator.hpp"
 #include "tpe/random_sampler.hpp"
+#include "tpe/sorted_keys.hpp"
 #include "tpe/trial_rng.hpp"
 #include "tpe/truncated_normal.hpp"
 
@@ -125,29 +126,6 @@ struct ComponentPicker {
     return k;
   }
 };
-
-// An order-preserving unsigned key of a double (-0 and +0 alike; no NaN).
-inline std::uint64_t order_key(double v) {
-  const std::uint64_t b = std::bit_cast<std::uint64_t>(v == 0.0 ? 0.0 : v);
-  return (b >> 63) ? ~b : (b | 0x8000000000000000ULL);
-}
-
-// Stable LSD radix sort of (key, index) pairs by key, 8 bits a pass (passes where every key
-// has the same digit are skipped): pairs given in index order come out by (key, index).
-void radix_sort(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v,
-                std::vector<std::pair<std::uint64_t, std::uint32_t>>& tmp) {
-  tmp.resize(v.size());
-  for (unsigned shift = 0; shift < 64; shift += 8) {
-    std::array<std::size_t, 257> count{};
-    for (const auto& e : v) ++count[((e.first >> shift) & 0xff) + 1];
-    bool trivial = false;
-    for (std::size_t b = 1; b <= 256; ++b) trivial = trivial || count[b] == v.size();
-    if (trivial) continue;
-    for (std::size_t b = 1; b <= 256; ++b) count[b] += count[b - 1];
-    for (const auto& e : v) tmp[count[(e.first >> shift) & 0xff]++] = e;
-    v.swap(tmp);
-  }
-}
 
 // Trials per work item of the candidate loop (one axis each).
 constexpr std::size_t kTrialRun = 1024;
@@ -593,8 +571,8 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
         // The new observations sorted by (value, index), then merged (same key) with the old.
         fresh.resize(n_after - n_before);
         for (std::size_t i = 0; i < fresh.size(); ++i)
-          fresh[i] = {order_key(v[n_before + i]), static_cast<std::uint32_t>(n_before + i)};
-        radix_sort(fresh, tmp);
+          fresh[i] = {detail::order_key(v[n_before + i]), static_cast<std::uint32_t>(n_before + i)};
+        detail::radix_sort(fresh, tmp);
         merged.resize(n_after);
         std::size_t x = 0, y = 0, o = 0;
         constexpr std::size_t kAhead = 32;  // the old values are read through the order: fetch ahead
