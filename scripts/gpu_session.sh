@@ -79,11 +79,12 @@ for step in "${steps[@]}"; do
     bench_peers)
       "$BIN/bench_ema_cross" ${PEERS_ARGS:-} > "$S/bench_peers.txt" 2>&1; tail -20 "$S/bench_peers.txt" ;;
     bench_subsets)
-      # Successive halving against the full evaluation (issue [subsets]), same trials budget
-      # and, with --halving-trials, three times the trials for the halving run.
-      { timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" --executor cuda ${SUBSETS_ARGS:-}
-        timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" --executor cuda --halving-trials 12288 ${SUBSETS_ARGS:-}; } > "$S/bench_subsets.txt" 2>&1
-      tail -20 "$S/bench_subsets.txt" ;;
+      # Successive halving against the full evaluation (issue [subsets]): large planted data,
+      # 5 seeds (medians) at batches of 2,048 and 1,024, then the small defaults.
+      L="--executor cuda --days 250 --trades-per-day 2000 --path-len 390 --trials 16384 --seeds ${SUBSETS_SEEDS:-5}"
+      { for b in 2048 1024; do timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" $L --batch $b; done
+        timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" --executor cuda ${SUBSETS_ARGS:-}; } > "$S/bench_subsets.txt" 2>&1
+      grep -E "^bench_subsets|halving/full|median" "$S/bench_subsets.txt" ;;
     bench_atc)
       "$BIN/bench_atc" ${ATC_ARGS:-} > "$S/bench_atc.txt" 2>&1; tail -20 "$S/bench_atc.txt" ;;
   esac
