@@ -31,11 +31,17 @@
 //      kept for parity tests.
 // A batch whose distinct series do not fit in the series cache is split into parts of
 // consecutive trials (same results). No atomics; each trial's sums run in trade order.
+// The data and the series cache belong to a SeriesStore shared by all devices of one series
+// on one GPU: the rungs of successive halving and the parts of a hold-out (blocks of bars
+// of the same series) compute each series once, not once per rung.
 #include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -531,12 +537,26 @@ class KeyTable {
   std::unordered_map<std::uint64_t, V> sparse_;
 };
 
-class ExhaustionDevice final : public DeviceStrategy {
+/// What one device strategy adds to a launch over the shared series: how it scores, its
+/// blocks of bars, and which kernel runs.
+struct StrategyLaunch {
+  ex::Objective objective;
+  int min_trades;
+  const int2* blocks;  ///< device, n_blocks of them
+  int n_blocks;
+  ExhaustionDeviceOptions options;
+};
+
+/// One candle series on one GPU: its device copies and the cache of per-parameter series
+/// (EMAs, z-scores and their filter levels). Shared by every ExhaustionDevice of that series
+/// on that GPU (halving's rungs and hold-out parts are the same series over other blocks),
+/// so the data is uploaded once and each series computed once. Launches are serialized by a
+/// mutex, and each launch's stream waits for the previous launch's work, whatever stream it
+/// ran on (the cache's slots are reused across launches).
+class SeriesStore {
  public:
-  ExhaustionDevice(const strategies::ExhaustionStrategy& s, cudaStream_t stream, const ExhaustionDeviceOptions& o)
+  SeriesStore(const strategies::ExhaustionStrategy& s, cudaStream_t stream, const ExhaustionDeviceOptions& o)
       : options_(o),
-        objective_(s.options().objective),
-        min_trades_(s.options().min_trades),
         n_(s.n_bars()),
         n_pad_(padded_bars(s.n_bars())),
         resident_(-1),
@@ -554,10 +574,6 @@ class ExhaustionDevice final : public DeviceStrategy {
     d_s_vol_ = upload(s.s_vol(), stream);
     d_q_vol_ = upload(s.q_vol(), stream);
     d_sink_ = DeviceBuffer<double>(1);
-    std::vector<int2> blocks;
-    for (const auto& b : s.blocks()) blocks.push_back(make_int2(b.begin, b.end));
-    n_blocks_ = static_cast<int>(blocks.size());
-    d_blocks_ = upload(blocks, stream);
     d_cloc_levels_ = DeviceBuffer<unsigned char>(n_pad_);
     CUDA_CHECK(cudaMemsetAsync(d_cloc_levels_.data(), 0, n_pad_, stream));
     cloc_level_kernel<<<static_cast<unsigned>(std::min<long long>((n_ + 255) / 256, 4096)), 256, 0, stream>>>(
@@ -580,28 +596,31 @@ class ExhaustionDevice final : public DeviceStrategy {
     CUDA_CHECK(cudaStreamCreateWithFlags(&aux_, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&last_use_, cudaEventDisableTiming));
   }
 
-  ~ExhaustionDevice() override {
+  ~SeriesStore() {
+    if (last_use_) cudaEventSynchronize(last_use_);
     for (auto& st : stages_)
       if (st.uploaded) cudaEventDestroy(st.uploaded);
     if (aux_) cudaStreamSynchronize(aux_);
     if (fork_) cudaEventDestroy(fork_);
     if (join_) cudaEventDestroy(join_);
+    if (last_use_) cudaEventDestroy(last_use_);
     if (aux_) cudaStreamDestroy(aux_);
   }
 
-  void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
-    run(batch, stream, block_size, nullptr, nullptr);
-  }
-
-  /// launch() with trade recording: trade_offsets[i] is trial i's first trade index;
-  /// d_equity (optional): each trial's final compounded equity.
-  void run(const DeviceBatch& batch, cudaStream_t stream, int block_size, const long long* d_trade_offsets,
-           ex::Trade* d_trades, double* d_equity = nullptr) {
+  /// Backtests a batch for one strategy S: trade_offsets[i] is trial i's first trade index
+  /// when trades are recorded; d_equity (optional): each trial's final compounded equity.
+  void run(const DeviceBatch& batch, cudaStream_t stream, int block_size, const StrategyLaunch& S,
+           const long long* d_trade_offsets, ex::Trade* d_trades, double* d_equity) {
     const std::size_t n = batch.n;
     if (n == 0) return;
     TPEOPT_ASSERT(batch.host_params != nullptr, "exhaustion: the batch has no host copy of its parameters");
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Always, not only when the stream differs: a stream handle can be reused after the one
+    // that made the last launch is destroyed (waiting on the same stream costs nothing).
+    if (used_) CUDA_CHECK(cudaStreamWaitEvent(stream, last_use_, 0));
     ++batch_counter_;
     keys_.resize(n);
     for (std::size_t i = 0; i < n; ++i) keys_[i] = trial_keys(batch.host_params + i * ex::kNumSlots);
@@ -621,9 +640,11 @@ class ExhaustionDevice final : public DeviceStrategy {
         ++end;
       }
       TPEOPT_ASSERT(end > begin, "exhaustion: a trial needs more series than the cache holds");
-      run_part(batch, begin, end, part_keys, stream, block_size, d_trade_offsets, d_trades, d_equity);
+      run_part(batch, begin, end, part_keys, stream, block_size, S, d_trade_offsets, d_trades, d_equity);
       begin = end;
     }
+    CUDA_CHECK(cudaEventRecord(last_use_, stream));
+    used_ = true;
   }
 
  private:
@@ -666,8 +687,8 @@ class ExhaustionDevice final : public DeviceStrategy {
   int resident(const SeriesKey& k) const { return resident_.get(k.kind, k.value); }
 
   void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<SeriesKey>& keys,
-                cudaStream_t stream, int block_size, const long long* d_trade_offsets, ex::Trade* d_trades,
-                double* d_equity) {
+                cudaStream_t stream, int block_size, const StrategyLaunch& S, const long long* d_trade_offsets,
+                ex::Trade* d_trades, double* d_equity) {
     ensure_pool(keys.size(), stream);
     ++part_counter_;
     // Pin the part's resident series, then give missing ones the least recently used slots.
@@ -774,8 +795,8 @@ class ExhaustionDevice final : public DeviceStrategy {
     L.slots = reinterpret_cast<const TrialSlots*>(plan);
     L.params = batch.params;
     L.count = static_cast<int>(count);
-    L.objective = objective_;
-    L.min_trades = min_trades_;
+    L.objective = S.objective;
+    L.min_trades = S.min_trades;
     L.scores = batch.scores;
     L.violations = batch.violations;
     L.metrics = batch.metrics;
@@ -783,18 +804,19 @@ class ExhaustionDevice final : public DeviceStrategy {
     L.trades = d_trades;
     L.equity = d_equity;
     L.warm = Warmer{std::numeric_limits<double>::quiet_NaN(), d_sink_.data()};
-    L.blocks = d_blocks_.data();
-    L.n_blocks = n_blocks_;
+    L.blocks = S.blocks;
+    L.n_blocks = S.n_blocks;
     const bool record = d_trades != nullptr;
-    const bool blocked = n_blocks_ > 0;
+    const bool blocked = S.n_blocks > 0;
+    const ExhaustionDeviceOptions& options = S.options;
     int threads = std::max(32, std::min(1024, block_size));
-    if (options_.warp_per_trial) {
+    if (options.warp_per_trial) {
       threads = (threads + 31) / 32 * 32;
       const long long total_threads = static_cast<long long>(count) * 32;
       const unsigned blocks = static_cast<unsigned>((total_threads + threads - 1) / threads);
-      if (options_.filter && options_.cap_registers)
+      if (options.filter && options.cap_registers)
         launch_trial_kernel<kFiltered, true>(record, blocked, blocks, threads, stream, L);
-      else if (options_.filter)
+      else if (options.filter)
         launch_trial_kernel<kFiltered, false>(record, blocked, blocks, threads, stream, L);
       else
         launch_trial_kernel<kWarp, false>(record, blocked, blocks, threads, stream, L);
@@ -807,17 +829,13 @@ class ExhaustionDevice final : public DeviceStrategy {
 
   static std::size_t align(std::size_t b) { return (b + 255) / 256 * 256; }
 
-  ExhaustionDeviceOptions options_;
-  ex::Objective objective_;
-  int min_trades_;
+  ExhaustionDeviceOptions options_;  // the store's: max_series
   int n_;
   std::size_t n_pad_;  ///< bytes per level array (padded_bars)
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_vol_, d_cloc_, d_tr_, d_s_tr_, d_q_tr_, d_s_vol_,
       d_q_vol_;
   DeviceBuffer<unsigned char> d_cloc_levels_;
   DeviceBuffer<double> d_sink_;  ///< Warmer's sink (never written)
-  DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (issue [subsets]), n_blocks_ of them
-  int n_blocks_ = 0;
   // The series cache: pool_slots_ series of n_ doubles and, per slot, n_pad_ level bytes
   // (used by z series); slot_key_[s] = what slot s holds (kind -1: nothing).
   DeviceBuffer<double> pool_;
@@ -835,6 +853,56 @@ class ExhaustionDevice final : public DeviceStrategy {
   std::size_t stage_next_ = 0;
   cudaStream_t aux_{};
   cudaEvent_t fork_{}, join_{};
+  std::mutex mutex_;
+  cudaEvent_t last_use_{};  // recorded after each launch's work
+  bool used_ = false;
+};
+
+/// The store of a strategy's series on the current GPU: the one already made for the same
+/// data and cache limit while any device still holds it, else a new one.
+std::shared_ptr<SeriesStore> series_store(const strategies::ExhaustionStrategy& s, cudaStream_t stream,
+                                          const ExhaustionDeviceOptions& o) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<SeriesStore>> stores;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::string key = std::to_string(device) + "/" + std::to_string(s.n_bars()) + "/" +
+                          std::to_string(o.max_series) + "/" + s.data_checksums().front();
+  std::lock_guard<std::mutex> lock(mutex);
+  for (auto it = stores.begin(); it != stores.end();) it = it->second.expired() ? stores.erase(it) : std::next(it);
+  if (auto shared = stores[key].lock()) return shared;
+  auto made = std::make_shared<SeriesStore>(s, stream, o);
+  stores[key] = made;
+  return made;
+}
+
+/// Device twin of one ExhaustionStrategy (whole series or blocks of it) over the shared store.
+class ExhaustionDevice final : public DeviceStrategy {
+ public:
+  ExhaustionDevice(const strategies::ExhaustionStrategy& s, cudaStream_t stream, const ExhaustionDeviceOptions& o)
+      : store_(series_store(s, stream, o)) {
+    std::vector<int2> blocks;
+    for (const auto& b : s.blocks()) blocks.push_back(make_int2(b.begin, b.end));
+    d_blocks_ = upload(blocks, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vector goes now
+    launch_ = StrategyLaunch{s.options().objective, s.options().min_trades, d_blocks_.data(),
+                             static_cast<int>(blocks.size()), o};
+  }
+
+  void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
+    run(batch, stream, block_size, nullptr, nullptr);
+  }
+
+  /// launch() with trade recording (see SeriesStore::run).
+  void run(const DeviceBatch& batch, cudaStream_t stream, int block_size, const long long* d_trade_offsets,
+           ex::Trade* d_trades, double* d_equity = nullptr) {
+    store_->run(batch, stream, block_size, launch_, d_trade_offsets, d_trades, d_equity);
+  }
+
+ private:
+  std::shared_ptr<SeriesStore> store_;
+  DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (issue [subsets])
+  StrategyLaunch launch_{};
 };
 
 /// The exhaustion strategy over several symbols (issue [multi-asset]): each symbol is a

@@ -3,7 +3,7 @@
 # Runs on the GPU machine from the repository root over binaries built elsewhere:
 #   BIN=.carry DATA=.carry/data OUT=$OUT scripts/gpu_session.sh [STEP...]
 # Steps: tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback grid (default: all but
-# the optional ones: multi_gpu bench_peers bench_atc bench_subsets).
+# the optional ones: multi_gpu bench_peers bench_atc bench_subsets bench_subsets_exhaustion).
 # Everything lands in $OUT/session/ and, packed, in $OUT/session.tar.gz (one file).
 set -uo pipefail
 BIN="$(cd "${BIN:-.carry}" && pwd)"; OUT="${OUT:-out}"
@@ -85,6 +85,16 @@ for step in "${steps[@]}"; do
       { for b in 2048 1024; do timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" $L --batch $b; done
         timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" --executor cuda ${SUBSETS_ARGS:-}; } > "$S/bench_subsets.txt" 2>&1
       grep -E "^bench_subsets|halving/full|median" "$S/bench_subsets.txt" ;;
+    bench_subsets_exhaustion)
+      # Exhaustion halving against the full evaluation on a generated 1,000,000-bar series:
+      # executor (GPU) time and best score of each run, from summary.json.
+      [ -f bench/subsets/gen/SYM0000.csv ] || "$T" data generate-candles -o bench/subsets/gen --symbols 1 --bars 1000000 --interval-s 3600 --seed 3 > /dev/null
+      for c in full halving; do
+        "$T" run -c "bench/subsets/exhaustion_$c.json" --executor cuda -q --out "$S/exh_$c" > "$S/exh_$c.log" 2>&1
+        echo "$c: $(grep -E '^trials' "$S/exh_$c.log")"
+        echo "$c: $(grep -o '"exec_ms": [0-9.]*' "$S/exh_$c/summary.json") $(grep -E '^best' "$S/exh_$c.log" | cut -c1-60) $(grep -E '^digest' "$S/exh_$c.log")"
+      done > "$S/bench_subsets_exhaustion.txt"
+      cat "$S/bench_subsets_exhaustion.txt" ;;
     bench_atc)
       "$BIN/bench_atc" ${ATC_ARGS:-} > "$S/bench_atc.txt" 2>&1; tail -20 "$S/bench_atc.txt" ;;
   esac

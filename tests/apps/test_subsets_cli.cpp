@@ -12,6 +12,7 @@
 
 #include "engine/run_report_data.hpp"
 #include "io/json_fields.hpp"
+#include "support/paths.hpp"
 #include "support/process.hpp"
 #include "support/trade_filter_fixture.hpp"
 
@@ -177,4 +178,24 @@ TEST_CASE("tpeopt run with walk-forward runs each fold in its own directory and 
   INFO(resumed.output);
   REQUIRE(resumed.exit_code == 0);
   REQUIRE(io::Json::parse(read_text(fs::path(dir) / "fold-2" / "summary.json"))["digest"] == digest1);
+}
+
+TEST_CASE("the exhaustion hold-out and halving example runs: one digest on 1 and 2 threads, hold-out reported",
+          "[cpu][subsets][holdout][cli]") {
+  const std::string tmp = testing::make_temp_dir("subsets_example");
+  const std::string example = testing::source_dir() + "/examples/exhaustion_eurusd_holdout.json";
+  std::string digest[2];
+  for (int threads = 1; threads <= 2; ++threads) {
+    const std::string dir = tmp + "/run" + std::to_string(threads);
+    const auto r = run_cli({"run", "-c", example, "--executor", "cpu", "--threads", std::to_string(threads), "-q",
+                            "--out", dir});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = io::Json::parse(read_text(dir + "/summary.json"));
+    REQUIRE(summary.contains("holdout"));
+    CHECK(summary["holdout"]["top_k"].get<int>() > 0);
+    CHECK(summary["holdout"]["out_of_sample"].size() == summary["holdout"]["in_sample"].size());
+    digest[threads - 1] = summary["digest"].get<std::string>();
+  }
+  CHECK(digest[0] == digest[1]);
 }
