@@ -33,7 +33,10 @@
 // consecutive trials (same results). No atomics; each trial's sums run in trade order.
 // The data and the series cache belong to a SeriesStore shared by all devices of one series
 // on one GPU: the rungs of successive halving and the parts of a hold-out (blocks of bars
-// of the same series) compute each series once, not once per rung.
+// of the same series) compute each series once, not once per rung. Blocked launches of few
+// trials split the blocks over warps (block_unit_kernel: count, record, then each trial's
+// trades summed in block order by block_units_finish), so late halving rungs are not one
+// long walk per trial.
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -43,6 +46,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -383,6 +387,107 @@ struct TrialLaunch {
 
 enum Mode : int { kSimple = 0, kWarp = 1, kFiltered = 2 };
 
+/// One trial's walk over bars [bars.begin, bars.n) with the finders of kMode.
+template <int kMode, typename OnTrade>
+__device__ __forceinline__ void walk_bars(const TrialLaunch& L, const TrialSlots& s, const ex::Params& p,
+                                          const ex::TrialSeries& t, int lane, const ex::Bars& bars,
+                                          OnTrade&& on_trade) {
+  if constexpr (kMode == kFiltered) {
+    FilteredSignalFinder signal{lane,
+                                reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
+                                reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
+                                reinterpret_cast<const uint4*>(L.cloc_levels),
+                                threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
+                                threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
+                                threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u,
+                                bars,
+                                t,
+                                p.atr_window,
+                                L.warm};
+    const WideExitFinder exit{lane, bars.open, bars.low, bars.high, L.warm};
+    ex::run_backtest(bars, p, t, signal, exit, on_trade);
+  } else if constexpr (kMode == kWarp) {
+    ex::run_backtest(bars, p, t, WarpFinder{lane}, on_trade);
+  } else {
+    ex::run_backtest(bars, p, t, ex::SequentialFinder{}, on_trade);
+  }
+}
+
+/// A trial's series in the cache.
+__device__ __forceinline__ ex::TrialSeries trial_series(const TrialLaunch& L, const TrialSlots& s) {
+  const std::size_t n = static_cast<std::size_t>(L.bars.n);
+  return {L.pool + s.ema_fast * n, L.pool + s.ema_slow * n, L.pool + s.vol_z * n, L.pool + s.tr_z * n};
+}
+
+/// Blocks split over warps (few trials over many blocks: halving's late rungs, where one warp
+/// per trial would leave the GPU to a few long walks). Unit u = (launch-order trial u / nb,
+/// block u % nb), one warp each. Pass kCount writes each unit's number of trades; pass kRecord
+/// writes its trades from unit_offsets[u] on. Then block_units_finish sums each trial's
+/// trades in block order, as run_trial<kBlocked> does as it walks.
+enum UnitPass : int { kCount = 0, kRecordTrades = 1 };
+
+template <int kMode, int kPass>
+__device__ __forceinline__ void run_block_unit(const TrialLaunch& L, int* counts, const long long* unit_offsets,
+                                               ex::Trade* scratch) {
+  const long long unit = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (unit >= static_cast<long long>(L.count) * L.n_blocks) return;  // uniform across a warp
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const TrialSlots s = L.slots[unit / L.n_blocks];
+  const int2 range = L.blocks[unit % L.n_blocks];
+  const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(s.trial) * ex::kNumSlots);
+  ex::Bars bars = L.bars;
+  bars.begin = range.x;
+  bars.n = range.y;
+  const long long first = kPass == kRecordTrades ? unit_offsets[unit] : 0;
+  int c = 0;
+  walk_bars<kMode>(L, s, p, trial_series(L, s), lane, bars, [&](const ex::Trade& tr) {
+    if (kPass == kRecordTrades && lane == 0) scratch[first + c] = tr;
+    ++c;
+  });
+  if (kPass == kCount && lane == 0) counts[unit] = c;
+}
+
+template <int kMode, int kPass>
+__global__ void block_unit_kernel(TrialLaunch L, int* counts, const long long* unit_offsets, ex::Trade* scratch) {
+  run_block_unit<kMode, kPass>(L, counts, unit_offsets, scratch);
+}
+
+template <int kPass>
+__global__ void __maxnreg__(80) block_unit_kernel_capped(TrialLaunch L, int* counts, const long long* unit_offsets,
+                                                         ex::Trade* scratch) {
+  run_block_unit<kFiltered, kPass>(L, counts, unit_offsets, scratch);
+}
+
+/// One thread per trial: its units' trades in block order through the summaries (the same
+/// adds, in the same order, as run_trial<kBlocked>), scores, metrics and (when recording)
+/// the trade list.
+__global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets, const ex::Trade* scratch) {
+  const long long local = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (local >= L.count) return;
+  const int trial = L.slots[local].trial;
+  ex::Summary all;
+  double score = 0.0;
+  long long out = L.trades ? L.trade_offsets[trial] : 0;
+  for (int k = 0; k < L.n_blocks; ++k) {
+    ex::Summary block;
+    const long long u = local * L.n_blocks + k;
+    for (long long q = unit_offsets[u]; q < unit_offsets[u + 1]; ++q) {
+      const ex::Trade tr = scratch[q];
+      ex::add_trade(all, tr);
+      ex::add_trade(block, tr);
+      if (L.trades) L.trades[out++] = tr;
+    }
+    score = score + ex::objective_value(block, L.objective);
+  }
+  double m[ex::kNumMetrics];
+  double violation = 0.0;
+  ex::finish(all, L.objective, L.min_trades, m, &violation);
+  L.scores[trial] = score;
+  L.violations[trial] = violation;
+  if (L.equity) L.equity[trial] = all.equity;
+  for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
+}
+
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
 /// Blocked (kBlocked, issue [subsets]): one walk per block in block order, each starting
 /// flat and closing at its last bar; the score is 0.0 + the blocks' objective values added
@@ -418,27 +523,7 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
   };
-  auto walk = [&](const ex::Bars& bars) {
-    if constexpr (kMode == kFiltered) {
-      FilteredSignalFinder signal{lane,
-                                  reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
-                                  reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
-                                  reinterpret_cast<const uint4*>(L.cloc_levels),
-                                  threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
-                                  threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
-                                  threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u,
-                                  bars,
-                                  t,
-                                  p.atr_window,
-                                  L.warm};
-      const WideExitFinder exit{lane, bars.open, bars.low, bars.high, L.warm};
-      ex::run_backtest(bars, p, t, signal, exit, on_trade);
-    } else if constexpr (kMode == kWarp) {
-      ex::run_backtest(bars, p, t, WarpFinder{lane}, on_trade);
-    } else {
-      ex::run_backtest(bars, p, t, ex::SequentialFinder{}, on_trade);
-    }
-  };
+  auto walk = [&](const ex::Bars& bars) { walk_bars<kMode>(L, s, p, t, lane, bars, on_trade); };
   double block_score = 0.0;
   if constexpr (kBlocked) {
     for (int k = 0; k < L.n_blocks; ++k) {
@@ -810,6 +895,13 @@ class SeriesStore {
     const bool blocked = S.n_blocks > 0;
     const ExhaustionDeviceOptions& options = S.options;
     int threads = std::max(32, std::min(1024, block_size));
+    using Split = ExhaustionDeviceOptions::SplitBlocks;
+    const bool split = blocked && options.warp_per_trial && options.split_blocks != Split::Never &&
+                       (options.split_blocks == Split::Always || (count < 1024 && S.n_blocks > 1));
+    if (split) {
+      run_split(L, options, (threads + 31) / 32 * 32, stream);
+      return;
+    }
     if (options.warp_per_trial) {
       threads = (threads + 31) / 32 * 32;
       const long long total_threads = static_cast<long long>(count) * 32;
@@ -828,6 +920,43 @@ class SeriesStore {
   }
 
   static std::size_t align(std::size_t b) { return (b + 255) / 256 * 256; }
+
+  /// The blocks of a launch split over warps (block_unit_kernel): count the units' trades,
+  /// lay them out (one host round trip), record them, then sum each trial's in block order.
+  void run_split(const TrialLaunch& L, const ExhaustionDeviceOptions& options, int threads, cudaStream_t stream) {
+    const std::size_t units = static_cast<std::size_t>(L.count) * static_cast<std::size_t>(L.n_blocks);
+    const unsigned grid = static_cast<unsigned>((units * 32 + static_cast<std::size_t>(threads) - 1) /
+                                                static_cast<std::size_t>(threads));
+    d_unit_counts_.resize(units);
+    d_unit_offsets_.resize(units + 1);
+    auto pass = [&](auto kind, int* counts, const long long* offsets, ex::Trade* scratch) {
+      constexpr int kPass = decltype(kind)::value;
+      if (options.filter && options.cap_registers)
+        block_unit_kernel_capped<kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
+      else if (options.filter)
+        block_unit_kernel<kFiltered, kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
+      else
+        block_unit_kernel<kWarp, kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
+      CUDA_CHECK_LAUNCH("exhaustion block_unit_kernel");
+    };
+    pass(std::integral_constant<int, kCount>{}, d_unit_counts_.data(), nullptr, nullptr);
+    h_unit_counts_.resize(units);
+    CUDA_CHECK(cudaMemcpyAsync(h_unit_counts_.data(), d_unit_counts_.data(), units * sizeof(int),
+                               cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    h_unit_offsets_.resize(units + 1);
+    h_unit_offsets_[0] = 0;
+    for (std::size_t u = 0; u < units; ++u) h_unit_offsets_[u + 1] = h_unit_offsets_[u] + h_unit_counts_[u];
+    CUDA_CHECK(cudaMemcpyAsync(d_unit_offsets_.data(), h_unit_offsets_.data(), (units + 1) * sizeof(long long),
+                               cudaMemcpyHostToDevice, stream));
+    d_unit_trades_.resize(static_cast<std::size_t>(std::max<long long>(1, h_unit_offsets_[units])));
+    pass(std::integral_constant<int, kRecordTrades>{}, nullptr, d_unit_offsets_.data(), d_unit_trades_.data());
+    block_units_finish<<<static_cast<unsigned>((L.count + 127) / 128), 128, 0, stream>>>(L, d_unit_offsets_.data(),
+                                                                                         d_unit_trades_.data());
+    CUDA_CHECK_LAUNCH("exhaustion block_units_finish");
+    // No wait at the end: the offsets' copy is from pageable memory, which the call has
+    // already staged when it returns, so the host vector may change after it.
+  }
 
   ExhaustionDeviceOptions options_;  // the store's: max_series
   int n_;
@@ -854,6 +983,12 @@ class SeriesStore {
   cudaStream_t aux_{};
   cudaEvent_t fork_{}, join_{};
   std::mutex mutex_;
+  // Split blocks (run_split): per unit trade counts and offsets, and the units' trades.
+  DeviceBuffer<int> d_unit_counts_;
+  DeviceBuffer<long long> d_unit_offsets_;
+  DeviceBuffer<ex::Trade> d_unit_trades_;
+  std::vector<int> h_unit_counts_;
+  std::vector<long long> h_unit_offsets_;
   cudaEvent_t last_use_{};  // recorded after each launch's work
   bool used_ = false;
 };

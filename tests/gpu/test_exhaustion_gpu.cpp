@@ -101,7 +101,7 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
 TEST_CASE("exhaustion GPU over blocks of bars equals the CPU reference exactly", "[gpu][exhaustion][subsets]") {
   // Blocks as hold-out parts and halving rungs make them: shuffled, of unequal lengths,
   // starting anywhere (not on the signal finder's 512-bar steps), one bar long, overlapping,
-  // and the whole series as one block.
+  // and the whole series as one block; walked by one warp per trial or per (trial, block).
   REQUIRE(gpu::cuda_available());
   const std::string file = GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   const std::uint64_t seed = GENERATE(3u, 4u);
@@ -132,14 +132,20 @@ TEST_CASE("exhaustion GPU over blocks of bars equals the CPU reference exactly",
   std::size_t violated = 0;
   for (const auto& c : cpu) violated += c.score.violation > 0.0 ? 1 : 0;
   CHECK(violated < n);  // min_trades = 3 leaves feasible and infeasible trials
-  for (const auto& [warp, filter, max_series] :
-       {std::tuple{true, true, std::size_t{0}}, std::tuple{true, true, std::size_t{5}},
-        std::tuple{true, false, std::size_t{0}}, std::tuple{false, false, std::size_t{0}}}) {
-    CAPTURE(warp, filter, max_series);
+  using Split = gpu::ExhaustionDeviceOptions::SplitBlocks;
+  // One warp per trial (Never) and one per (trial, block) (Always), each finder, a forced
+  // split into parts, the one-thread kernel.
+  for (const auto& [warp, filter, max_series, split] :
+       {std::tuple{true, true, std::size_t{0}, Split::Never}, std::tuple{true, true, std::size_t{0}, Split::Always},
+        std::tuple{true, true, std::size_t{5}, Split::Never}, std::tuple{true, true, std::size_t{5}, Split::Always},
+        std::tuple{true, false, std::size_t{0}, Split::Never}, std::tuple{true, false, std::size_t{0}, Split::Always},
+        std::tuple{false, false, std::size_t{0}, Split::Auto}}) {
+    CAPTURE(warp, filter, max_series, static_cast<int>(split));
     gpu::ExhaustionDeviceOptions o;
     o.warp_per_trial = warp;
     o.filter = filter;
     o.max_series = max_series;
+    o.split_blocks = split;
     const auto gpu_results = gpu::gpu_exhaustion_trades(*s, params.data(), n, o, 128);
     REQUIRE(gpu_results.size() == n);
     std::size_t total_trades = 0;
