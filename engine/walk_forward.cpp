@@ -11,22 +11,17 @@
 #include "common/error.hpp"
 #include "engine/data_subsets.hpp"
 #include "engine/svg_plot.hpp"
+#include "io/csv_rows.hpp"
 
 namespace tpeopt::engine {
 
 namespace fs = std::filesystem;
 
 std::string date_of(std::int64_t seconds) {
-  // Civil from days (H. Hinnant's algorithm).
-  std::int64_t z = (seconds >= 0 ? seconds / 86400 : -((-seconds + 86399) / 86400)) + 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2 ? 1 : 0);
+  const std::int64_t days = seconds >= 0 ? seconds / 86400 : -((-seconds + 86399) / 86400);  // floor
+  std::int64_t y;
+  unsigned m, d;
+  io::civil_from_days(days, y, m, d);
   return fmt::format("{:04}-{:02}-{:02}", y, m, d);
 }
 

@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "io/candles_config.hpp"
 #include "io/candles_csv.hpp"
+#include "io/csv_rows.hpp"
 
 namespace tpeopt::io {
 
@@ -94,20 +95,6 @@ bool is_csv_name(const fs::path& p) {
   std::string ext = p.extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return ext == ".csv";
-}
-
-// Hinnant's civil_from_days: (year, month, day) of days since 1970-01-01.
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<std::int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2 ? 1 : 0;
 }
 
 void write_text(const fs::path& path, const std::string& text) {

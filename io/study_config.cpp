@@ -1,10 +1,12 @@
 #include "io/study_config.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "io/csv_rows.hpp"
 #include "io/ga_config.hpp"
 
 namespace tpeopt::io {
@@ -153,21 +155,15 @@ HalvingConfig parse_halving(const Json& spec) {
 }  // namespace
 
 std::int64_t parse_date_days(const std::string& text, const std::string& path) {
-  int y = 0, m = 0, d = 0;
-  char tail = 0;
-  if (text.size() != 10 || std::sscanf(text.c_str(), "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3 || text[4] != '-' ||
-      text[7] != '-' || m < 1 || m > 12 || d < 1 || d > 31)
-    throw make_error("{}: \"{}\" is not a date YYYY-MM-DD", path, text);
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (d > kDays[m - 1] + (m == 2 && leap ? 1 : 0)) throw make_error("{}: \"{}\" is not a date of the calendar", path, text);
-  // Days from civil (H. Hinnant's algorithm).
-  const int yy = y - (m <= 2 ? 1 : 0);
-  const int era = (yy >= 0 ? yy : yy - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(yy - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return static_cast<std::int64_t>(era) * 146097 + static_cast<std::int64_t>(doe) - 719468;
+  // csv_rows' parse_date also reads MM/DD/YYYY: the config takes the ISO form only.
+  const bool iso = text.size() == 10 && text[4] == '-' && text[7] == '-';
+  std::int64_t days = 0;
+  if (!iso || !parse_date(text, days)) {
+    const bool digits_in_place = iso && std::all_of(text.begin(), text.end(), [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
+    if (!digits_in_place) throw make_error("{}: \"{}\" is not a date YYYY-MM-DD", path, text);
+    throw make_error("{}: \"{}\" is not a date of the calendar (years 1900 to 2200)", path, text);
+  }
+  return days;
 }
 
 Json parse_json_text(const std::string& text, const std::string& source) {
