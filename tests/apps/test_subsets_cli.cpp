@@ -33,6 +33,13 @@ testing::ProcessResult run_cli(std::vector<std::string> args) {
   return testing::run_process(args);
 }
 
+/// Writes `config` to tmp/study.json and runs `tpeopt run` on the CPU into tmp/run.
+testing::ProcessResult run_config(const std::string& tmp, const io::Json& config, const std::string& dir) {
+  const std::string config_path = tmp + "/study.json";
+  std::ofstream(config_path) << config.dump(2);
+  return run_cli({"run", "-c", config_path, "--executor", "cpu", "-q", "--out", dir});
+}
+
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> out;
   std::string cell;
@@ -54,10 +61,8 @@ TEST_CASE("tpeopt run with a hold-out and halving shows in-sample and out-of-sam
                      {"search",
                       {{"trials", 96}, {"batch", 32}, {"seed", 4}, {"top_k", 6}, {"halving", {{"eta", 3}}}}},
                      {"params", io::Json::parse(testing::trade_filter_continuous_params(0.2, 3.0))}};
-  const std::string config_path = tmp + "/study.json";
-  std::ofstream(config_path) << config.dump(2);
   const std::string dir = tmp + "/run";
-  const auto r = run_cli({"run", "-c", config_path, "--executor", "cpu", "-q", "--out", dir});
+  const auto r = run_config(tmp, config, dir);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   REQUIRE_THAT(r.output, Catch::Contains("hold-out:"));
@@ -145,10 +150,8 @@ TEST_CASE("tpeopt run with walk-forward runs each fold in its own directory and 
                      {"data", {{"cache", cache.string()}, {"walk_forward", 3}}},
                      {"search", {{"trials", 40}, {"batch", 20}, {"seed", 2}, {"top_k", 4}}},
                      {"params", io::Json::parse(testing::trade_filter_continuous_params(0.2, 3.0))}};
-  const std::string config_path = tmp + "/study.json";
-  std::ofstream(config_path) << config.dump(2);
   const std::string dir = tmp + "/run";
-  const auto r = run_cli({"run", "-c", config_path, "--executor", "cpu", "-q", "--out", dir});
+  const auto r = run_config(tmp, config, dir);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   REQUIRE_THAT(r.output, Catch::Contains("walk-forward: 3 folds"));
