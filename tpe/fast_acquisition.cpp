@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "tpe/truncated_normal.hpp"
 
@@ -209,14 +208,19 @@ bool log_density_grid(const double* mu, const double* sigma, const double* coef,
   return true;
 }
 
+void kernel_coefficients(const ParzenEstimator& est, std::size_t a, std::vector<double>& out) {
+  const std::vector<double>& log_norm = est.log_norms(a);
+  const std::vector<double>& log_w = est.log_weights();
+  out.resize(log_w.size());
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = std::exp(log_w[k] + log_norm[k]);
+}
+
 bool log_density_grid(const ParzenEstimator& est, std::size_t a, const AxisModel& model, std::size_t cells,
                       GridTable& out) {
   out = GridTable{};
   if (model.type != AxisModel::Type::Continuous) return false;
-  const std::vector<double>& log_norm = est.log_norms(a);
-  const std::vector<double>& log_w = est.log_weights();
-  std::vector<double> coef(log_w.size());
-  for (std::size_t k = 0; k < coef.size(); ++k) coef[k] = std::exp(log_w[k] + log_norm[k]);
+  std::vector<double> coef;
+  kernel_coefficients(est, a, coef);
   GridScratch scratch;
   return log_density_grid(est.mus(a).data(), est.sigmas(a).data(), coef.data(), coef.size(), model.low, model.high,
                           cells, out, scratch);
@@ -476,9 +480,9 @@ bool grid_masses(const double* mu, const double* sigma, const double* coef, std:
 bool grid_masses(const ParzenEstimator& est, std::size_t a, const AxisModel& model, std::vector<double>& out,
                  GridScratch& scratch) {
   const std::size_t K = est.n_kernels();
-  std::vector<double> coef(K);
-  for (std::size_t k = 0; k < K; ++k)
-    coef[k] = std::exp(est.log_weights()[k] + est.log_norms(a)[k]) / (est.sigmas(a)[k] * kSqrt2Pi);
+  std::vector<double> coef;
+  kernel_coefficients(est, a, coef);  // then per unit of x: / (sigma sqrt(2 pi))
+  for (std::size_t k = 0; k < K; ++k) coef[k] = coef[k] / (est.sigmas(a)[k] * kSqrt2Pi);
   return grid_masses(est.mus(a).data(), est.sigmas(a).data(), coef.data(), K, model, out, scratch);
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// Internal to TpeSampler (docs/tpe.md, "Fast acquisition"): log l(x) and log g(x) of a
-// continuous axis tabulated once per ask on a uniform grid of nodes in the internal space,
-// and read back by cubic interpolation. Exposed in a header for the tests.
+// Internal to TpeSampler (docs/tpe.md, "Fast acquisition"): the per-ask tables of the fast
+// acquisition. log l(x) and log g(x) of a continuous axis on a uniform grid of nodes in the
+// internal space (read back as cubics per cell), l's tabulated quantile function for the
+// candidate draws, alias tables over the points of grid axes and their masses. Exposed in
+// a header for the tests.
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -72,8 +74,11 @@ bool log_density_grid(const ParzenEstimator& est, std::size_t a, const AxisModel
 /// Reusable buffers of the table builders (one per worker).
 struct GridScratch {
   std::vector<double> mu, sigma, coef, sum, moment, filter;
-  std::vector<std::uint32_t> id;
 };
+
+/// The coefficient of each kernel of axis `a` of an estimator: exp(log weight + log norm),
+/// i.e. weight / (sigma sqrt(2 pi) mass), the factor of exp(-((x - mu) / sigma)^2 / 2).
+void kernel_coefficients(const ParzenEstimator& est, std::size_t a, std::vector<double>& out);
 
 /// The same for a mixture given by its kernels: centre mu[k], bandwidth sigma[k] and
 /// coefficient coef[k] = weight / (sigma sqrt(2 pi) mass) (the density is
@@ -83,8 +88,8 @@ struct GridScratch {
 /// are binned: with s the offset of a centre from its bin centre and t the offset of a node
 /// (both in bandwidths), exp(-(t - s)^2 / 2) = exp(-t^2 / 2) sum_m He_m(t) s^m / m!
 /// (probabilists' Hermite polynomials), truncated where Cramer's bound
-/// |He_m(t)| exp(-t^2 / 4) <= 1.0865 sqrt(m!) puts the remainder under 1e-16 of the kernel's
-/// peak. Each bin keeps the moments sum coef s^m / m! and spreads them over its window with
+/// |He_m(t)| exp(-t^2 / 4) <= 1.0865 sqrt(m!) puts the remainder under 1e-12 of the kernel's
+/// peak (kBinnedError). Each bin keeps the moments sum coef s^m / m! and spreads them over its window with
 /// the fixed filters exp(-t^2 / 2) He_m(t). Other kernels are evaluated at the nodes of their
 /// window by a recurrence (exp re-anchored every 32 nodes). Deterministic (fixed order).
 bool log_density_grid(const double* mu, const double* sigma, const double* coef, std::size_t K, double low,

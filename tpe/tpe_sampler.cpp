@@ -1,8 +1,6 @@
 #include "tpe/tpe_sampler.hpp"
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -17,7 +15,6 @@
 #include "tpe/random_sampler.hpp"
 #include "tpe/sorted_keys.hpp"
 #include "tpe/trial_rng.hpp"
-#include "tpe/truncated_normal.hpp"
 
 namespace tpeopt::tpe {
 
@@ -292,9 +289,11 @@ void TpeSampler::State::ask_tpe(Block& block, double* out) {
   });
 }
 
-// Fast univariate acquisition (docs/tpe.md, "Fast acquisition"). The same split, estimators,
-// streams and candidate rules as ask_tpe; continuous axes score candidates from per-ask grid
-// tables, g's built straight from the incrementally sorted observations.
+// Fast univariate acquisition (docs/tpe.md, "Fast acquisition"). The same split, estimators
+// and per-(trial, axis) streams as ask_tpe; candidates are drawn from per-ask tables of l
+// (a tabulated quantile function, or an alias table over a grid axis' points) and scored
+// by lookup of log l - log g, g's table built straight from the incrementally sorted
+// observations; other axes fall back to ask_tpe's exact candidates.
 void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
   const std::size_t d = space.size();
   const std::size_t n_obs = score.size();
@@ -345,10 +344,8 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
       const std::vector<std::uint32_t>& order = sorted[active[j]];
       if (order.size() != n_obs) continue;
       const std::vector<double>& mu = l.mus(j);
-      const std::size_t K = mu.size();
-      coef.resize(K);
-      for (std::size_t k = 0; k < K; ++k) coef[k] = std::exp(l.log_weights()[k] + l.log_norms(j)[k]);
-      if (!detail::log_density_grid(mu.data(), l.sigmas(j).data(), coef.data(), K, m.low, m.high,
+      detail::kernel_coefficients(l, j, coef);
+      if (!detail::log_density_grid(mu.data(), l.sigmas(j).data(), coef.data(), mu.size(), m.low, m.high,
                                     detail::kGridCells, tl, scratch))
         continue;
       if (!detail::log_density_grid_sorted(order.data(), n_obs, internal[active[j]].data(), in_above.data(),
@@ -408,62 +405,60 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
     for (std::size_t item = item_begin; item < item_end; ++item) {
       const std::size_t run = item % n_runs, j = item / n_runs;
       const std::size_t i_begin = run * kTrialRun, i_end = std::min(block.n, i_begin + kTrialRun);
-      {
-        const std::size_t a = active[j];
-        const Axis& axis = space.axes[a];
-        const detail::AxisModel& m = active_models[j];
-        if (has_grid[j]) {
-          // One random word a candidate: alias draw of a grid point, score by lookup.
-          const detail::GridFastAxis& ga = grid_axes[j];
-          for (std::size_t i = i_begin; i < i_end; ++i) {
-            auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
-            const std::size_t best = ga.best(engine, n_cand);
-            out[i * d + a] = ga.external[best];
-            block.internal[i * d + a] = ga.internal[best];
-          }
-          continue;
+      const std::size_t a = active[j];
+      const Axis& axis = space.axes[a];
+      const detail::AxisModel& m = active_models[j];
+      if (has_grid[j]) {
+        // One random word a candidate: alias draw of a grid point, score by lookup.
+        const detail::GridFastAxis& ga = grid_axes[j];
+        for (std::size_t i = i_begin; i < i_end; ++i) {
+          auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
+          const std::size_t best = ga.best(engine, n_cand);
+          out[i * d + a] = ga.external[best];
+          block.internal[i * d + a] = ga.internal[best];
         }
-        if (has_table[j]) {
-          // One random word a candidate, scored along u; only the winner is mapped.
-          const detail::ContinuousFastAxis& f = fast_axes[j];
-          if (detail::log_int_points(axis, m) > 0) {
-            // Log int with more than kMaxFastGrid integers: scored after rounding, as in Optuna.
-            for (std::size_t i = i_begin; i < i_end; ++i) {
-              auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
-              double best_score = -std::numeric_limits<double>::infinity(), best_raw = 0.0;
-              for (std::size_t c = 0; c < n_cand; ++c) {
-                const double r = f.cand.draw(engine());
-                const double acq = f.score.at(m.to_internal(axis, m.to_external(axis, r)));
-                if (c == 0 || acq > best_score) {
-                  best_score = acq;
-                  best_raw = r;
-                }
-              }
-              const double external = m.to_external(axis, best_raw);
-              out[i * d + a] = external;
-              block.internal[i * d + a] = m.to_internal(axis, external);
-            }
-            continue;
-          }
+        continue;
+      }
+      if (has_table[j]) {
+        // One random word a candidate, scored along u; only the winner is mapped.
+        const detail::ContinuousFastAxis& f = fast_axes[j];
+        if (detail::log_int_points(axis, m) > 0) {
+          // Log int with more than kMaxFastGrid integers: scored after rounding, as in Optuna.
           for (std::size_t i = i_begin; i < i_end; ++i) {
             auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
-            const double external = m.to_external(axis, f.cand.draw(f.best(engine, n_cand)));
+            double best_score = -std::numeric_limits<double>::infinity(), best_raw = 0.0;
+            for (std::size_t c = 0; c < n_cand; ++c) {
+              const double r = f.cand.draw(engine());
+              const double acq = f.score.at(m.to_internal(axis, m.to_external(axis, r)));
+              if (c == 0 || acq > best_score) {
+                best_score = acq;
+                best_raw = r;
+              }
+            }
+            const double external = m.to_external(axis, best_raw);
             out[i * d + a] = external;
             block.internal[i * d + a] = m.to_internal(axis, external);
           }
           continue;
         }
-        const std::size_t jg = exact_index[j];
-        std::vector<double>* cache = grid_cache_for(grid_cache, j, axis);
         for (std::size_t i = i_begin; i < i_end; ++i) {
           auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
-          for (std::size_t c = 0; c < n_cand; ++c) component[c] = picker.pick(uniform01(engine));
-          for (std::size_t c = 0; c < n_cand; ++c) raw[c] = l.sample(j, component[c], uniform01(engine));
-          const auto [best_external, best_internal] =
-              best_exact_candidate(l, j, g, jg, m, axis, raw.data(), n_cand, cache, scratch);
-          out[i * d + a] = best_external;
-          block.internal[i * d + a] = best_internal;
+          const double external = m.to_external(axis, f.cand.draw(f.best(engine, n_cand)));
+          out[i * d + a] = external;
+          block.internal[i * d + a] = m.to_internal(axis, external);
         }
+        continue;
+      }
+      const std::size_t jg = exact_index[j];
+      std::vector<double>* cache = grid_cache_for(grid_cache, j, axis);
+      for (std::size_t i = i_begin; i < i_end; ++i) {
+        auto engine = make_trial_engine(seed, block.first + i, axis_purpose(a));
+        for (std::size_t c = 0; c < n_cand; ++c) component[c] = picker.pick(uniform01(engine));
+        for (std::size_t c = 0; c < n_cand; ++c) raw[c] = l.sample(j, component[c], uniform01(engine));
+        const auto [best_external, best_internal] =
+            best_exact_candidate(l, j, g, jg, m, axis, raw.data(), n_cand, cache, scratch);
+        out[i * d + a] = best_external;
+        block.internal[i * d + a] = best_internal;
       }
     }
   });
@@ -559,7 +554,7 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
   if (s.keep_sorted && n_after > n_before) {
     if (n_after > std::numeric_limits<std::uint32_t>::max())
       throw make_error("tpe sampler: more than {} observations", std::numeric_limits<std::uint32_t>::max());
-    // Merge the told trials into each continuous axis' sorted order: O(n + b log b) per axis.
+    // Merge the told trials into each continuous axis' sorted order: O(n + b) per axis (radix sort of the batch, then a merge).
     s.pool.parallel_for(s.active.size(), [&](std::size_t begin, std::size_t end) {
       std::vector<std::pair<std::uint64_t, std::uint32_t>> fresh, tmp;
       std::vector<std::uint32_t> merged;

@@ -104,12 +104,16 @@ TEST_CASE("Fast acquisition: tabulated log densities stay within the documented 
     const detail::ParzenEstimator exact(models, columns, members, exact_params);
     detail::GridTable table;
     REQUIRE(detail::log_density_grid(est, 0, model, detail::kGridCells, table));
+    // The sampler scores with the same interpolant stored per cell (CubicTable): both checked.
+    detail::CubicTable cubic;
+    REQUIRE(cubic.build(table));
     std::vector<double> scratch;
     double err = 0.0;
     for (int k = 0; k <= 20000; ++k) {
       const double x = std::min(model.high, k % 2 ? model.low + rng.u01() * (model.high - model.low)
                                                   : model.low + (model.high - model.low) * k / 20000.0);
-      err = std::max(err, std::fabs(table.at(x) - exact.log_pdf(0, x, scratch)));
+      const double exact_log = exact.log_pdf(0, x, scratch);
+      err = std::max({err, std::fabs(table.at(x) - exact_log), std::fabs(cubic.at(x) - exact_log)});
     }
     CAPTURE(trial, n, members.size(), clustered, axis.log, axis.step, err);
     CHECK(err <= kDensityErrorBound);
@@ -401,6 +405,12 @@ TEST_CASE("Fast acquisition: picks the exact scorer's argmax of its candidates i
       "fast acquisition: exact argmax of the same candidates in %zu of %zu draws (%.4f): continuous %zu/%zu, "
       "grid %zu/%zu, categorical %zu/%zu\n",
       same, total, agreement, same_kind[0], total_kind[0], same_kind[1], total_kind[1], same_kind[2], total_kind[2]);
-  CAPTURE(same, total, agreement);
+  CAPTURE(same, total, agreement, same_kind[0], total_kind[0], same_kind[1], total_kind[1]);
   CHECK(agreement >= 0.99);
+  // Per kind too: categorical draws take the exact path in both modes, so the total alone
+  // could hide a continuous or grid axis that falls below 99%.
+  for (int kind : {0, 1}) {
+    REQUIRE(total_kind[kind] > 0);
+    CHECK(static_cast<double>(same_kind[kind]) >= 0.99 * static_cast<double>(total_kind[kind]));
+  }
 }
