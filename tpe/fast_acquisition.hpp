@@ -125,23 +125,24 @@ struct CandidateTable {
   /// From the log density table of l (every node finite). False if it is not usable.
   bool build(const GridTable& log_l);
   /// The internal value drawn by the random word `bits` (in [low, high]).
-  double draw(std::uint64_t bits) const {
-    const std::size_t j = static_cast<std::size_t>(bits >> (64 - kQuantileBits));
-    const double frac = std::bit_cast<double>((bits & ((std::uint64_t{1} << 52) - 1)) | 0x3ff0000000000000ULL) - 1.0;
-    return q[2 * j] + frac * q[2 * j + 1];
-  }
+  double draw(std::uint64_t bits) const { return along_u(q, bits); }
   /// Scores along u: [2 j] = score(Q(j / M)), [2 j + 1] = the difference to the next node;
   /// a candidate's score is their linear interpolation at its u (set_scores).
   std::vector<double> t;
   void set_scores(const CubicTable& score);
-  double score(std::uint64_t bits) const {
-    const std::size_t j = static_cast<std::size_t>(bits >> (64 - kQuantileBits));
-    const double frac = std::bit_cast<double>((bits & ((std::uint64_t{1} << 52) - 1)) | 0x3ff0000000000000ULL) - 1.0;
-    return t[2 * j] + frac * t[2 * j + 1];
-  }
+  double score(std::uint64_t bits) const { return along_u(t, bits); }
   /// CDF of the piecewise-linear density at x (the exact CDF of draw() up to the quantile
   /// table's linear interpolation within u cells of width 1 / kQuantileCells).
   double cdf_at(double x) const;
+
+ private:
+  /// A word's u cell j (top kQuantileBits bits) and position in it (low 52 bits, in [0, 1)):
+  /// v[2 j] + frac v[2 j + 1], for a table of (value, difference to the next) pairs.
+  static double along_u(const std::vector<double>& v, std::uint64_t bits) {
+    const std::size_t j = static_cast<std::size_t>(bits >> (64 - kQuantileBits));
+    const double frac = std::bit_cast<double>((bits & ((std::uint64_t{1} << 52) - 1)) | 0x3ff0000000000000ULL) - 1.0;
+    return v[2 * j] + frac * v[2 * j + 1];
+  }
 };
 
 /// Grid axes with at most this many grid points (int, stepped float, log int) draw and score
