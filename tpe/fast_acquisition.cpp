@@ -54,6 +54,151 @@ void add_direct(double* sum, double c, double mu, double sg, double low, double 
 }
 }  // namespace
 
+void HermiteBins::plan(double low_, double high, std::size_t cells_, double sigma, std::size_t n_kernels) {
+  low = low_;
+  cells = cells_;
+  h = (high - low) / static_cast<double>(cells);
+  sg = sigma;
+  inv_sg = 1.0 / sg;
+  const auto W = static_cast<std::size_t>(std::ceil(kWindowSigmas * sg / h)) + 1;
+  // Bin width r cells: the r of least work (moments + bins x window x terms).
+  r = 1;
+  p = 0;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (std::size_t rr = 1; rr <= 64; rr *= 2) {
+    const std::size_t pp = hermite_terms(static_cast<double>(rr) * h / (2.0 * sg));
+    const double bins = static_cast<double>(std::min(n_kernels, cells / rr + 1));
+    const double cost =
+        (bins * static_cast<double>(2 * (W + rr) + 1) + static_cast<double>(n_kernels)) * static_cast<double>(pp);
+    if (cost < best_cost) r = rr, p = pp, best_cost = cost;
+  }
+  n_bins = cells / r + 1;  // bin b is centred on node b * r
+  H = static_cast<double>(r) * h;
+  // 1 / (m + 1), so that the moments' recurrence multiplies instead of dividing.
+  for (std::size_t m = 0; m < p; ++m) inv_next[m] = 1.0 / static_cast<double>(m + 1);
+  // filter[m][d + Wn], d in [-Wn, Wn] nodes: exp(-t^2 / 2) He_m(t), t = d h / sigma.
+  Wn = W + r;
+  width = 2 * Wn + 1;
+  filter.resize(p * width);
+  for (std::size_t d = 0; d < width; ++d) {
+    const double t = (static_cast<double>(d) - static_cast<double>(Wn)) * h / sg;
+    double he_prev = 0.0, he = std::exp(-0.5 * t * t);  // exp(-t^2/2) He_{m-1}, He_m
+    for (std::size_t m = 0; m < p; ++m) {
+      filter[m * width + d] = he;
+      const double next = t * he - static_cast<double>(m) * he_prev;
+      he_prev = he;
+      he = next;
+    }
+  }
+}
+
+void HermiteBins::accumulate(const double* mu, const double* sigma, const double* coef, std::size_t K,
+                             double* moment) const {
+  // Moments accumulate in registers over runs of kernels in the same bin (kernels come
+  // sorted by centre from the sorted builders), in kernel order.
+  double acc[kMaxTerms];
+  std::size_t run_bin = n_bins;  // none yet
+  auto flush = [&] {
+    if (run_bin == n_bins) return;
+    double* mo = moment + run_bin * p;
+    for (std::size_t m = 0; m < p; ++m) mo[m] += acc[m];
+  };
+  // Kernels of a run are taken four at a time (four independent recurrences).
+  double s4[4], t4[4];
+  std::size_t q = 0;
+  auto drain = [&] {
+    if (q == 4) {
+      for (std::size_t m = 0; m < p; ++m) {
+        acc[m] += (t4[0] + t4[1]) + (t4[2] + t4[3]);
+        t4[0] *= s4[0] * inv_next[m];
+        t4[1] *= s4[1] * inv_next[m];
+        t4[2] *= s4[2] * inv_next[m];
+        t4[3] *= s4[3] * inv_next[m];
+      }
+    } else {
+      for (std::size_t e = 0; e < q; ++e)
+        for (std::size_t m = 0; m < p; ++m) {
+          acc[m] += t4[e];
+          t4[e] *= s4[e] * inv_next[m];
+        }
+    }
+    q = 0;
+  };
+  for (std::size_t k = 0; k < K; ++k) {
+    if (sigma != nullptr && sigma[k] != sg) continue;
+    const double b = bin_of(mu[k]);
+    const auto bi = static_cast<std::size_t>(b);
+    if (bi != run_bin) {
+      drain();
+      flush();
+      run_bin = bi;
+      for (std::size_t m = 0; m < p; ++m) acc[m] = 0.0;
+    }
+    s4[q] = (mu[k] - (low + b * H)) * inv_sg;
+    t4[q] = coef[k];
+    if (++q == 4) drain();
+  }
+  drain();
+  flush();
+}
+
+double HermiteBins::bin_of(double mu) const {
+  return std::clamp(round_half_away((mu - low) / H), 0.0, static_cast<double>(n_bins - 1));
+}
+
+void HermiteBins::spread(const double* moment, double* sum) const {
+  for (std::size_t bi = 0; bi < n_bins; ++bi) {
+    const double* mo = moment + bi * p;
+    bool used = false;
+    for (std::size_t m = 0; m < p && !used; ++m) used = mo[m] != 0.0;
+    if (!used) continue;
+    const std::size_t centre = bi * r;
+    const std::size_t i0 = centre >= Wn ? centre - Wn : 0;
+    const std::size_t i1 = std::min(cells, centre + Wn);
+    const std::size_t len = i1 - i0 + 1;
+    // Each node takes the bin's terms in m order (the same additions, in the same order,
+    // as a pass per m), kBlock nodes at a time held in registers.
+    double* o = sum + i0;
+    const double* f0 = filter.data() + (i0 + Wn - centre);
+    constexpr std::size_t kBlock = 8;
+    std::size_t i = 0;
+    for (; i + kBlock <= len; i += kBlock) {
+      double acc[kBlock];
+      for (std::size_t e = 0; e < kBlock; ++e) acc[e] = o[i + e];
+      for (std::size_t m = 0; m < p; ++m) {
+        const double c = mo[m];
+        const double* f = f0 + m * width + i;
+        for (std::size_t e = 0; e < kBlock; ++e) acc[e] += c * f[e];
+      }
+      for (std::size_t e = 0; e < kBlock; ++e) o[i + e] = acc[e];
+    }
+    for (; i < len; ++i) {
+      double acc = o[i];
+      for (std::size_t m = 0; m < p; ++m) acc += mo[m] * f0[m * width + i];
+      o[i] = acc;
+    }
+  }
+}
+
+void add_kernel_direct(double* sum, double c, double mu, double sg, double low, double h, std::size_t cells) {
+  const double last = static_cast<double>(cells);
+  const double centre = std::clamp(round_half_away((mu - low) / h), 0.0, last);
+  const double reach = std::ceil(kWindowSigmas * sg / h) + 1.0;
+  const auto i0 = static_cast<std::size_t>(std::max(0.0, centre - reach));
+  const auto i1 = static_cast<std::size_t>(std::min(last, centre + reach));
+  add_direct(sum, c, mu, sg, low, h, i0, i1);
+}
+
+void log_of_sums(const std::vector<double>& sum, double low, double high, std::size_t cells, GridTable& out) {
+  out.low = low;
+  out.high = high;
+  out.cells = cells;
+  out.inv_h = 1.0 / ((high - low) / static_cast<double>(cells));
+  out.node.resize(cells + 1);
+  for (std::size_t i = 0; i <= cells; ++i)
+    out.node[i] = sum[i] > 0.0 ? std::log(sum[i]) : -std::numeric_limits<double>::infinity();
+}
+
 bool log_density_grid(const double* mu, const double* sigma, const double* coef, std::size_t K, double low,
                       double high, std::size_t cells, GridTable& out, GridScratch& scratch) {
   out.node.clear();
@@ -66,145 +211,26 @@ bool log_density_grid(const double* mu, const double* sigma, const double* coef,
 
   std::vector<double>& sum = scratch.sum;
   sum.assign(cells + 1, 0.0);
-  const double last = static_cast<double>(cells);
 
   // Binned group: the kernels with the smallest bandwidth, when there are enough of them.
   std::size_t n_min = 0;
   for (std::size_t k = 0; k < K; ++k) n_min += sigma[k] == sigma_min ? 1 : 0;
   const bool binned = n_min >= 32;
   if (binned) {
-    const double sg = sigma_min;
-    const auto W = static_cast<std::size_t>(std::ceil(kWindowSigmas * sg / h)) + 1;
-    // Bin width r cells: the r of least work (moments + bins x window x terms).
-    std::size_t r = 1, p = 0;
-    double best_cost = std::numeric_limits<double>::infinity();
-    for (std::size_t rr = 1; rr <= 64; rr *= 2) {
-      const std::size_t pp = hermite_terms(static_cast<double>(rr) * h / (2.0 * sg));
-      const double bins = static_cast<double>(std::min(n_min, cells / rr + 1));
-      const double cost =
-          (bins * static_cast<double>(2 * (W + rr) + 1) + static_cast<double>(n_min)) * static_cast<double>(pp);
-      if (cost < best_cost) r = rr, p = pp, best_cost = cost;
-    }
-    const std::size_t n_bins = cells / r + 1;  // bin b is centred on node b * r
-    const double H = static_cast<double>(r) * h;
+    HermiteBins& bins = scratch.bins;
+    bins.plan(low, high, cells, sigma_min, n_min);
     std::vector<double>& moment = scratch.moment;  // [b * p + m]
-    moment.assign(p * n_bins, 0.0);
-    const double inv_sg = 1.0 / sg;
-    // 1 / (m + 1), so that the moments' recurrence multiplies instead of dividing.
-    double inv_next[96];
-    for (std::size_t m = 0; m < p; ++m) inv_next[m] = 1.0 / static_cast<double>(m + 1);
-    // Moments accumulate in registers over runs of kernels in the same bin (kernels come
-    // sorted by centre from the sorted builder), in kernel order.
-    double acc[96];
-    std::size_t run_bin = n_bins;  // none yet
-    auto flush = [&] {
-      if (run_bin == n_bins) return;
-      double* mo = moment.data() + run_bin * p;
-      for (std::size_t m = 0; m < p; ++m) mo[m] += acc[m];
-    };
-    // Kernels of a run are taken four at a time (four independent recurrences).
-    double s4[4], t4[4];
-    std::size_t q = 0;
-    auto drain = [&] {
-      if (q == 4) {
-        for (std::size_t m = 0; m < p; ++m) {
-          acc[m] += (t4[0] + t4[1]) + (t4[2] + t4[3]);
-          t4[0] *= s4[0] * inv_next[m];
-          t4[1] *= s4[1] * inv_next[m];
-          t4[2] *= s4[2] * inv_next[m];
-          t4[3] *= s4[3] * inv_next[m];
-        }
-      } else {
-        for (std::size_t e = 0; e < q; ++e)
-          for (std::size_t m = 0; m < p; ++m) {
-            acc[m] += t4[e];
-            t4[e] *= s4[e] * inv_next[m];
-          }
-      }
-      q = 0;
-    };
-    for (std::size_t k = 0; k < K; ++k) {
-      if (sigma[k] != sg) continue;
-      const double b = std::clamp(round_half_away((mu[k] - low) / H), 0.0, static_cast<double>(n_bins - 1));
-      const auto bi = static_cast<std::size_t>(b);
-      if (bi != run_bin) {
-        drain();
-        flush();
-        run_bin = bi;
-        for (std::size_t m = 0; m < p; ++m) acc[m] = 0.0;
-      }
-      s4[q] = (mu[k] - (low + b * H)) * inv_sg;
-      t4[q] = coef[k];
-      if (++q == 4) drain();
-    }
-    drain();
-    flush();
-    // filter[m][d + Wn], d in [-Wn, Wn] nodes: exp(-t^2 / 2) He_m(t), t = d h / sigma.
-    const std::size_t Wn = W + r;
-    const std::size_t width = 2 * Wn + 1;
-    std::vector<double>& filter = scratch.filter;
-    filter.resize(p * width);
-    for (std::size_t d = 0; d < width; ++d) {
-      const double t = (static_cast<double>(d) - static_cast<double>(Wn)) * h / sg;
-      double he_prev = 0.0, he = std::exp(-0.5 * t * t);  // exp(-t^2/2) He_{m-1}, He_m
-      for (std::size_t m = 0; m < p; ++m) {
-        filter[m * width + d] = he;
-        const double next = t * he - static_cast<double>(m) * he_prev;
-        he_prev = he;
-        he = next;
-      }
-    }
-    for (std::size_t bi = 0; bi < n_bins; ++bi) {
-      const double* mo = moment.data() + bi * p;
-      bool used = false;
-      for (std::size_t m = 0; m < p && !used; ++m) used = mo[m] != 0.0;
-      if (!used) continue;
-      const std::size_t centre = bi * r;
-      const std::size_t i0 = centre >= Wn ? centre - Wn : 0;
-      const std::size_t i1 = std::min(cells, centre + Wn);
-      const std::size_t len = i1 - i0 + 1;
-      // Each node takes the bin's terms in m order (the same additions, in the same order,
-      // as a pass per m), kBlock nodes at a time held in registers.
-      double* o = sum.data() + i0;
-      const double* f0 = filter.data() + (i0 + Wn - centre);
-      constexpr std::size_t kBlock = 8;
-      std::size_t i = 0;
-      for (; i + kBlock <= len; i += kBlock) {
-        double acc[kBlock];
-        for (std::size_t e = 0; e < kBlock; ++e) acc[e] = o[i + e];
-        for (std::size_t m = 0; m < p; ++m) {
-          const double c = mo[m];
-          const double* f = f0 + m * width + i;
-          for (std::size_t e = 0; e < kBlock; ++e) acc[e] += c * f[e];
-        }
-        for (std::size_t e = 0; e < kBlock; ++e) o[i + e] = acc[e];
-      }
-      for (; i < len; ++i) {
-        double acc = o[i];
-        for (std::size_t m = 0; m < p; ++m) acc += mo[m] * f0[m * width + i];
-        o[i] = acc;
-      }
-    }
+    moment.assign(bins.p * bins.n_bins, 0.0);
+    bins.accumulate(mu, sigma, coef, K, moment.data());
+    bins.spread(moment.data(), sum.data());
   }
 
   // Direct group: every other kernel over the nodes of its window.
   for (std::size_t k = 0; k < K; ++k) {
     if (binned && sigma[k] == sigma_min) continue;
-    const double sg = sigma[k];
-    const double centre = std::clamp(round_half_away((mu[k] - low) / h), 0.0, last);
-    const double reach = std::ceil(kWindowSigmas * sg / h) + 1.0;
-    const auto i0 = static_cast<std::size_t>(std::max(0.0, centre - reach));
-    const auto i1 = static_cast<std::size_t>(std::min(last, centre + reach));
-    add_direct(sum.data(), coef[k], mu[k], sg, low, h, i0, i1);
+    add_kernel_direct(sum.data(), coef[k], mu[k], sigma[k], low, h, cells);
   }
-
-  out.low = low;
-  out.high = high;
-  out.cells = cells;
-  out.inv_h = 1.0 / h;
-  out.node.resize(cells + 1);
-  for (std::size_t i = 0; i <= cells; ++i)
-    out.node[i] = sum[i] > 0.0 ? std::log(sum[i]) : -std::numeric_limits<double>::infinity();
+  log_of_sums(sum, low, high, cells, out);
   return true;
 }
 

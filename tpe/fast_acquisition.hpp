@@ -71,9 +71,39 @@ struct CubicTable {
 bool log_density_grid(const ParzenEstimator& est, std::size_t a, const AxisModel& model, std::size_t cells,
                       GridTable& out);
 
+/// Kernels of one bandwidth sg binned on a grid of `cells` cells (log_density_grid below):
+/// each bin keeps the moments sum_k coef_k s_k^m / m! of its kernels (s_k: the centre's
+/// offset from the bin's centre node, in bandwidths) and spreads them over its window with
+/// the filters exp(-t^2 / 2) He_m(t). The plan (bin width r cells, p terms) is the one of
+/// least work for a given number of kernels.
+struct HermiteBins {
+  static constexpr std::size_t kMaxTerms = 96;
+  double low = 0.0, h = 0.0, sg = 0.0, inv_sg = 0.0, H = 0.0;  // H: bin width
+  std::size_t cells = 0, r = 1, p = 0, n_bins = 0, Wn = 0, width = 0;
+  std::vector<double> filter;  // [m * width + d + Wn], d in [-Wn, Wn] nodes
+  double inv_next[kMaxTerms] = {};
+
+  void plan(double low, double high, std::size_t cells, double sg, std::size_t n_kernels);
+  /// The bin (as a double) whose centre node is nearest to mu.
+  double bin_of(double mu) const;
+  /// Adds each kernel's coef s^m / m! to moment[b * p + m] (b its bin), kernels in order;
+  /// with `sigma` given, kernels whose bandwidth is not sg are skipped.
+  void accumulate(const double* mu, const double* sigma, const double* coef, std::size_t K, double* moment) const;
+  /// Adds the binned kernels' values at the nodes (moments x filters) to sum[0 .. cells].
+  void spread(const double* moment, double* sum) const;
+};
+
+/// c exp(-((x - mu) / sg)^2 / 2) added to sum[i] at the nodes x = low + i h within
+/// kWindowSigmas of mu (a recurrence over the nodes, exp re-anchored every 32 of them).
+void add_kernel_direct(double* sum, double c, double mu, double sg, double low, double h, std::size_t cells);
+
+/// out = log of the node sums (-inf where a sum is 0) on [low, high] with `cells` cells.
+void log_of_sums(const std::vector<double>& sum, double low, double high, std::size_t cells, GridTable& out);
+
 /// Reusable buffers of the table builders (one per worker).
 struct GridScratch {
-  std::vector<double> mu, sigma, coef, sum, moment, filter;
+  std::vector<double> mu, sigma, coef, sum, moment;
+  HermiteBins bins;
 };
 
 /// The coefficient of each kernel of axis `a` of an estimator: exp(log weight + log norm),
