@@ -16,8 +16,10 @@ namespace tpeopt::engine {
 namespace fs = std::filesystem;
 
 int sampler_draws_version(const io::StudyConfig& config) {
+  // Version 2: TPE's fast acquisition draws candidates from tables. Version 3: from 256
+  // observations on, its g is kept as running sums with weights ramped over trial order.
   const bool fast_tpe = config.search.sampler == "tpe" && config.search.tpe.acquisition == tpe::Acquisition::Fast;
-  return fast_tpe ? 2 : 1;
+  return fast_tpe ? 3 : 1;
 }
 
 void create_run_directory(const fs::path& dir, const io::StudyConfig& config, const strategies::Strategy& strategy,

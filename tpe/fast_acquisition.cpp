@@ -25,13 +25,6 @@ std::size_t hermite_terms(double s_max) {
   return 96;
 }
 
-// std::round(x) without the library call (it is one per kernel): for 0 <= x < 2^52 the
-// integer part t is exact and so is x - t, so the half-away-from-zero rule is a compare.
-inline double round_half_away(double x) {
-  if (!(x >= 0.0 && x < 0x1p52)) return std::round(x);
-  const double t = static_cast<double>(static_cast<std::int64_t>(x));
-  return x - t >= 0.5 ? t + 1.0 : t;
-}
 
 // c exp(-((x_i - mu) / sigma)^2 / 2) added to sum[i] for nodes i0 .. i1 (x_i = low + i h):
 // the ratio of successive values is a geometric sequence, re-anchored by exp every 32 nodes
@@ -92,59 +85,94 @@ void HermiteBins::plan(double low_, double high, std::size_t cells_, double sigm
   }
 }
 
-void HermiteBins::accumulate(const double* mu, const double* sigma, const double* coef, std::size_t K,
-                             double* moment) const {
+namespace {
+// HermiteBins::accumulate for one or two coefficient sets of the same kernels (kPair: coef1
+// into moment1 as well), skipping kernels whose sigma is not bins.sg when sigma is given.
+template <bool kPair>
+void accumulate_moments(const HermiteBins& bins, const double* mu, const double* sigma, const double* coef0,
+                        const double* coef1, std::size_t K, double* moment0, double* moment1) {
+  const std::size_t p = bins.p;
+  const double* inv_next = bins.inv_next;
   // Moments accumulate in registers over runs of kernels in the same bin (kernels come
   // sorted by centre from the sorted builders), in kernel order.
-  double acc[kMaxTerms];
-  std::size_t run_bin = n_bins;  // none yet
+  double acc0[HermiteBins::kMaxTerms], acc1[HermiteBins::kMaxTerms];
+  std::size_t run_bin = bins.n_bins;  // none yet
   auto flush = [&] {
-    if (run_bin == n_bins) return;
-    double* mo = moment + run_bin * p;
-    for (std::size_t m = 0; m < p; ++m) mo[m] += acc[m];
+    if (run_bin == bins.n_bins) return;
+    double* mo = moment0 + run_bin * p;
+    for (std::size_t m = 0; m < p; ++m) mo[m] += acc0[m];
+    if constexpr (kPair) {
+      double* m1 = moment1 + run_bin * p;
+      for (std::size_t m = 0; m < p; ++m) m1[m] += acc1[m];
+    }
   };
   // Kernels of a run are taken four at a time (four independent recurrences).
-  double s4[4], t4[4];
+  double s4[4], t4[4], u4[4];
   std::size_t q = 0;
   auto drain = [&] {
     if (q == 4) {
       for (std::size_t m = 0; m < p; ++m) {
-        acc[m] += (t4[0] + t4[1]) + (t4[2] + t4[3]);
-        t4[0] *= s4[0] * inv_next[m];
-        t4[1] *= s4[1] * inv_next[m];
-        t4[2] *= s4[2] * inv_next[m];
-        t4[3] *= s4[3] * inv_next[m];
+        acc0[m] += (t4[0] + t4[1]) + (t4[2] + t4[3]);
+        const double f0 = s4[0] * inv_next[m], f1 = s4[1] * inv_next[m], f2 = s4[2] * inv_next[m],
+                     f3 = s4[3] * inv_next[m];
+        t4[0] *= f0;
+        t4[1] *= f1;
+        t4[2] *= f2;
+        t4[3] *= f3;
+        if constexpr (kPair) {
+          acc1[m] += (u4[0] + u4[1]) + (u4[2] + u4[3]);
+          u4[0] *= f0;
+          u4[1] *= f1;
+          u4[2] *= f2;
+          u4[3] *= f3;
+        }
       }
     } else {
       for (std::size_t e = 0; e < q; ++e)
         for (std::size_t m = 0; m < p; ++m) {
-          acc[m] += t4[e];
-          t4[e] *= s4[e] * inv_next[m];
+          acc0[m] += t4[e];
+          const double f = s4[e] * inv_next[m];
+          t4[e] *= f;
+          if constexpr (kPair) {
+            acc1[m] += u4[e];
+            u4[e] *= f;
+          }
         }
     }
     q = 0;
   };
   for (std::size_t k = 0; k < K; ++k) {
-    if (sigma != nullptr && sigma[k] != sg) continue;
-    const double b = bin_of(mu[k]);
+    if (sigma != nullptr && sigma[k] != bins.sg) continue;
+    const double b = bins.bin_of(mu[k]);
     const auto bi = static_cast<std::size_t>(b);
     if (bi != run_bin) {
       drain();
       flush();
       run_bin = bi;
-      for (std::size_t m = 0; m < p; ++m) acc[m] = 0.0;
+      for (std::size_t m = 0; m < p; ++m) acc0[m] = 0.0;
+      if constexpr (kPair)
+        for (std::size_t m = 0; m < p; ++m) acc1[m] = 0.0;
     }
-    s4[q] = (mu[k] - (low + b * H)) * inv_sg;
-    t4[q] = coef[k];
+    s4[q] = (mu[k] - (bins.low + b * bins.H)) * bins.inv_sg;
+    t4[q] = coef0[k];
+    if constexpr (kPair) u4[q] = coef1[k];
     if (++q == 4) drain();
   }
   drain();
   flush();
 }
+}  // namespace
 
-double HermiteBins::bin_of(double mu) const {
-  return std::clamp(round_half_away((mu - low) / H), 0.0, static_cast<double>(n_bins - 1));
+void HermiteBins::accumulate(const double* mu, const double* sigma, const double* coef, std::size_t K,
+                             double* moment) const {
+  accumulate_moments<false>(*this, mu, sigma, coef, nullptr, K, moment, nullptr);
 }
+
+void HermiteBins::accumulate_pair(const double* mu, const double* coef0, const double* coef1, std::size_t K,
+                                  double* moment0, double* moment1) const {
+  accumulate_moments<true>(*this, mu, nullptr, coef0, coef1, K, moment0, moment1);
+}
+
 
 void HermiteBins::spread(const double* moment, double* sum) const {
   for (std::size_t bi = 0; bi < n_bins; ++bi) {
@@ -234,6 +262,18 @@ bool log_density_grid(const double* mu, const double* sigma, const double* coef,
   return true;
 }
 
+double kernel_scale(double mu, double sigma, double low, double high, double sigma_min, double inv_norm_min) {
+  double c = sigma == sigma_min ? inv_norm_min : 1.0 / (sigma * kSqrt2Pi);
+  // The kernel's mass 1 - Phi(a) - Phi(-b), a = (low - mu) / sigma <= 0 <= b = (high - mu) /
+  // sigma (the centre is in the range, so the mass is >= 1/2 and there is no cancellation);
+  // a tail beyond 9 sigmas counts as 0 (Phi(-9) = 1.1e-19), so most kernels need no division.
+  const double dl = mu - low, dh = high - mu;
+  double tail = 0.0;
+  if (dl < 9.0 * sigma) tail += truncnorm::ndtr(-dl / sigma);
+  if (dh < 9.0 * sigma) tail += truncnorm::ndtr(-dh / sigma);
+  return tail != 0.0 ? c / (1.0 - tail) : c;
+}
+
 void kernel_coefficients(const ParzenEstimator& est, std::size_t a, std::vector<double>& out) {
   const std::vector<double>& log_norm = est.log_norms(a);
   const std::vector<double>& log_w = est.log_weights();
@@ -318,18 +358,8 @@ bool log_density_grid_sorted(const std::uint32_t* sorted_index, std::size_t n_ob
   const double inv_norm_min = 1.0 / (min_sigma * kSqrt2Pi);
   for (std::size_t e = 0; e <= n; ++e) {
     const double sg = e == prior_at ? range : std::min(std::max(sigma[e], min_sigma), max_sigma);
-    const double w = coef[e];
     sigma[e] = sg;
-    double c = w * (sg == min_sigma ? inv_norm_min : 1.0 / (sg * kSqrt2Pi));
-    // The kernel's mass 1 - Phi(a) - Phi(-b), a = (low - mu) / sigma <= 0 <= b = (high - mu) /
-    // sigma (the centre is in the range, so the mass is >= 1/2 and there is no cancellation);
-    // a tail beyond 9 sigmas counts as 0 (Phi(-9) = 1.1e-19), so most kernels need no division.
-    const double dl = mu[e] - low, dh = high - mu[e];
-    double tail = 0.0;
-    if (dl < 9.0 * sg) tail += truncnorm::ndtr(-dl / sg);
-    if (dh < 9.0 * sg) tail += truncnorm::ndtr(-dh / sg);
-    if (tail != 0.0) c /= 1.0 - tail;
-    coef[e] = c;
+    coef[e] *= kernel_scale(mu[e], sg, low, high, min_sigma, inv_norm_min);
   }
   return log_density_grid(mu.data(), sigma.data(), coef.data(), n + 1, low, high, cells, out, scratch);
 }

@@ -6,6 +6,7 @@
 // a header for the tests.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -71,6 +72,14 @@ struct CubicTable {
 bool log_density_grid(const ParzenEstimator& est, std::size_t a, const AxisModel& model, std::size_t cells,
                       GridTable& out);
 
+/// std::round(x) without the library call (it is one per kernel): for 0 <= x < 2^52 the
+/// integer part t is exact and so is x - t, so the half-away-from-zero rule is a compare.
+inline double round_half_away(double x) {
+  if (!(x >= 0.0 && x < 0x1p52)) return std::round(x);
+  const double t = static_cast<double>(static_cast<std::int64_t>(x));
+  return x - t >= 0.5 ? t + 1.0 : t;
+}
+
 /// Kernels of one bandwidth sg binned on a grid of `cells` cells (log_density_grid below):
 /// each bin keeps the moments sum_k coef_k s_k^m / m! of its kernels (s_k: the centre's
 /// offset from the bin's centre node, in bandwidths) and spreads them over its window with
@@ -84,11 +93,16 @@ struct HermiteBins {
   double inv_next[kMaxTerms] = {};
 
   void plan(double low, double high, std::size_t cells, double sg, std::size_t n_kernels);
-  /// The bin (as a double) whose centre node is nearest to mu.
-  double bin_of(double mu) const;
+  /// The bin (as a double) whose centre node is nearest to mu (rounded half away from 0).
+  double bin_of(double mu) const {
+    return std::clamp(round_half_away((mu - low) / H), 0.0, static_cast<double>(n_bins - 1));
+  }
   /// Adds each kernel's coef s^m / m! to moment[b * p + m] (b its bin), kernels in order;
   /// with `sigma` given, kernels whose bandwidth is not sg are skipped.
   void accumulate(const double* mu, const double* sigma, const double* coef, std::size_t K, double* moment) const;
+  /// The same for two coefficient sets of the same kernels (every kernel binned).
+  void accumulate_pair(const double* mu, const double* coef0, const double* coef1, std::size_t K, double* moment0,
+                       double* moment1) const;
   /// Adds the binned kernels' values at the nodes (moments x filters) to sum[0 .. cells].
   void spread(const double* moment, double* sum) const;
 };
@@ -100,9 +114,15 @@ void add_kernel_direct(double* sum, double c, double mu, double sg, double low, 
 /// out = log of the node sums (-inf where a sum is 0) on [low, high] with `cells` cells.
 void log_of_sums(const std::vector<double>& sum, double low, double high, std::size_t cells, GridTable& out);
 
+/// 1 / (sigma sqrt(2 pi) mass) of a kernel centred at mu in [low, high], its mass on [low, high]
+/// exact up to rounding except that a tail beyond 9 sigmas counts as 0 (< 1.2e-19);
+/// inv_norm_min = 1 / (sigma_min sqrt(2 pi)), reused for the (many) kernels of that bandwidth.
+double kernel_scale(double mu, double sigma, double low, double high, double sigma_min, double inv_norm_min);
+
 /// Reusable buffers of the table builders (one per worker).
 struct GridScratch {
   std::vector<double> mu, sigma, coef, sum, moment;
+  std::vector<std::size_t> special;
   HermiteBins bins;
 };
 

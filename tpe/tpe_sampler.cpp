@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/worker_pool.hpp"
 #include "tpe/fast_acquisition.hpp"
+#include "tpe/observed_kernels.hpp"
 #include "tpe/parzen_estimator.hpp"
 #include "tpe/random_sampler.hpp"
 #include "tpe/sorted_keys.hpp"
@@ -146,7 +147,11 @@ struct TpeSampler::State {
   // Fast univariate acquisition: per axis (empty unless the axis is continuous and modelled),
   // the observation indices sorted by (internal value, index), kept sorted by tell().
   std::vector<std::vector<std::uint32_t>> sorted;
+  std::vector<std::vector<double>> sorted_value;  // their values, in that order
   bool keep_sorted = false;
+  // ... and g's kernels over those observations as running sums (tpe/observed_kernels.hpp),
+  // built by the tell() that reaches ObservedKernels::kFromObservations, updated by later ones.
+  std::vector<detail::ObservedKernels> observed;
   // Fast acquisition tables of the last ask, per modelled axis (rebuilt by every ask).
   std::vector<detail::ContinuousFastAxis> fast_axes_;
   std::vector<detail::GridFastAxis> grid_axes_;
@@ -190,6 +195,8 @@ TpeSampler::TpeSampler(SearchSpace space, Direction direction, std::uint64_t see
   }
   s.internal.resize(s.space.size());
   s.sorted.resize(s.space.size());
+  s.sorted_value.resize(s.space.size());
+  s.observed.resize(s.space.size());
   s.keep_sorted = config.acquisition == Acquisition::Fast && !config.multivariate;
 }
 
@@ -313,7 +320,9 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
   picker.build(l.cumulative());
 
   // g's weights per observation (ParzenEstimator's: default_weights in trial order, then
-  // the prior's, normalized by their sum in that order); 0 for the below group.
+  // the prior's, normalized by their sum in that order); 0 for the below group. Axes whose
+  // g is kept as running sums (from ObservedKernels::kFromObservations on) ramp the weights
+  // over all observations instead (detail::TrialOrderWeights; docs/tpe.md).
   std::vector<char> in_above(n_obs);
   for (std::size_t i = 0; i < n_obs; ++i) in_above[i] = is_below[i] ? 0 : 1;
   std::vector<double> above_weight(n_obs, 0.0);
@@ -326,6 +335,9 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
     for (std::size_t r = 0; r < above.size(); ++r) above_weight[above[r]] = w[r] / total;
     prior_w = config.prior_weight / total;
   }
+  const detail::TrialOrderWeights trial_order_weights(n_obs);
+  double trial_order_total = config.prior_weight;
+  for (const std::size_t i : above) trial_order_total += trial_order_weights.of(i);
 
   // Per continuous axis: log l - log g on the grid, and l's tabulated quantile function.
   // The per-axis tables live in the state: their buffers are reused from ask to ask.
@@ -348,10 +360,18 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
       if (!detail::log_density_grid(mu.data(), l.sigmas(j).data(), coef.data(), mu.size(), m.low, m.high,
                                     detail::kGridCells, tl, scratch))
         continue;
-      if (!detail::log_density_grid_sorted(order.data(), n_obs, internal[active[j]].data(), in_above.data(),
-                                           above_weight.data(), above.size(), prior_w, m, params,
-                                           detail::kGridCells, tg, scratch))
+      const double* value = internal[active[j]].data();
+      const detail::ObservedKernels& kernels = observed[active[j]];
+      if (kernels.ready()) {
+        const detail::SortedView view(order.data(), sorted_value[active[j]].data(), n_obs, 0.5 * (m.low + m.high));
+        if (!kernels.log_density(view, value, is_below.data(), below, trial_order_weights, trial_order_total,
+                                 config.prior_weight, tg, scratch))
+          continue;
+      } else if (!detail::log_density_grid_sorted(order.data(), n_obs, value, in_above.data(), above_weight.data(),
+                                                  above.size(), prior_w, m, params, detail::kGridCells, tg,
+                                                  scratch)) {
         continue;
+      }
       if (!fast_axes[j].build(tl, tg)) continue;
       has_table[j] = 1;
       if (grid_axes[j].build_log_int(space.axes[active[j]], m, fast_axes[j])) has_grid[j] = 1;
@@ -558,6 +578,8 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
     s.pool.parallel_for(s.active.size(), [&](std::size_t begin, std::size_t end) {
       std::vector<std::pair<std::uint64_t, std::uint32_t>> fresh, tmp;
       std::vector<std::uint32_t> merged;
+      std::vector<double> merged_value;
+      std::vector<std::size_t> fresh_at;  // the new observations' positions in the merged order
       for (std::size_t j = begin; j < end; ++j) {
         if (s.active_models[j].type != detail::AxisModel::Type::Continuous) continue;
         const std::size_t a = s.active[j];
@@ -568,18 +590,47 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
         for (std::size_t i = 0; i < fresh.size(); ++i)
           fresh[i] = {detail::order_key(v[n_before + i]), static_cast<std::uint32_t>(n_before + i)};
         detail::radix_sort(fresh, tmp);
+        // The buffers trade places with the axes' arrays: room for a few more batches keeps
+        // later tells from allocating (and faulting in) fresh pages for every axis.
+        if (merged.capacity() < n_after) merged.reserve(n_after + n_after / 4);
+        if (merged_value.capacity() < n_after) merged_value.reserve(n_after + n_after / 4);
         merged.resize(n_after);
+        merged_value.resize(n_after);
+        fresh_at.resize(fresh.size());
+        std::vector<double>& sorted_value = s.sorted_value[a];
         std::size_t x = 0, y = 0, o = 0;
-        constexpr std::size_t kAhead = 32;  // the old values are read through the order: fetch ahead
+        // Branch-free: which side comes next is a coin toss the predictor cannot learn.
         while (x < order.size() && y < fresh.size()) {
-          if (x + kAhead < order.size()) __builtin_prefetch(v + order[x + kAhead]);
           // Old indices are all smaller than new ones: on equal values the old comes first.
-          const bool take_new = v[fresh[y].second] < v[order[x]];
-          merged[o++] = take_new ? fresh[y++].second : order[x++];
+          const double fresh_value = v[fresh[y].second], old_value = sorted_value[x];
+          const bool take_new = fresh_value < old_value;
+          merged_value[o] = take_new ? fresh_value : old_value;
+          merged[o] = take_new ? fresh[y].second : order[x];
+          fresh_at[y] = o;  // final once y moves on
+          ++o;
+          y += take_new;
+          x += !take_new;
         }
-        while (x < order.size()) merged[o++] = order[x++];
-        while (y < fresh.size()) merged[o++] = fresh[y++].second;
+        for (; x < order.size(); ++o, ++x) {
+          merged_value[o] = sorted_value[x];
+          merged[o] = order[x];
+        }
+        for (; y < fresh.size(); ++o, ++y) {
+          fresh_at[y] = o;
+          merged_value[o] = v[fresh[y].second];
+          merged[o] = fresh[y].second;
+        }
+        // g's running sums follow the new order (built once the axis has enough observations).
+        const detail::AxisModel& m = s.active_models[j];
+        const double prior_mu = 0.5 * (m.low + m.high);
+        const detail::SortedView after(merged.data(), merged_value.data(), n_after, prior_mu);
+        detail::ObservedKernels& kernels = s.observed[a];
+        if (kernels.ready())
+          kernels.update(detail::SortedView(order.data(), sorted_value.data(), n_before, prior_mu), after, fresh_at);
+        else if (n_after >= detail::ObservedKernels::kFromObservations)
+          kernels.rebuild(after, m, s.params);
         order.swap(merged);
+        sorted_value.swap(merged_value);
       }
     });
   }

@@ -212,12 +212,18 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   const std::string old_dir = tmp + "/old";
   REQUIRE(run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", old_dir}).exit_code == 0);
   io::Json run = read_json(fs::path(old_dir) / "run.json");
-  REQUIRE(run.at("sampler_draws") == 2);
+  REQUIRE(run.at("sampler_draws") == 3);
   run.erase("sampler_draws");
   std::ofstream(fs::path(old_dir) / "run.json") << run.dump(2);
   const auto older = run_cli({"resume", old_dir, "--executor", "cpu"});
   REQUIRE(older.exit_code == 2);
-  REQUIRE_THAT(older.output, Catch::Contains("proposed by sampler draws version 1 and this tpeopt's are version 2"));
+  REQUIRE_THAT(older.output, Catch::Contains("proposed by sampler draws version 1 and this tpeopt's are version 3"));
+  // ... or the tables-only fast sampler of version 2 (g rebuilt by every ask).
+  run["sampler_draws"] = 2;
+  std::ofstream(fs::path(old_dir) / "run.json") << run.dump(2);
+  const auto version2 = run_cli({"resume", old_dir, "--executor", "cpu"});
+  REQUIRE(version2.exit_code == 2);
+  REQUIRE_THAT(version2.output, Catch::Contains("proposed by sampler draws version 2 and this tpeopt's are version 3"));
 
   // An existing non-empty run directory is not overwritten.
   const auto again = run_cli({"run", "-c", config, "--executor", "cpu", "--out", dir});

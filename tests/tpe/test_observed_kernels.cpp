@@ -1,0 +1,158 @@
+// g's running sums (tpe/observed_kernels.hpp) against g built directly from the sorted
+// observations (log_density_grid_sorted) with the same weights: after every tell of a
+// sequence of batches (clustered, tied, at the edges, at the prior's centre, in sparse
+// regions), for below groups that are random, runs of neighbours, at the ends and around the
+// prior, the two log tables agree to 1e-9 at every node.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "tpe/fast_acquisition.hpp"
+#include "tpe/observed_kernels.hpp"
+#include "tpe/parzen_estimator.hpp"
+#include "tpe/trial_rng.hpp"
+
+using namespace tpeopt::tpe;
+using namespace tpeopt::tpe::detail;
+
+namespace {
+
+struct Rng {
+  SplitMix64 engine;
+  explicit Rng(std::uint64_t seed) : engine(seed) {}
+  double u01() { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(u01() * static_cast<double>(n)); }
+};
+
+// One observation on [low, high] of a kind chosen at random: uniform, clustered, a repeat of
+// an earlier value, an edge, the prior's centre, or a far-out point of a sparse region.
+double draw_value(Rng& rng, const std::vector<double>& earlier, double low, double high) {
+  const double range = high - low;
+  switch (rng.below(8)) {
+    case 0:
+    case 1:
+      return low + range * rng.u01();
+    case 2:
+    case 3: {  // a tight cluster near 30% of the range
+      const double x = low + range * (0.3 + 0.002 * (rng.u01() - 0.5));
+      return std::clamp(x, low, high);
+    }
+    case 4:
+      return earlier.empty() ? low : earlier[rng.below(earlier.size())];
+    case 5:
+      return rng.below(2) == 0 ? low : high;
+    case 6:
+      return 0.5 * (low + high);
+    default:  // the last 5% of the range is visited rarely: gaps wider than range / 100
+      return rng.below(4) == 0 ? high - 0.05 * range * rng.u01() : low + 0.5 * range * rng.u01();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Observed kernels: running sums equal g built from the sorted observations", "[cpu][tpe]") {
+  const bool endpoints = GENERATE(false, true);
+  const std::uint64_t seed = GENERATE(as<std::uint64_t>{}, 3, 11);
+  Rng rng(seed);
+  const double low = -3.0, high = 5.0;
+  AxisModel model;
+  model.type = AxisModel::Type::Continuous;
+  model.low = low;
+  model.high = high;
+  ParzenParameters params;
+  params.consider_endpoints = endpoints;
+  const double prior_mu = 0.5 * (low + high), prior_weight = 1.0;
+
+  std::vector<double> column;       // by observation index
+  std::vector<std::uint32_t> order;  // sorted by (value, index)
+  std::vector<double> sorted_value;
+  ObservedKernels kernels;
+  GridScratch scratch;
+  std::size_t checks = 0;
+  double worst = 0.0;
+  for (const std::size_t batch : {300, 1, 57, 700, 2, 1000, 333, 5}) {
+    const std::size_t n_before = column.size();
+    for (std::size_t k = 0; k < batch; ++k) column.push_back(draw_value(rng, column, low, high));
+    const std::size_t n = column.size();
+    std::vector<std::uint32_t> next(n);
+    std::iota(next.begin(), next.end(), 0u);
+    std::sort(next.begin(), next.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return column[a] < column[b] || (column[a] == column[b] && a < b);
+    });
+    std::vector<double> next_value(n);
+    std::vector<std::size_t> fresh;
+    for (std::size_t o = 0; o < n; ++o) {
+      next_value[o] = column[next[o]];
+      if (next[o] >= n_before) fresh.push_back(o);
+    }
+    const SortedView after(next.data(), next_value.data(), n, prior_mu);
+    if (kernels.ready())
+      kernels.update(SortedView(order.data(), sorted_value.data(), n_before, prior_mu), after, fresh);
+    else
+      kernels.rebuild(after, model, params);
+    REQUIRE(kernels.ready() == (n >= ObservedKernels::kFromObservations));
+    order.swap(next);
+    sorted_value.swap(next_value);
+    if (!kernels.ready()) continue;
+
+    const SortedView view(order.data(), sorted_value.data(), n, prior_mu);
+    const std::size_t n_below = default_gamma(n);
+    for (int shape = 0; shape < 5; ++shape) {
+      CAPTURE(batch, n, shape, endpoints, seed);
+      // The below group: random; a run of neighbours in value order; the first ones; the
+      // last ones; the ones around the prior's centre.
+      std::vector<char> is_below(n, 0);
+      std::size_t start = 0;
+      if (shape == 1) start = rng.below(n - n_below);
+      if (shape == 3) start = n - n_below;
+      if (shape == 4) start = std::min(n - n_below, view.prior_at > n_below / 2 ? view.prior_at - n_below / 2 : 0);
+      for (std::size_t k = 0, set = 0; set < n_below; ++k) {
+        const std::size_t i = shape == 0 ? rng.below(n) : order[start + k];
+        if (!is_below[i]) is_below[i] = 1, ++set;
+      }
+      std::vector<std::size_t> below, above;
+      for (std::size_t i = 0; i < n; ++i) (is_below[i] ? below : above).push_back(i);
+      const TrialOrderWeights w(n);
+      double total = prior_weight;
+      for (const std::size_t i : above) total += w.of(i);
+      std::vector<double> member_weight(n, 0.0);
+      for (const std::size_t i : above) member_weight[i] = w.of(i) / total;
+      std::vector<char> in_above(n);
+      for (std::size_t i = 0; i < n; ++i) in_above[i] = is_below[i] ? 0 : 1;
+
+      GridTable running, direct;
+      REQUIRE(kernels.log_density(view, column.data(), is_below.data(), below, w, total, prior_weight, running,
+                                  scratch));
+      GridScratch direct_scratch;
+      REQUIRE(log_density_grid_sorted(order.data(), n, column.data(), in_above.data(), member_weight.data(),
+                                      above.size(), prior_weight / total, model, params, kGridCells, direct,
+                                      direct_scratch));
+      REQUIRE(running.node.size() == direct.node.size());
+      double diff = 0.0;
+      for (std::size_t k = 0; k < direct.node.size(); ++k)
+        diff = std::max(diff, std::fabs(running.node[k] - direct.node[k]));
+      CAPTURE(diff);
+      CHECK(diff <= 1e-9);
+      worst = std::max(worst, diff);
+      ++checks;
+    }
+  }
+  REQUIRE(checks == 40);
+  std::printf("observed kernels (seed %llu, endpoints %d): max |log g_running - log g_direct| = %.2e over %zu tables\n",
+              static_cast<unsigned long long>(seed), endpoints ? 1 : 0, worst, checks);
+}
+
+TEST_CASE("Observed kernels: the trial-order weights are Optuna's ramp over all observations", "[cpu][tpe]") {
+  for (const std::size_t n : {1, 24, 25, 26, 27, 100, 5000}) {
+    const std::vector<double> optuna = default_weights(n);
+    const TrialOrderWeights w(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      CAPTURE(n, i);
+      // The same ramp up to rounding (numpy's linspace sets its last value to exactly 1).
+      CHECK(std::fabs(w.of(i) - optuna[i]) <= 1e-15);
+    }
+  }
+}
