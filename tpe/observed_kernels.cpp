@@ -40,12 +40,12 @@ std::size_t SortedView::position_of_index(std::uint32_t i, double v) const {
 
 double ObservedKernels::bandwidth(const SortedView& view, std::size_t q, const char* is_below) const {
   // The nearest kernels of the group on each side (the prior's centre is always one).
-  auto skipped = [&](std::size_t p) { return is_below != nullptr && !view.is_prior(p) && is_below[view.index(p)]; };
-  std::size_t left = q, right = q;
-  do --left;
-  while (left < q && skipped(left));  // left wraps past 0 to SIZE_MAX when there is none
-  do ++right;
-  while (right <= view.n && skipped(right));
+  std::size_t left = q - 1, right = q + 1;  // left wraps past 0 to SIZE_MAX when there is none
+  if (is_below != nullptr) {
+    auto skipped = [&](std::size_t p) { return !view.is_prior(p) && is_below[view.index(p)]; };
+    while (left < q && skipped(left)) --left;
+    while (right <= view.n && skipped(right)) ++right;
+  }
   const bool first = left > q, last = right > view.n;
   const double x = view.x(q);
   const double gap_left = x - (first ? low_ : view.x(left));
@@ -105,7 +105,17 @@ void ObservedKernels::update(const SortedView& before, const SortedView& after, 
   // Only the new observations and their neighbours have new gaps. A neighbour whose bandwidth
   // changed is taken out with its old bandwidth (from its old neighbours) and put back.
   std::size_t next = 0;  // positions below it are done
+  constexpr std::size_t kAhead = 16;  // the positions skip ahead irregularly: fetch the lines early
   for (std::size_t k = 0; k < fresh.size(); ++k) {
+    if (k + kAhead < fresh.size()) {
+      const std::size_t o = fresh[k + kAhead], o_before = o - (k + kAhead);
+      __builtin_prefetch(after.value + o);
+      __builtin_prefetch(after.order + o);
+      if (o_before < before.n) {
+        __builtin_prefetch(before.value + o_before);
+        __builtin_prefetch(before.order + o_before);
+      }
+    }
     const std::size_t q = after.position_of(fresh[k]);
     for (std::size_t p = std::max(q > 0 ? q - 1 : 0, next); p <= std::min(after.n, q + 1); ++p) {
       next = p + 1;
