@@ -72,7 +72,10 @@ void ObservedKernels::rebuild(const SortedView& view, const AxisModel& model, co
   range_ = high_ - low_;
   sigma_min_ = range_ / 100.0;  // magic clip: range / min(100, group + 2), the group has >= 231
   inv_norm_min_ = 1.0 / (sigma_min_ * kSqrt2Pi);
-  bins_.plan(low_, high_, kGridCells, sigma_min_, view.n);
+  // The plan weighs what the sums cost from now on, not the rebuild: every ask spreads the
+  // bins, every tell adds a batch's kernels to both sums. Planned for batches of 4096 (so the
+  // same plan whatever the observations at the rebuild): 16 cells a bin, 22 terms.
+  bins_.plan(low_, high_, kGridCells, sigma_min_, 2 * kPlanBatch);
   moment0_.assign(bins_.p * bins_.n_bins, 0.0);
   moment1_.assign(bins_.p * bins_.n_bins, 0.0);
   direct0_.assign(kGridCells + 1, 0.0);
@@ -82,6 +85,10 @@ void ObservedKernels::rebuild(const SortedView& view, const AxisModel& model, co
   std::vector<std::size_t> all(view.n);
   for (std::size_t o = 0; o < view.n; ++o) all[o] = o;
   update(SortedView(view.order, view.value, 0, view.prior_mu), view, all);
+  // The rebuild staged every observation; later tells stage about three kernels per new one.
+  std::vector<double>().swap(binned_mu_);
+  std::vector<double>().swap(binned_c0_);
+  std::vector<double>().swap(binned_c1_);
 }
 
 void ObservedKernels::add_kernel(double mu, double sigma, double c0, double c1) {
@@ -98,7 +105,8 @@ void ObservedKernels::add_kernel(double mu, double sigma, double c0, double c1) 
 void ObservedKernels::update(const SortedView& before, const SortedView& after, std::span<const std::size_t> fresh) {
   if (!ready_ || fresh.empty()) return;
   if (before.n != n_ || after.n != n_ + fresh.size())
-    throw make_error("tpe sampler: g's running sums hold {} observations, not {}", n_, before.n);
+    throw make_error("tpe sampler: g's running sums hold {} observations; the tell went from {} to {}", n_, before.n,
+                     after.n);
   binned_mu_.clear();
   binned_c0_.clear();
   binned_c1_.clear();

@@ -60,6 +60,8 @@ class ObservedKernels {
   /// Used from this many observations on (the above group then has >= 231 members, so magic
   /// clip's smallest bandwidth is range / 100 from then on).
   static constexpr std::size_t kFromObservations = 256;
+  /// The batch size the Hermite bins are planned for (HermiteBins::plan).
+  static constexpr std::size_t kPlanBatch = 4096;
 
   /// Whether the sums are built (they are only with magic clip on a continuous axis).
   bool ready() const { return ready_; }

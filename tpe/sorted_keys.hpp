@@ -55,4 +55,44 @@ inline void radix_sort(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v,
   }
 }
 
+// Merges a batch into an axis' sorted order: `order` lists the old observations' indices by
+// (value, index) and `sorted_value` their values in that order; `fresh` the new ones' (key,
+// index) pairs sorted by radix_sort, every index above the old ones, `value` the values by
+// index. Writes the merged order and values, and fresh_at[k], the merged position of fresh[k]
+// (ascending). On equal values the old observation comes first (its index is smaller).
+inline void merge_sorted(const std::vector<std::uint32_t>& order, const std::vector<double>& sorted_value,
+                         const double* value, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& fresh,
+                         std::vector<std::uint32_t>& merged, std::vector<double>& merged_value,
+                         std::vector<std::size_t>& fresh_at) {
+  const std::size_t n = order.size() + fresh.size();
+  // The output buffers trade places with the axes' arrays in TpeSampler::tell: room for a few
+  // more batches keeps later tells from allocating (and faulting in) fresh pages every time.
+  if (merged.capacity() < n) merged.reserve(n + n / 4);
+  if (merged_value.capacity() < n) merged_value.reserve(n + n / 4);
+  merged.resize(n);
+  merged_value.resize(n);
+  fresh_at.resize(fresh.size());
+  std::size_t x = 0, y = 0, o = 0;
+  // Branch-free: which side comes next is a coin toss the predictor cannot learn.
+  while (x < order.size() && y < fresh.size()) {
+    const double fresh_value = value[fresh[y].second], old_value = sorted_value[x];
+    const bool take_new = fresh_value < old_value;
+    merged_value[o] = take_new ? fresh_value : old_value;
+    merged[o] = take_new ? fresh[y].second : order[x];
+    fresh_at[y] = o;  // final once y moves on
+    ++o;
+    y += take_new;
+    x += !take_new;
+  }
+  for (; x < order.size(); ++o, ++x) {
+    merged_value[o] = sorted_value[x];
+    merged[o] = order[x];
+  }
+  for (; y < fresh.size(); ++o, ++y) {
+    fresh_at[y] = o;
+    merged_value[o] = value[fresh[y].second];
+    merged[o] = fresh[y].second;
+  }
+}
+
 }  // namespace tpeopt::tpe::detail

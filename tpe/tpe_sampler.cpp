@@ -590,36 +590,8 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
         for (std::size_t i = 0; i < fresh.size(); ++i)
           fresh[i] = {detail::order_key(v[n_before + i]), static_cast<std::uint32_t>(n_before + i)};
         detail::radix_sort(fresh, tmp);
-        // The buffers trade places with the axes' arrays: room for a few more batches keeps
-        // later tells from allocating (and faulting in) fresh pages for every axis.
-        if (merged.capacity() < n_after) merged.reserve(n_after + n_after / 4);
-        if (merged_value.capacity() < n_after) merged_value.reserve(n_after + n_after / 4);
-        merged.resize(n_after);
-        merged_value.resize(n_after);
-        fresh_at.resize(fresh.size());
         std::vector<double>& sorted_value = s.sorted_value[a];
-        std::size_t x = 0, y = 0, o = 0;
-        // Branch-free: which side comes next is a coin toss the predictor cannot learn.
-        while (x < order.size() && y < fresh.size()) {
-          // Old indices are all smaller than new ones: on equal values the old comes first.
-          const double fresh_value = v[fresh[y].second], old_value = sorted_value[x];
-          const bool take_new = fresh_value < old_value;
-          merged_value[o] = take_new ? fresh_value : old_value;
-          merged[o] = take_new ? fresh[y].second : order[x];
-          fresh_at[y] = o;  // final once y moves on
-          ++o;
-          y += take_new;
-          x += !take_new;
-        }
-        for (; x < order.size(); ++o, ++x) {
-          merged_value[o] = sorted_value[x];
-          merged[o] = order[x];
-        }
-        for (; y < fresh.size(); ++o, ++y) {
-          fresh_at[y] = o;
-          merged_value[o] = v[fresh[y].second];
-          merged[o] = fresh[y].second;
-        }
+        detail::merge_sorted(order, sorted_value, v, fresh, merged, merged_value, fresh_at);
         // g's running sums follow the new order (built once the axis has enough observations).
         const detail::AxisModel& m = s.active_models[j];
         const double prior_mu = 0.5 * (m.low + m.high);

@@ -1,8 +1,9 @@
 // g's running sums (tpe/observed_kernels.hpp) against g built directly from the sorted
 // observations (log_density_grid_sorted) with the same weights: after every tell of a
 // sequence of batches (clustered, tied, at the edges, at the prior's centre, in sparse
-// regions), for below groups that are random, runs of neighbours, at the ends and around the
-// prior, the two log tables agree to 1e-9 at every node.
+// regions; on both sides of the prior's centre or on one), for below groups that are random,
+// runs of neighbours, at the ends, around the prior or the newest observations, the two log
+// tables agree to 1e-9 at every node.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -56,6 +57,9 @@ double draw_value(Rng& rng, const std::vector<double>& earlier, double low, doub
 TEST_CASE("Observed kernels: running sums equal g built from the sorted observations", "[cpu][tpe]") {
   const bool endpoints = GENERATE(false, true);
   const std::uint64_t seed = GENERATE(as<std::uint64_t>{}, 3, 11);
+  // Observations on both sides of the prior's centre, only below it (the prior is the last
+  // kernel) or only above it (the first).
+  const int side = GENERATE(0, 1, 2);
   Rng rng(seed);
   const double low = -3.0, high = 5.0;
   AxisModel model;
@@ -75,7 +79,12 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
   double worst = 0.0;
   for (const std::size_t batch : {300, 1, 57, 700, 2, 1000, 333, 5}) {
     const std::size_t n_before = column.size();
-    for (std::size_t k = 0; k < batch; ++k) column.push_back(draw_value(rng, column, low, high));
+    for (std::size_t k = 0; k < batch; ++k) {
+      double x = draw_value(rng, column, low, high);
+      if (side == 1 && x >= prior_mu) x = low + (x - prior_mu) * 0.999;
+      if (side == 2 && x <= prior_mu) x = std::nextafter(prior_mu, high) + (x - low) * 0.999;
+      column.push_back(x);
+    }
     const std::size_t n = column.size();
     std::vector<std::uint32_t> next(n);
     std::iota(next.begin(), next.end(), 0u);
@@ -100,17 +109,18 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
 
     const SortedView view(order.data(), sorted_value.data(), n, prior_mu);
     const std::size_t n_below = default_gamma(n);
-    for (int shape = 0; shape < 5; ++shape) {
-      CAPTURE(batch, n, shape, endpoints, seed);
+    for (int shape = 0; shape < 6; ++shape) {
+      CAPTURE(batch, n, shape, endpoints, seed, side);
       // The below group: random; a run of neighbours in value order; the first ones; the
-      // last ones; the ones around the prior's centre.
+      // last ones; the ones around the prior's centre; the newest ones (so also among the
+      // newest 25).
       std::vector<char> is_below(n, 0);
       std::size_t start = 0;
       if (shape == 1) start = rng.below(n - n_below);
       if (shape == 3) start = n - n_below;
       if (shape == 4) start = std::min(n - n_below, view.prior_at > n_below / 2 ? view.prior_at - n_below / 2 : 0);
       for (std::size_t k = 0, set = 0; set < n_below; ++k) {
-        const std::size_t i = shape == 0 ? rng.below(n) : order[start + k];
+        const std::size_t i = shape == 0 ? rng.below(n) : (shape == 5 ? n - 1 - k : order[start + k]);
         if (!is_below[i]) is_below[i] = 1, ++set;
       }
       std::vector<std::size_t> below, above;
@@ -140,9 +150,10 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
       ++checks;
     }
   }
-  REQUIRE(checks == 40);
-  std::printf("observed kernels (seed %llu, endpoints %d): max |log g_running - log g_direct| = %.2e over %zu tables\n",
-              static_cast<unsigned long long>(seed), endpoints ? 1 : 0, worst, checks);
+  REQUIRE(checks == 48);
+  std::printf(
+      "observed kernels (seed %llu, endpoints %d, side %d): max |log g_running - log g_direct| = %.2e over %zu tables\n",
+      static_cast<unsigned long long>(seed), endpoints ? 1 : 0, side, worst, checks);
 }
 
 TEST_CASE("Observed kernels: the trial-order weights are Optuna's ramp over all observations", "[cpu][tpe]") {
