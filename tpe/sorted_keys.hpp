@@ -72,26 +72,34 @@ inline void merge_sorted(const std::vector<std::uint32_t>& order, const std::vec
   merged.resize(n);
   merged_value.resize(n);
   fresh_at.resize(fresh.size());
+  // Raw pointers: the loops then keep the sizes and bases in registers.
+  const std::uint32_t* old_index = order.data();
+  const double* old_value = sorted_value.data();
+  const std::pair<std::uint64_t, std::uint32_t>* batch = fresh.data();
+  std::uint32_t* out_index = merged.data();
+  double* out_value = merged_value.data();
+  std::size_t* at = fresh_at.data();
+  const std::size_t n_old = order.size(), n_new = fresh.size();
   std::size_t x = 0, y = 0, o = 0;
   // Branch-free: which side comes next is a coin toss the predictor cannot learn.
-  while (x < order.size() && y < fresh.size()) {
-    const double fresh_value = value[fresh[y].second], old_value = sorted_value[x];
-    const bool take_new = fresh_value < old_value;
-    merged_value[o] = take_new ? fresh_value : old_value;
-    merged[o] = take_new ? fresh[y].second : order[x];
-    fresh_at[y] = o;  // final once y moves on
+  while (x < n_old && y < n_new) {
+    const double fresh_value = value[batch[y].second], kept_value = old_value[x];
+    const bool take_new = fresh_value < kept_value;
+    out_value[o] = take_new ? fresh_value : kept_value;
+    out_index[o] = take_new ? batch[y].second : old_index[x];
+    at[y] = o;  // final once y moves on
     ++o;
     y += take_new;
     x += !take_new;
   }
-  for (; x < order.size(); ++o, ++x) {
-    merged_value[o] = sorted_value[x];
-    merged[o] = order[x];
+  for (; x < n_old; ++o, ++x) {
+    out_value[o] = old_value[x];
+    out_index[o] = old_index[x];
   }
-  for (; y < fresh.size(); ++o, ++y) {
-    fresh_at[y] = o;
-    merged_value[o] = value[fresh[y].second];
-    merged[o] = fresh[y].second;
+  for (; y < n_new; ++o, ++y) {
+    at[y] = o;
+    out_value[o] = value[batch[y].second];
+    out_index[o] = batch[y].second;
   }
 }
 
