@@ -1,7 +1,7 @@
 // Best value found by tpeopt's TPE on a test function, per seed: the tpeopt half of
 // compare_optuna.py's quality table.
 //
-//   bench_tpe_quality rastrigin|styblinski_tang|hartmann6 SEEDS TRIALS BATCH [fast|exact]
+//   bench_tpe_quality rastrigin|styblinski_tang|hartmann6 SEEDS TRIALS BATCH [fast|exact] [multivariate]
 //
 // Runs SEEDS studies (seeds 0 .. SEEDS-1) of TRIALS trials, asking BATCH trials and then
 // telling them (one batch in flight, like Optuna's ask BATCH / tell BATCH), and prints one
@@ -23,7 +23,7 @@ using tpeopt::strategies::TestFunction;
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: bench_tpe_quality FUNCTION SEEDS TRIALS BATCH [fast|exact]\n");
+    std::fprintf(stderr, "usage: bench_tpe_quality FUNCTION SEEDS TRIALS BATCH [fast|exact] [multivariate]\n");
     return 2;
   }
   const std::string fname = argv[1];
@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
              batch = std::strtoull(argv[4], nullptr, 10);
   TpeConfig config;
   if (argc >= 6 && std::strcmp(argv[5], "exact") == 0) config.acquisition = Acquisition::Exact;
+  if (argc >= 7 && std::strcmp(argv[6], "multivariate") == 0) config.multivariate = true;  // exact path only
   SearchSpace space;
   for (int i = 0; i < d; ++i) {
     Axis a;
@@ -72,9 +73,11 @@ int main(int argc, char** argv) {
       }
       sampler.tell(t, std::span<const TrialOutcome>(outcomes.data(), n));
     }
-    std::printf("{\"function\": \"%s\", \"batch\": %llu, \"seed\": %llu, \"acquisition\": \"%s\", \"best\": {%s}}\n",
-                fname.c_str(), static_cast<unsigned long long>(batch), static_cast<unsigned long long>(seed),
-                config.acquisition == Acquisition::Fast ? "fast" : "exact", at.c_str());
+    std::printf(
+        "{\"function\": \"%s\", \"batch\": %llu, \"seed\": %llu, \"acquisition\": \"%s\", \"multivariate\": %s, "
+        "\"best\": {%s}}\n",
+        fname.c_str(), static_cast<unsigned long long>(batch), static_cast<unsigned long long>(seed),
+        config.acquisition == Acquisition::Fast ? "fast" : "exact", config.multivariate ? "true" : "false", at.c_str());
   }
   return 0;
 }
