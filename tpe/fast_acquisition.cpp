@@ -9,7 +9,6 @@
 namespace tpeopt::tpe::detail {
 
 namespace {
-constexpr double kSqrt2Pi = 2.5066282746310002;  // sqrt(2 pi)
 constexpr double kCramer = 1.0865;               // |He_m(t)| exp(-t^2 / 4) <= kCramer sqrt(m!)
 constexpr double kBinnedError = 1e-12;           // remainder of the Hermite series, relative to the peak
 
@@ -343,21 +342,17 @@ bool log_density_grid_sorted(const std::uint32_t* sorted_index, std::size_t n_ob
   }
   if (j != n + 1) return false;  // inconsistent group size (not expected)
 
-  // Bandwidths: the larger neighbour gap with the range's edges as outer neighbours.
+  // Bandwidths from the neighbour gaps, the range's edges as outer neighbours.
   std::vector<double>& sigma = scratch.sigma;
   sigma.resize(n + 1);
-  auto at = [&](std::size_t e) { return e == 0 ? low : (e == n + 2 ? high : mu[e - 1]); };  // sorted_with_endpoints
-  for (std::size_t e = 0; e <= n; ++e) sigma[e] = std::max(at(e + 1) - at(e), at(e + 2) - at(e + 1));
-  if (!params.consider_endpoints && n >= 1) {
-    sigma[0] = at(2) - at(1);
-    sigma[n] = at(n + 1) - at(n);
-  }
-  const double max_sigma = range;
   const double min_sigma =
       params.consider_magic_clip ? range / std::min(100.0, 1.0 + static_cast<double>(n + 1)) : 1e-12;
   const double inv_norm_min = 1.0 / (min_sigma * kSqrt2Pi);
   for (std::size_t e = 0; e <= n; ++e) {
-    const double sg = e == prior_at ? range : std::min(std::max(sigma[e], min_sigma), max_sigma);
+    const double gap_left = mu[e] - (e == 0 ? low : mu[e - 1]), gap_right = (e == n ? high : mu[e + 1]) - mu[e];
+    const double sg = e == prior_at ? range
+                                    : neighbour_bandwidth(gap_left, gap_right, e == 0, e == n, params.consider_endpoints,
+                                                          min_sigma, range);
     sigma[e] = sg;
     coef[e] *= kernel_scale(mu[e], sg, low, high, min_sigma, inv_norm_min);
   }

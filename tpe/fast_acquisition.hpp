@@ -114,6 +114,8 @@ void add_kernel_direct(double* sum, double c, double mu, double sg, double low, 
 /// out = log of the node sums (-inf where a sum is 0) on [low, high] with `cells` cells.
 void log_of_sums(const std::vector<double>& sum, double low, double high, std::size_t cells, GridTable& out);
 
+inline constexpr double kSqrt2Pi = 2.5066282746310002;  // sqrt(2 pi)
+
 /// 1 / (sigma sqrt(2 pi) mass) of a kernel centred at mu in [low, high], its mass on [low, high]
 /// exact up to rounding except that a tail beyond 9 sigmas counts as 0 (< 1.2e-19);
 /// inv_norm_min = 1 / (sigma_min sqrt(2 pi)), reused for the (many) kernels of that bandwidth.

@@ -8,10 +8,6 @@
 
 namespace tpeopt::tpe::detail {
 
-namespace {
-constexpr double kSqrt2Pi = 2.5066282746310002;  // sqrt(2 pi)
-}  // namespace
-
 TrialOrderWeights::TrialOrderWeights(std::size_t n_observations) : n(n_observations) {
   // Optuna's default_weights(n): ones for n <= 25, else linspace(1/n, 1, n - 25) then 25 ones.
   if (n > 25) {
@@ -50,11 +46,7 @@ double ObservedKernels::bandwidth(const SortedView& view, std::size_t q, const c
   const double x = view.x(q);
   const double gap_left = x - (first ? low_ : view.x(left));
   const double gap_right = (last ? high_ : view.x(right)) - x;
-  // ParzenEstimator's rule: the larger neighbour gap, the range's edges as outer neighbours;
-  // without consider_endpoints the outermost kernels take their inner gap.
-  double sigma = std::max(gap_left, gap_right);
-  if (!consider_endpoints_ && first != last) sigma = first ? gap_right : gap_left;
-  return std::min(std::max(sigma, sigma_min_), range_);
+  return neighbour_bandwidth(gap_left, gap_right, first, last, consider_endpoints_, sigma_min_, range_);
 }
 
 double ObservedKernels::scale(double mu, double sigma) const {

@@ -197,9 +197,13 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
     nk.sigma.resize(n_kernels);
     for (std::size_t i = 0; i < n; ++i) nk.mu[i] = col[members[i]];
 
+    const double max_sigma = 1.0 * range;
+    const double min_sigma =
+        params.consider_magic_clip ? 1.0 * range / std::min(100.0, 1.0 + static_cast<double>(n_kernels)) : kEps;
     if (params.multivariate) {
       const double sigma = 0.2 * std::pow(static_cast<double>(std::max<std::size_t>(n, 1)), -1.0 / (d + 4.0)) * range;
-      std::fill(nk.sigma.begin(), nk.sigma.begin() + static_cast<std::ptrdiff_t>(n), sigma);
+      std::fill(nk.sigma.begin(), nk.sigma.begin() + static_cast<std::ptrdiff_t>(n),
+                std::min(std::max(sigma, min_sigma), max_sigma));
     } else {
       // Neighbour gaps among the observations and the prior's centre, with the range's
       // edges as outer neighbours; stable order, so ties keep trial order (prior last).
@@ -217,18 +221,12 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
       sorted_with_endpoints[n + 2] = upper;
       const auto& s = sorted_with_endpoints;
       sorted_sigmas.resize(n + 1);
-      for (std::size_t i = 0; i <= n; ++i) sorted_sigmas[i] = std::max(s[i + 1] - s[i], s[i + 2] - s[i + 1]);
-      if (!params.consider_endpoints && s.size() >= 4) {
-        sorted_sigmas[0] = s[2] - s[1];
-        sorted_sigmas[n] = s[n + 1] - s[n];
-      }
+      for (std::size_t i = 0; i <= n; ++i)
+        sorted_sigmas[i] = neighbour_bandwidth(s[i + 1] - s[i], s[i + 2] - s[i + 1], i == 0, i == n,
+                                               params.consider_endpoints, min_sigma, max_sigma);
       for (std::size_t i = 0; i <= n; ++i)
         if (order[i] < n) nk.sigma[order[i]] = sorted_sigmas[i];
     }
-    const double max_sigma = 1.0 * range;
-    const double min_sigma =
-        params.consider_magic_clip ? 1.0 * range / std::min(100.0, 1.0 + static_cast<double>(n_kernels)) : kEps;
-    for (std::size_t i = 0; i < n; ++i) nk.sigma[i] = std::min(std::max(nk.sigma[i], min_sigma), max_sigma);
     nk.mu[n] = prior_mu;
     nk.sigma[n] = range;
 

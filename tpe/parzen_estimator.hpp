@@ -3,6 +3,7 @@
 // Optuna's semantics (optuna/samplers/_tpe/parzen_estimator.py of Optuna 3.x-4.6), the
 // below/above split and Optuna's default gamma and weights. Exposed in a header so that
 // tests can compare it with Optuna itself (tests/tpe/fixtures/).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -25,6 +26,17 @@ std::vector<double> default_weights(std::size_t n);
 /// Returns is_below[i] for each observation. Scores must not be NaN.
 std::vector<char> split_below(std::span<const double> score, std::span<const double> violation, Direction direction,
                               std::size_t n_below);
+
+/// The bandwidth of a univariate kernel (ParzenEstimator's, and the fast tables') from the gaps to its neighbours in the
+/// sorted group (the range's edges count as the outer neighbours): the larger gap, except
+/// that without consider_endpoints the group's first and last kernels take their inner gap;
+/// clipped to [sigma_min, sigma_max].
+inline double neighbour_bandwidth(double gap_left, double gap_right, bool first, bool last, bool consider_endpoints,
+                                  double sigma_min, double sigma_max) {
+  double sigma = std::max(gap_left, gap_right);
+  if (!consider_endpoints && first != last) sigma = first ? gap_right : gap_left;
+  return std::min(std::max(sigma, sigma_min), sigma_max);
+}
 
 /// How one axis is modelled in TPE's internal space (Optuna's transform).
 ///  - Continuous: a truncated normal per kernel on [low, high]; log axes in log space.

@@ -14,6 +14,7 @@
 #include "tpe/fast_acquisition.hpp"
 #include "tpe/observed_kernels.hpp"
 #include "tpe/parzen_estimator.hpp"
+#include "support/test_rng.hpp"
 #include "tpe/trial_rng.hpp"
 
 using namespace tpeopt::tpe;
@@ -21,12 +22,7 @@ using namespace tpeopt::tpe::detail;
 
 namespace {
 
-struct Rng {
-  SplitMix64 engine;
-  explicit Rng(std::uint64_t seed) : engine(seed) {}
-  double u01() { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(u01() * static_cast<double>(n)); }
-};
+using tpeopt::testing::Rng;
 
 // One observation on [low, high] of a kind chosen at random: uniform, clustered, a repeat of
 // an earlier value, an edge, the prior's centre, or a far-out point of a sparse region.

@@ -14,6 +14,7 @@
 #include "tpe/fast_acquisition.hpp"
 #include "tpe/parzen_estimator.hpp"
 #include "tpe/tpe_sampler.hpp"
+#include "support/test_rng.hpp"
 #include "tpe/trial_rng.hpp"
 #include "tpe/truncated_normal.hpp"
 
@@ -28,12 +29,7 @@ constexpr double kDensityErrorBound = 3e-4;
 // draws and the exact mixture's CDF of l (docs/tpe.md), continuous and grid axes.
 constexpr double kCandidateCdfBound = 5e-4;
 
-struct Rng {
-  SplitMix64 engine;
-  explicit Rng(std::uint64_t seed) : engine(seed) {}
-  double u01() { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(u01() * static_cast<double>(n)); }
-};
+using tpeopt::testing::Rng;
 
 Axis random_axis(Rng& rng, std::size_t i, bool continuous_only) {
   Axis a;
