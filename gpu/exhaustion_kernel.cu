@@ -435,9 +435,7 @@ __device__ __forceinline__ void run_block_unit(const TrialLaunch& L, int* counts
   const TrialSlots s = L.slots[unit / L.n_blocks];
   const int2 range = L.blocks[unit % L.n_blocks];
   const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(s.trial) * ex::kNumSlots);
-  ex::Bars bars = L.bars;
-  bars.begin = range.x;
-  bars.n = range.y;
+  const ex::Bars bars = ex::block_bars(L.bars, range.x, range.y);
   const long long first = kPass == kRecordTrades ? unit_offsets[unit] : 0;
   int c = 0;
   walk_bars<kMode>(L, s, p, trial_series(L, s), lane, bars, [&](const ex::Trade& tr) {
@@ -466,23 +464,22 @@ __global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets,
   if (local >= L.count) return;
   const int trial = L.slots[local].trial;
   ex::Summary all;
-  double score = 0.0;
+  ex::BlockedScore blocked;
   long long out = L.trades ? L.trade_offsets[trial] : 0;
   for (int k = 0; k < L.n_blocks; ++k) {
-    ex::Summary block;
     const long long u = local * L.n_blocks + k;
     for (long long q = unit_offsets[u]; q < unit_offsets[u + 1]; ++q) {
       const ex::Trade tr = scratch[q];
       ex::add_trade(all, tr);
-      ex::add_trade(block, tr);
+      ex::add_block_trade(blocked, tr);
       if (L.trades) L.trades[out++] = tr;
     }
-    score = score + ex::objective_value(block, L.objective);
+    ex::end_block(blocked, L.objective);
   }
   double m[ex::kNumMetrics];
   double violation = 0.0;
   ex::finish(all, L.objective, L.min_trades, m, &violation);
-  L.scores[trial] = score;
+  L.scores[trial] = blocked.score;
   L.violations[trial] = violation;
   if (L.equity) L.equity[trial] = all.equity;
   for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
@@ -499,7 +496,7 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   // A warp's running summaries live in shared memory (lane 0 updates them): registers go
   // to the finders' state instead.
   __shared__ ex::Summary warp_sums[kByWarp ? 32 : 1];
-  __shared__ ex::Summary warp_block_sums[kByWarp && kBlocked ? 32 : 1];
+  __shared__ ex::BlockedScore warp_blocked[kByWarp && kBlocked ? 32 : 1];
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long local = kByWarp ? gid / 32 : gid;
   if (local >= L.count) return;  // uniform across a warp in the warp kernels
@@ -507,33 +504,30 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   const TrialSlots s = L.slots[local];
   const int trial = s.trial;
   const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(trial) * ex::kNumSlots);
-  const std::size_t n = static_cast<std::size_t>(L.bars.n);
-  const ex::TrialSeries t{L.pool + s.ema_fast * n, L.pool + s.ema_slow * n, L.pool + s.vol_z * n,
-                          L.pool + s.tr_z * n};
-  ex::Summary own, own_block;
+  const ex::TrialSeries t = trial_series(L, s);
+  ex::Summary own;
+  ex::BlockedScore own_blocked;
   ex::Summary& sum = kByWarp ? warp_sums[threadIdx.x >> 5] : own;
-  ex::Summary& block = kByWarp && kBlocked ? warp_block_sums[threadIdx.x >> 5] : own_block;
-  if (kByWarp && lane == 0) sum = ex::Summary{};
+  ex::BlockedScore& blocked = kByWarp && kBlocked ? warp_blocked[threadIdx.x >> 5] : own_blocked;
+  if (kByWarp && lane == 0) {
+    sum = ex::Summary{};
+    if constexpr (kBlocked) blocked = ex::BlockedScore{};
+  }
   long long out = kRecord ? L.trade_offsets[trial] : 0;
   auto on_trade = [&](const ex::Trade& tr) {
     if (!kByWarp || lane == 0) {
       ex::add_trade(sum, tr);
-      if constexpr (kBlocked) ex::add_trade(block, tr);
+      if constexpr (kBlocked) ex::add_block_trade(blocked, tr);
     }
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
   };
   auto walk = [&](const ex::Bars& bars) { walk_bars<kMode>(L, s, p, t, lane, bars, on_trade); };
-  double block_score = 0.0;
   if constexpr (kBlocked) {
     for (int k = 0; k < L.n_blocks; ++k) {
       const int2 range = L.blocks[k];
-      ex::Bars bars = L.bars;
-      bars.begin = range.x;
-      bars.n = range.y;
-      if (lane == 0) block = ex::Summary{};
-      walk(bars);
-      if (lane == 0) block_score = block_score + ex::objective_value(block, L.objective);
+      walk(ex::block_bars(L.bars, range.x, range.y));
+      if (lane == 0) ex::end_block(blocked, L.objective);
     }
   } else {
     walk(L.bars);
@@ -542,7 +536,7 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
     double m[ex::kNumMetrics];
     double violation = 0.0;
     const double score = ex::finish(sum, L.objective, L.min_trades, m, &violation);
-    L.scores[trial] = kBlocked ? block_score : score;
+    L.scores[trial] = kBlocked ? blocked.score : score;
     L.violations[trial] = violation;
     if (L.equity) L.equity[trial] = sum.equity;
     for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];

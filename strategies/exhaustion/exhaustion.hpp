@@ -152,6 +152,14 @@ struct Bars {
   const double* s_tr = nullptr;  ///< prefix sums of TR (n + 1), for ATR
 };
 
+/// The bars of block [begin, end) of `all` (issue [subsets]): the walk starts flat at begin and
+/// its last bar is end - 1 (Bars::n is where it stops; indicators still read the full series).
+TPEOPT_HD_INLINE Bars block_bars(Bars all, int begin, int end) {
+  all.begin = begin;
+  all.n = end;
+  return all;
+}
+
 /// The series a trial reads that depend on one parameter each (shared by trials with the
 /// same value): EMAs of its two spans, z-scores of volume and TR over its z_window.
 struct TrialSeries {
@@ -312,6 +320,23 @@ TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
     case Objective::TotalReturn: break;
   }
   return s.total_return;
+}
+
+/// A blocked trial's score (issue [subsets]): 0.0 plus each block's objective value over the
+/// block's own trades, added in block order. The one definition behind the CPU reference
+/// (ExhaustionStrategy::evaluate) and the CUDA kernels; the violation and metrics come from
+/// a summary over all the trades, kept beside it.
+struct BlockedScore {
+  Summary block;  ///< the current block's trades
+  double score = 0.0;
+};
+
+TPEOPT_HD_INLINE void add_block_trade(BlockedScore& b, const Trade& t) { add_trade(b.block, t); }
+
+/// Closes the current block: its objective value joins the score, and the next block starts empty.
+TPEOPT_HD_INLINE void end_block(BlockedScore& b, Objective o) {
+  b.score = b.score + objective_value(b.block, o);
+  b.block = Summary{};
 }
 
 /// Metric columns, in the order of ExhaustionStrategy::metric_names().

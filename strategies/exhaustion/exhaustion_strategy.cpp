@@ -131,10 +131,7 @@ ex::Bars ExhaustionStrategy::host_bars() const {
 }
 
 ex::Bars ExhaustionStrategy::host_bars(const BarBlock& block) const {
-  ex::Bars b = host_bars();
-  b.begin = block.begin;
-  b.n = block.end;
-  return b;
+  return ex::block_bars(host_bars(), block.begin, block.end);
 }
 
 std::int64_t ExhaustionStrategy::atom_time_s(std::size_t k) const {
@@ -205,23 +202,20 @@ TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics) c
     return r;
   }
   // Blocked: the score is the sum of the blocks' objective values, in block order.
-  ex::Summary all, block;
-  double score = 0.0;
-  bool started = false;
+  ex::Summary all;
+  ex::BlockedScore blocked;
   walk(
       params,
       [&](const ex::Trade& t) {
         ex::add_trade(all, t);
-        ex::add_trade(block, t);
+        ex::add_block_trade(blocked, t);
       },
-      [&](std::size_t) {
-        if (started) score = score + ex::objective_value(block, options_.objective);
-        block = ex::Summary{};
-        started = true;
+      [&](std::size_t k) {
+        if (k > 0) ex::end_block(blocked, options_.objective);
       });
-  score = score + ex::objective_value(block, options_.objective);
+  ex::end_block(blocked, options_.objective);
   ex::finish(all, options_.objective, options_.min_trades, metrics, &r.violation);
-  r.score = score;
+  r.score = blocked.score;
   return r;
 }
 
