@@ -25,15 +25,19 @@ struct ReportCommand {
 
   int operator()() const {
     // A walk-forward parent (issue [subsets]): the folds' table; each fold has its own report.
-    if (std::filesystem::exists(std::filesystem::path(run_dir) / "walk_forward.json")) {
+    // Told by its config, as resume tells it (walk_forward.json only exists once a fold ended).
+    if (std::filesystem::exists(std::filesystem::path(run_dir) / "config.json")) {
       const io::StudyConfig config = engine::load_run_config(run_dir);
-      const auto strategy = engine::make_strategy(config);
-      const io::Json table = engine::write_walk_forward_table(run_dir, config, *strategy);
-      const std::filesystem::path path =
-          out.empty() ? std::filesystem::path(run_dir) / "report.html" : std::filesystem::path(out);
-      engine::write_report_file(path, engine::render_walk_forward_html(table, std::filesystem::path(run_dir).filename().string()));
-      std::cout << fmt::format("wrote {} ({} walk-forward folds)\n", path.string(), table["folds"].get<int>());
-      return 0;
+      if (config.walk_forward.is_parent()) {
+        const auto strategy = engine::make_strategy(config);
+        const io::Json table = engine::write_walk_forward_table(run_dir, config, *strategy);
+        const std::filesystem::path path =
+            out.empty() ? std::filesystem::path(run_dir) / "report.html" : std::filesystem::path(out);
+        engine::write_report_file(
+            path, engine::render_walk_forward_html(table, std::filesystem::path(run_dir).filename().string()));
+        std::cout << fmt::format("wrote {} ({} walk-forward folds)\n", path.string(), table["folds"].get<int>());
+        return 0;
+      }
     }
     const engine::RunReportData run = engine::load_run_report_data(run_dir);
     engine::ReportOptions options;

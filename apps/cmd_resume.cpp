@@ -38,7 +38,7 @@ struct ResumeCommand {
     options.log = quiet ? nullptr : &std::cerr;
     auto strategy = engine::make_strategy(config);
     if (engine::GridRun::is_grid_run(dir)) return resume_grid(config, *strategy, options.executor);
-    if (config.walk_forward.enabled() && config.walk_forward.fold < 0)
+    if (config.walk_forward.is_parent())
       return run_walk_forward(config, *strategy, options, dir, true);
     std::vector<engine::ReplayedBatch> replay;
     auto recorder = engine::RunRecorder::resume(dir, config, *strategy, options.executor, replay);

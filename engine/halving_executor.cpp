@@ -26,7 +26,7 @@ tpe::TrialOutcome told_outcome(const BatchResult& r, std::size_t i, tpe::Directi
   const double score = r.scores[i], violation = r.violations[i];
   if (r.rung.empty()) return {score, violation};
   if (violation > 0.0) return {std::isnan(score) ? 0.0 : score, violation + 2.0};
-  const bool pruned = r.rung[i] + 1 < r.n_rungs;
+  const bool pruned = r.pruned(i);
   if (!pruned) return {score, violation};
   return {std::isnan(score) ? 0.0 : score, pruned_violation_code(r.rung[i], score, direction)};
 }

@@ -45,6 +45,9 @@ struct BatchResult {
   std::vector<std::int32_t> rung;
   std::int32_t n_rungs = 0;
   ExecutorTimings timings;
+
+  /// Whether trial i was pruned by successive halving (false when the run does not halve).
+  bool pruned(std::size_t i) const { return !rung.empty() && rung[i] + 1 < n_rungs; }
 };
 
 /// Sampler -> executor. (A plain struct rather than a std::variant: GCC 12 warns

@@ -170,7 +170,7 @@ void RunRecorder::on_batch(const BatchRequest& request, const BatchResult& resul
     rows += fmt::format(",{},{}", result.scores[i], result.violations[i]);
     for (std::size_t m = 0; m < result.n_metrics; ++m)
       rows += fmt::format(",{}", result.metrics[i * result.n_metrics + m]);
-    const bool pruned = !result.rung.empty() && result.rung[i] + 1 < result.n_rungs;
+    const bool pruned = result.pruned(i);
     if (config_.search.halving.enabled)
       rows += result.rung.empty() ? std::string(",,") : fmt::format(",{},{}", result.rung[i], pruned ? 1 : 0);
     if (config_.has_parts()) rows += ",,";

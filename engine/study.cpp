@@ -178,7 +178,7 @@ std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, con
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options) {
   const auto& halving = config.search.halving;
-  if (config.walk_forward.enabled() && config.walk_forward.fold < 0)
+  if (config.walk_forward.is_parent())
     throw make_error("{}: data.walk_forward: a walk-forward study runs fold by fold (tpeopt run does it); this is "
                      "the parent of its folds",
                      config.source);

@@ -23,7 +23,7 @@ void StudyResult::add(const BatchRequest& request, const BatchResult& result) {
     r.metrics.assign(result.metrics.begin() + i * n_metrics_, result.metrics.begin() + (i + 1) * n_metrics_);
     if (!result.rung.empty()) {
       r.rung = result.rung[i];
-      r.pruned = result.rung[i] + 1 < result.n_rungs;
+      r.pruned = result.pruned(i);
     }
     return r;
   };
@@ -35,7 +35,7 @@ void StudyResult::add(const BatchRequest& request, const BatchResult& result) {
     digest_.add(result.scores[i]);
     digest_.add(result.violations[i]);
     for (std::size_t m = 0; m < n_metrics_; ++m) digest_.add(result.metrics[i * n_metrics_ + m]);
-    const bool pruned = !result.rung.empty() && result.rung[i] + 1 < result.n_rungs;
+    const bool pruned = result.pruned(i);
     if (!result.rung.empty()) digest_.add(static_cast<std::uint64_t>(result.rung[i]));
 
     const RankKey k{trial, result.scores[i], result.violations[i]};

@@ -41,6 +41,8 @@ struct WalkForwardConfig {
   std::uint64_t folds = 0;  ///< >= 1 when enabled
   std::int64_t fold = -1;   ///< this study's fold (0-based), or -1: the parent of all folds
   bool enabled() const { return folds > 0; }
+  /// The parent directory of a walk-forward study (its folds are runs of their own).
+  bool is_parent() const { return enabled() && fold < 0; }
 };
 
 /// `search.halving` (issue [subsets], docs/user-guide.md "Successive halving"): successive
