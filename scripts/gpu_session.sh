@@ -57,7 +57,8 @@ for step in "${steps[@]}"; do
       echo "resumed digest:   $(grep -o '"digest": "[0-9a-f]*"' "$S/fb_run/summary.json")" >> "$S/fallback.txt"
       tail -4 "$S/fallback.txt" ;;
     grid)
-      # A trade_filter grid on the GPU in segments, killed half-way, finished on the CPU: same top K as one CPU pass.
+      # A trade_filter grid on the GPU in segments, killed after 1.5 s (on an H100 it may finish first:
+      # "killed: 0"), finished or replayed on the CPU: same top K as one CPU pass.
       [ -d data/trade_filter/market ] || "$T" data generate --out data/trade_filter --days 20 --trades 100000 --seed 1 > /dev/null
       "$T" grid -c examples/trade_filter_grid.json --executor cpu -q -o "$S/grid_cpu" > "$S/grid.txt" 2>&1
       "$T" grid -c examples/trade_filter_grid.json --executor cuda -q --segment-combinations 400 -o "$S/grid_gpu" >> "$S/grid.txt" 2>&1
