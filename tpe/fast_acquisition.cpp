@@ -264,7 +264,8 @@ bool log_density_grid(const double* mu, const double* sigma, const double* coef,
 double kernel_scale(double mu, double sigma, double low, double high, double sigma_min, double inv_norm_min) {
   double c = sigma == sigma_min ? inv_norm_min : 1.0 / (sigma * kSqrt2Pi);
   // The kernel's mass 1 - Phi(a) - Phi(-b), a = (low - mu) / sigma <= 0 <= b = (high - mu) /
-  // sigma (the centre is in the range, so the mass is >= 1/2 and there is no cancellation);
+  // sigma; the centre is in the range and sigma <= range, so b - a >= 1 and the mass is at
+  // least Phi(1) - 1/2 = 0.341 (a centre on an edge): no cancellation;
   // a tail beyond 9 sigmas counts as 0 (Phi(-9) = 1.1e-19), so most kernels need no division.
   const double dl = mu - low, dh = high - mu;
   double tail = 0.0;
