@@ -31,7 +31,6 @@
 #include "gpu/atc_kernel.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
-#include "gpu/device_trade_lists.cuh"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/atc/atc.hpp"
 

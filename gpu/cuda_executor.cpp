@@ -10,8 +10,8 @@
 
 #include "common/error.hpp"
 #include "gpu/cuda_check.cuh"
-#include "gpu/device_strategy.hpp"
 #include "gpu/device_buffers.hpp"
+#include "gpu/device_strategy.hpp"
 
 namespace tpeopt::gpu {
 
@@ -41,18 +41,6 @@ namespace {
 using engine::BatchRequest;
 using engine::BatchResult;
 using engine::Clock;
-
-class Event {
- public:
-  Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_{};
-};
 
 /// Makes `device` current for a scope and restores the caller's device after it: an
 /// executor of device 1 (several GPUs of a host) must not change which device the rest

@@ -1,11 +1,38 @@
 #pragma once
-// Owning wrappers of pinned host memory and device memory (no copies, moves only).
+// Owning wrappers of pinned host memory, device memory (no copies, moves only), streams and
+// events (neither copied nor moved).
 #include <cstddef>
 #include <utility>
 
 #include "gpu/cuda_check.cuh"
 
 namespace tpeopt::gpu {
+
+/// A non-blocking stream on the current device, destroyed with the object.
+class OwnedStream {
+ public:
+  OwnedStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~OwnedStream() { cudaStreamDestroy(stream_); }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_{};
+};
+
+/// A CUDA event on the current device (default flags), destroyed with the object.
+class Event {
+ public:
+  Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_{};
+};
 
 template <typename T>
 class DeviceBuffer {

@@ -1,9 +1,8 @@
 #pragma once
-// Device-side pieces shared by the "trade lists on the GPU" entry points of the candle
-// strategies (gpu_exhaustion_trades, gpu_ema_cross_trades, gpu_atc_evaluate): a stream
-// owned for one call, and the two passes that turn a device twin's run into per-trial
-// trade lists (pass 1: scores, metrics and trade counts; pass 2: each trial's trades
-// written from its offset). CUDA translation units only.
+// The two passes that turn a device twin's run into per-trial trade lists, shared by the
+// "trade lists on the GPU" entry points of exhaustion and ema_cross (gpu_exhaustion_trades,
+// gpu_ema_cross_trades): pass 1 scores, metrics and trade counts; pass 2 each trial's trades
+// written from its offset. CUDA translation units only.
 #include <algorithm>
 #include <cstddef>
 #include <vector>
@@ -13,19 +12,6 @@
 #include "gpu/device_strategy.hpp"
 
 namespace tpeopt::gpu {
-
-/// A non-blocking stream on the current device, destroyed with the object.
-class OwnedStream {
- public:
-  OwnedStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~OwnedStream() { cudaStreamDestroy(stream_); }
-  OwnedStream(const OwnedStream&) = delete;
-  OwnedStream& operator=(const OwnedStream&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_{};
-};
 
 /// Evaluates n trials (params: n x n_slots) on `device` twice and fills `out` (n entries
 /// with score, violation, metrics and trades): `Device::run(batch, stream, block_size,
