@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "io/json_fields.hpp"
+#include "support/files.hpp"
 #include "support/process.hpp"
 #include "support/trade_filter_fixture.hpp"
 
@@ -22,17 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-io::Json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return io::Json::parse(s.str());
-}
-
-testing::ProcessResult run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), testing::cli_path());
-  return testing::run_process(args);
-}
+using testing::run_cli;
+using testing::read_json;
 
 /// A trade_filter grid config (2,700 combinations) over generated data.
 std::string write_grid_config(const std::string& dir) {

@@ -14,6 +14,7 @@
 #include "engine/journal.hpp"
 #include "io/json_fields.hpp"
 #include "support/paths.hpp"
+#include "support/files.hpp"
 #include "support/process.hpp"
 
 using namespace tpeopt;
@@ -21,6 +22,9 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
+
+using testing::run_cli;
+using testing::read_json;
 
 std::string write_config(const std::string& dir, std::uint64_t trials = 400, std::uint64_t batch = 16) {
   io::Json j = {{"strategy", "functions"},
@@ -35,19 +39,7 @@ std::string write_config(const std::string& dir, std::uint64_t trials = 400, std
   return path;
 }
 
-io::Json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return io::Json::parse(s.str());
-}
-
 std::string digest_of(const fs::path& run_dir) { return read_json(run_dir / "summary.json").at("digest"); }
-
-testing::ProcessResult run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), testing::cli_path());
-  return testing::run_process(args);
-}
 
 /// Resumes until the run completes (a resume may itself be killed by the caller's plan).
 void resume_to_completion(const std::string& run_dir, bool serial) {

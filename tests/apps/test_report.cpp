@@ -14,12 +14,16 @@
 
 #include "io/json_fields.hpp"
 #include "support/paths.hpp"
+#include "support/files.hpp"
 #include "support/process.hpp"
 
 using namespace tpeopt;
 namespace fs = std::filesystem;
 
 namespace {
+
+using testing::run_cli;
+using testing::read_text;
 
 std::string write_config(const std::string& dir) {
   io::Json j = {{"strategy", "functions"},
@@ -34,18 +38,6 @@ std::string write_config(const std::string& dir) {
   const std::string path = dir + "/study.json";
   std::ofstream(path) << j.dump(2);
   return path;
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-testing::ProcessResult run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), testing::cli_path());
-  return testing::run_process(args);
 }
 
 /// The executable `name` on PATH, or "".

@@ -13,6 +13,7 @@
 #include "engine/run_report_data.hpp"
 #include "io/json_fields.hpp"
 #include "support/paths.hpp"
+#include "support/files.hpp"
 #include "support/process.hpp"
 #include "support/trade_filter_fixture.hpp"
 
@@ -21,17 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-testing::ProcessResult run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), testing::cli_path());
-  return testing::run_process(args);
-}
+using testing::run_cli;
+using testing::read_text;
 
 /// Writes `config` to tmp/study.json and runs `tpeopt run` on the CPU into tmp/run.
 testing::ProcessResult run_config(const std::string& tmp, const io::Json& config, const std::string& dir) {

@@ -6,6 +6,7 @@
 
 #include "engine/study.hpp"
 #include "support/study_fixtures.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 
@@ -20,7 +21,7 @@ engine::StudyRun run(const io::StudyConfig& c, bool serial, unsigned cpu_threads
   return engine::run_study(c, o);
 }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 void require_identical(const engine::StudyResult& a, const engine::StudyResult& b) {
   REQUIRE(a.trials().size() == b.trials().size());

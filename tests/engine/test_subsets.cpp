@@ -28,13 +28,14 @@
 #include "support/process.hpp"
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/parzen_estimator.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 using strategies::AtomRange;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 io::StudyConfig tf_config(std::uint64_t trials, std::uint64_t batch, std::uint64_t depth, std::uint64_t seed,
                           int days = 12) {

@@ -24,6 +24,7 @@
 #include "strategies/atc/atc_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 #include "tpe/search_space.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace atc = strategies::atc;
@@ -32,7 +33,7 @@ namespace sym = strategies::symbols;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 std::vector<double> atc_params(std::size_t n, std::uint64_t seed, int max_len) {
   std::mt19937_64 rng(seed);

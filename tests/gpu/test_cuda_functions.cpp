@@ -9,12 +9,13 @@
 #include "gpu/cuda_executor.hpp"
 #include "support/study_fixtures.hpp"
 #include "tpe/random_sampler.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 engine::BatchRequest random_batch(const io::StudyConfig& c, std::size_t n, std::uint64_t seed) {
   tpe::RandomSampler sampler(c.space, seed);

@@ -31,7 +31,7 @@ namespace ec = strategies::ema_cross;
 
 namespace {
 
-using testing::same_bits;
+using tpeopt::testing::same_bits;
 
 /// Random sets: spans 1..max_span in any order (a few equal), stops off in about a
 /// quarter of the sets each, costs 0..20 bp; spans occasionally beyond the data (no trades).

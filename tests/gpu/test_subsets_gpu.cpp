@@ -10,12 +10,13 @@
 #include "gpu/cuda_executor.hpp"
 #include "support/paths.hpp"
 #include "support/trade_filter_fixture.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 engine::StudyRun run_on(const io::StudyConfig& config, const strategies::Strategy& strategy, const std::string& executor,
                         bool serial) {

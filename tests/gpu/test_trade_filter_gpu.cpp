@@ -17,13 +17,14 @@
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/grid_sampler.hpp"
 #include "tpe/random_sampler.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace tf = strategies::trade_filter;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 const char* kGrid100k = R"({
   "min_volatility": [0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8],

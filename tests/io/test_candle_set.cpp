@@ -17,6 +17,7 @@
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
 #include "io/candles_generator.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace fs = std::filesystem;
@@ -44,9 +45,7 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
+using tpeopt::testing::same_bits;
 
 bool same_set(const CandleSet& a, const CandleSet& b) {
   return a.symbols == b.symbols && a.offset == b.offset && a.length == b.length && a.bars.time_ms == b.bars.time_ms &&

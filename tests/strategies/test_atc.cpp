@@ -13,13 +13,14 @@
 #include "io/candles_generator.hpp"
 #include "strategies/atc/atc.hpp"
 #include "strategies/atc/atc_strategy.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace atc = strategies::atc;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 // x_0 .. x_7. Every value below is worked out by hand from it.
 const std::vector<double> kX = {3, 6, 9, 6, 3, 6, 9, 12};

@@ -19,6 +19,7 @@
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/trial_rng.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -26,7 +27,7 @@ namespace tf = strategies::trade_filter;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 /// Trial parameters spread over the generator's metric ranges (see trade_filter_fixture.cpp).
 std::vector<double> trade_filter_params(std::uint64_t seed, std::uint64_t k) {

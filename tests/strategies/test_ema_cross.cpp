@@ -26,13 +26,14 @@
 #include "io/study_config.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace ec = strategies::ema_cross;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 bool rel_close(double a, double b, double tol = 1e-9) {
   return std::fabs(a - b) <= tol * std::max(std::fabs(a), std::fabs(b));

@@ -13,6 +13,7 @@
 
 #include "io/candles_csv.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -21,7 +22,7 @@ namespace {
 
 const std::string kData = tpeopt::testing::shared_data_dir();
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 struct NaiveTrade {
   int signal, entry, exit;

@@ -17,6 +17,7 @@
 #include "io/study_config.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -24,7 +25,7 @@ namespace sym = strategies::symbols;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 std::vector<double> random_population(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

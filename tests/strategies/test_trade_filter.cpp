@@ -16,13 +16,14 @@
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/grid_sampler.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace tf = strategies::trade_filter;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 /// One ticker, rows at seconds 0..n-1; trades with hand-picked metrics.
 std::shared_ptr<strategies::TradeFilterData> hand_data() {

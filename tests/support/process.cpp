@@ -72,6 +72,11 @@ ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::mi
 
 std::string cli_path() { return TPEOPT_CLI_PATH; }
 
+ProcessResult run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), cli_path());
+  return run_process(args);
+}
+
 std::string make_temp_dir(const std::string& tag) {
   static std::mt19937_64 rng(std::random_device{}());
   const auto p = std::filesystem::temp_directory_path() / ("tpeopt-" + tag + "-" + std::to_string(rng()));

@@ -21,6 +21,9 @@ ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::mi
 /// Path of the tpeopt program built with the tests.
 std::string cli_path();
 
+/// Runs the tpeopt program with `args` (its arguments, without the program) to completion.
+ProcessResult run_cli(std::vector<std::string> args);
+
 /// A fresh empty directory under the system's temp folder.
 std::string make_temp_dir(const std::string& tag);
 

@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "strategies/strategy.hpp"
+#include "support/bits.hpp"
 
 namespace tpeopt::testing {
-
-inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 template <typename Trade>
 struct CpuTrial {
@@ -40,6 +39,7 @@ std::vector<CpuTrial<Trade>> cpu_trials(const Strategy& s, const std::vector<dou
 template <typename Trade, typename GpuTrial, typename SameTrade>
 std::size_t count_differing_trials(const std::vector<CpuTrial<Trade>>& cpu, const std::vector<GpuTrial>& gpu,
                                    std::size_t* total_trades, SameTrade same_trade) {
+  REQUIRE(gpu.size() == cpu.size());
   std::size_t differing = 0;
   *total_trades = 0;
   for (std::size_t i = 0; i < cpu.size(); ++i) {

@@ -17,6 +17,7 @@
 #include "support/study_fixtures.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/random_sampler.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt;
 using tpe::Axis;
@@ -116,7 +117,7 @@ std::vector<double> run_schedule(tpe::Sampler& sampler, std::size_t d, std::size
   return run_schedule(sampler, d, n_trials, batch, depth, objective, [](std::size_t) {});
 }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using tpeopt::testing::same_bits;
 
 bool in_domain(const Axis& axis, double v) {
   if (axis.kind == Axis::Kind::Categorical) return axis.choice_index(v) != Axis::npos;

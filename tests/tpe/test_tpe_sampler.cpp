@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "tpe/random_sampler.hpp"
 #include "tpe/tpe_sampler.hpp"
+#include "support/bits.hpp"
 
 using namespace tpeopt::tpe;
 
@@ -100,9 +101,7 @@ std::vector<double> run_tpe(std::uint64_t seed, TpeConfig config, std::size_t n_
   return run_study(sampler, space.size(), n_trials, batch, depth, mixed_objective);
 }
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
+using tpeopt::testing::same_bits;
 
 }  // namespace
 
