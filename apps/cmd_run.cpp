@@ -8,6 +8,7 @@
 #include "apps/commands.hpp"
 #include "apps/study_flags.hpp"
 #include "apps/recorded_run.hpp"
+#include "engine/data_subsets.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
 
@@ -30,6 +31,7 @@ struct RunCommand {
 
     auto strategy = engine::make_strategy(config);
     const std::filesystem::path dir = out.empty() ? engine::default_run_dir(config) : std::filesystem::path(out);
+    engine::check_data_subsets(*strategy, config);  // before any run directory exists
     if (config.walk_forward.enabled()) return run_walk_forward(config, *strategy, options, dir, false);
     auto recorder = engine::RunRecorder::create(dir, config, *strategy, options.executor);
     std::cerr << fmt::format("tpeopt run: strategy {} | sampler {} | {} trials in batches of {} | depth {} | {} | "

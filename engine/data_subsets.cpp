@@ -106,6 +106,26 @@ HoldoutSplit split_parts(const strategies::Strategy& strategy, const io::StudyCo
   return {windows.at(f), windows.at(f + 1)};
 }
 
+std::vector<AtomRange> in_sample_ranges(const strategies::Strategy& strategy, const io::StudyConfig& config) {
+  if (config.has_parts()) return split_parts(strategy, config).in_sample;
+  if (strategy.n_atoms() > 0) return {{0, strategy.n_atoms()}};
+  return {};
+}
+
+void check_data_subsets(const strategies::Strategy& strategy, const io::StudyConfig& config) {
+  try {
+    if (config.walk_forward.is_parent()) {
+      const auto windows = walk_forward_windows(strategy, config.walk_forward);
+      if (config.search.halving.enabled) halving_slices(strategy, windows.front(), config.search.halving);
+      return;
+    }
+    const std::vector<AtomRange> in_sample = in_sample_ranges(strategy, config);
+    if (config.search.halving.enabled) halving_slices(strategy, in_sample, config.search.halving);
+  } catch (const Error& e) {
+    throw Error(config.source + ": " + e.what());
+  }
+}
+
 std::vector<std::vector<AtomRange>> halving_slices(const strategies::Strategy& strategy,
                                                    const std::vector<AtomRange>& ranges,
                                                    const io::HalvingConfig& halving) {

@@ -33,6 +33,15 @@ HoldoutSplit split_holdout(const strategies::Strategy& strategy, const io::Holdo
 /// cut into k + 1 equal consecutive windows). Errors name data.holdout / data.walk_forward.
 HoldoutSplit split_parts(const strategies::Strategy& strategy, const io::StudyConfig& config);
 
+/// The atoms a study optimizes on: its parts' in-sample ranges, or every atom (none when the
+/// strategy has no atoms and the study has no parts).
+std::vector<AtomRange> in_sample_ranges(const strategies::Strategy& strategy, const io::StudyConfig& config);
+
+/// Every check of the study's data subsets (hold-out, walk-forward windows, halving slices),
+/// without building them, so that `tpeopt run` refuses a study before it creates its run
+/// directory. Throws Error naming the config file and key.
+void check_data_subsets(const strategies::Strategy& strategy, const io::StudyConfig& config);
+
 /// Walk-forward windows: the strategy's atoms cut into folds + 1 equal consecutive windows.
 std::vector<std::vector<AtomRange>> walk_forward_windows(const strategies::Strategy& strategy,
                                                          const io::WalkForwardConfig& walk_forward);

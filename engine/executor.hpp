@@ -8,7 +8,9 @@ namespace tpeopt::engine {
 
 /// Evaluates batches of trials. Implementations: the CPU reference (cpu_executor.hpp)
 /// and the CUDA executor (gpu/cuda_executor.hpp). All of them give the same bits for
-/// the same trial (DESIGN.md section 5), whatever the batch it arrives in.
+/// the same trial (DESIGN.md section 5), whatever the batch it arrives in; the halving
+/// executor (halving_executor.hpp), whose rungs depend on the whole batch, is the one
+/// exception and says so.
 ///
 /// An executor is driven by one thread (the executor thread, or the sampler thread in
 /// serial mode) through submit/complete: submit queues a batch (a GPU starts it at

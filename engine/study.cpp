@@ -188,11 +188,7 @@ std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const str
                                   strategy.metric_names().size());
   }
   try {
-    std::vector<AtomRange> in_sample;
-    if (config.has_parts())
-      in_sample = split_parts(strategy, config).in_sample;
-    else if (strategy.n_atoms() > 0)
-      in_sample = {{0, strategy.n_atoms()}};
+    const std::vector<AtomRange> in_sample = in_sample_ranges(strategy, config);
     if (!halving.enabled) {
       std::shared_ptr<const strategies::Strategy> part = strategy.subset(in_sample, strategy.min_trades());
       auto inner = mpi::spread_over_ranks(make_local_executor(config, *part, options), config, options,

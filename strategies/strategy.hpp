@@ -67,8 +67,8 @@ class Strategy {
     (void)k;
     return 0;
   }
-  /// Atoms per natural slice for successive halving (trade_filter: 1, a day); 0 = none,
-  /// the data is cut into `search.halving.slices` equal blocks.
+  /// Whether each atom is a natural slice for successive halving (trade_filter: a day);
+  /// if not, the data is cut into equal blocks of atoms (`search.halving.slices`).
   virtual bool atoms_are_slices() const { return false; }
   /// The strategy over the given ranges only, with `min_trades` as its trade minimum.
   /// Scores over disjoint ranges add up to the score over their union (exactly for

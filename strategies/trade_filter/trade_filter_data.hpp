@@ -71,7 +71,7 @@ std::vector<std::int64_t> trade_filter_days(const TradeFilterData& data);
 
 /// The data restricted to the trades whose day is in `days` (any order; duplicates are
 /// ignored): those trades in log order with their metrics, paths and record arrays
-/// copied, the market data shared as is. A TradeFilterStrategy over it scores exactly
+/// copied, and a copy of the market data (which scoring does not read). A TradeFilterStrategy over it scores exactly
 /// those trades, so the scores of disjoint day sets add up to the score of their union
 /// (int64 fixed-point sums). Sources are kept (the checksums are of the files read).
 TradeFilterData subset_trade_filter_days(const TradeFilterData& data, const std::vector<std::int64_t>& days);

@@ -196,3 +196,30 @@ TEST_CASE("the exhaustion hold-out and halving example runs: one digest on 1 and
   }
   CHECK(digest[0] == digest[1]);
 }
+
+TEST_CASE("a study whose strategy cannot be cut into parts is refused before its run directory exists",
+          "[cpu][subsets][cli]") {
+  // ema_cross over the bundled EURUSD bars: one symbol, but no data subsets yet.
+  const std::string tmp = testing::make_temp_dir("subsets_refused");
+  const std::string candles = testing::source_dir() + "/examples/data/EURUSD.csv";
+  const io::Json params = {{"ema_fast", {{"type", "int"}, {"low", 5}, {"high", 30}}},
+                           {"ema_slow", {{"type", "int"}, {"low", 40}, {"high", 120}}},
+                           {"sl_pct", {{"type", "float"}, {"low", 0.2}, {"high", 5.0}}},
+                           {"tp_pct", {{"type", "float"}, {"low", 0.2}, {"high", 10.0}}}};
+  for (const char* key : {"data.holdout", "data.walk_forward", "search.halving"}) {
+    CAPTURE(key);
+    io::Json config = {{"strategy", "ema_cross"},
+                       {"data", {{"candles", candles}}},
+                       {"search", {{"trials", 40}, {"batch", 20}, {"seed", 1}}},
+                       {"params", params}};
+    if (std::string(key) == "data.holdout") config["data"]["holdout"] = {{"fraction", 0.25}};
+    if (std::string(key) == "data.walk_forward") config["data"]["walk_forward"] = {{"folds", 2}};
+    if (std::string(key) == "search.halving") config["search"]["halving"] = {{"eta", 3}};
+    const std::string dir = tmp + "/run_" + std::string(key);
+    const auto r = run_config(tmp, config, dir);
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains(std::string(key) + ": strategy ema_cross cannot be cut"));
+    CHECK_FALSE(fs::exists(dir));
+  }
+}
