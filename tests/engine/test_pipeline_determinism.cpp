@@ -7,6 +7,7 @@
 #include "engine/study.hpp"
 #include "support/study_fixtures.hpp"
 #include "support/bits.hpp"
+#include "support/identical_runs.hpp"
 
 using namespace tpeopt;
 
@@ -23,21 +24,7 @@ engine::StudyRun run(const io::StudyConfig& c, bool serial, unsigned cpu_threads
 
 using tpeopt::testing::same_bits;
 
-void require_identical(const engine::StudyResult& a, const engine::StudyResult& b) {
-  REQUIRE(a.trials().size() == b.trials().size());
-  for (std::size_t i = 0; i < a.trials().size(); ++i) {
-    const auto& x = a.trials()[i];
-    const auto& y = b.trials()[i];
-    CAPTURE(i);
-    REQUIRE(x.trial == y.trial);
-    REQUIRE(x.batch == y.batch);
-    REQUIRE(x.params.size() == y.params.size());
-    for (std::size_t p = 0; p < x.params.size(); ++p) REQUIRE(same_bits(x.params[p], y.params[p]));
-    REQUIRE(same_bits(x.score, y.score));
-    REQUIRE(same_bits(x.violation, y.violation));
-  }
-  REQUIRE(a.digest_hex() == b.digest_hex());
-}
+using tpeopt::testing::require_identical;
 
 }  // namespace
 

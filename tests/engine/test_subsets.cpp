@@ -29,6 +29,7 @@
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/parzen_estimator.hpp"
 #include "support/bits.hpp"
+#include "support/identical_runs.hpp"
 
 using namespace tpeopt;
 using strategies::AtomRange;
@@ -58,20 +59,7 @@ engine::StudyRun run(const io::StudyConfig& c, const strategies::Strategy& s, bo
   return engine::run_study(c, s, o, nullptr, std::move(replay));
 }
 
-void require_identical(const engine::StudyResult& a, const engine::StudyResult& b) {
-  REQUIRE(a.trials().size() == b.trials().size());
-  for (std::size_t i = 0; i < a.trials().size(); ++i) {
-    const auto& x = a.trials()[i];
-    const auto& y = b.trials()[i];
-    CAPTURE(i);
-    REQUIRE(x.trial == y.trial);
-    for (std::size_t p = 0; p < x.params.size(); ++p) REQUIRE(same_bits(x.params[p], y.params[p]));
-    REQUIRE(same_bits(x.score, y.score));
-    REQUIRE(same_bits(x.violation, y.violation));
-    REQUIRE(x.rung == y.rung);
-  }
-  REQUIRE(a.digest_hex() == b.digest_hex());
-}
+using tpeopt::testing::require_identical;
 
 /// Scores a trial's parameters on `s` directly (the CPU reference).
 strategies::TrialScore score_on(const strategies::Strategy& s, const io::StudyConfig& c,

@@ -249,8 +249,12 @@ TEST_CASE("exhaustion: one block over the whole series is the unblocked backtest
     const auto c = sub->evaluate(v.data(), m3.data());
     REQUIRE(same_bits(a.score, b.score));
     REQUIRE(same_bits(a.score, c.score));
-    REQUIRE(a.violation == b.violation);
-    for (int k = 0; k < ex::kNumMetrics; ++k) REQUIRE(same_bits(m1[k], m2[k]));
+    REQUIRE(same_bits(a.violation, b.violation));
+    REQUIRE(same_bits(a.violation, c.violation));
+    for (int k = 0; k < ex::kNumMetrics; ++k) {
+      REQUIRE(same_bits(m1[k], m2[k]));
+      REQUIRE(same_bits(m1[k], m3[k]));
+    }
   }
 }
 
