@@ -9,6 +9,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/floor_div.hpp"
 #include "engine/data_subsets.hpp"
 #include "engine/svg_plot.hpp"
 #include "io/csv_rows.hpp"
@@ -18,7 +19,7 @@ namespace tpeopt::engine {
 namespace fs = std::filesystem;
 
 std::string date_of(std::int64_t seconds) {
-  const std::int64_t days = seconds >= 0 ? seconds / 86400 : -((-seconds + 86399) / 86400);  // floor
+  const std::int64_t days = floor_div(seconds, 86400);
   std::int64_t y;
   unsigned m, d;
   io::civil_from_days(days, y, m, d);

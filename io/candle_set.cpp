@@ -11,6 +11,7 @@
 #include "common/atomic_file.hpp"
 #include "common/digest.hpp"
 #include "common/error.hpp"
+#include "common/floor_div.hpp"
 #include "io/candles_config.hpp"
 #include "io/candles_csv.hpp"
 #include "io/csv_rows.hpp"
@@ -113,12 +114,8 @@ void append_bar(std::string& out, const Candles& c, std::size_t i) {
 }  // namespace
 
 std::string format_time_ms(std::int64_t ms) {
-  std::int64_t days = ms / 86400000;
-  std::int64_t rem = ms % 86400000;
-  if (rem < 0) {
-    rem += 86400000;
-    --days;
-  }
+  const std::int64_t days = floor_div(ms, 86400000);
+  const std::int64_t rem = ms - days * 86400000;
   std::int64_t y;
   unsigned m, d;
   civil_from_days(days, y, m, d);

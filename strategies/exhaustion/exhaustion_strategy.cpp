@@ -6,6 +6,7 @@
 
 #include "common/digest.hpp"
 #include "common/error.hpp"
+#include "common/floor_div.hpp"
 
 namespace tpeopt::strategies {
 
@@ -136,7 +137,7 @@ ex::Bars ExhaustionStrategy::host_bars(const BarBlock& block) const {
 
 std::int64_t ExhaustionStrategy::atom_time_s(std::size_t k) const {
   const std::int64_t ms = candles_.time_ms.at(k);
-  return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);  // floor
+  return floor_div(ms, 1000);
 }
 
 std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_blocks(std::vector<BarBlock> blocks, int min_trades) const {

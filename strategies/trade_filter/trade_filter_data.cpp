@@ -3,12 +3,12 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "common/floor_div.hpp"
 
 namespace tpeopt::strategies {
 
 std::int64_t trade_filter_day(std::int64_t entry_time) {
-  constexpr std::int64_t kDay = 86400;
-  return entry_time >= 0 ? entry_time / kDay : -((-entry_time + kDay - 1) / kDay);
+  return floor_div(entry_time, 86400);
 }
 
 std::vector<std::int64_t> trade_filter_days(const TradeFilterData& d) {
