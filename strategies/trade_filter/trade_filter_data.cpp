@@ -45,19 +45,7 @@ TradeFilterData subset_trade_filter_days(const TradeFilterData& d, const std::ve
   out.down_offset.push_back(0);
   for (std::size_t i = 0; i < d.n_trades(); ++i) {
     if (!std::binary_search(days.begin(), days.end(), trade_filter_day(d.entry_time[i]))) continue;
-    out.ticker.push_back(d.ticker[i]);
-    out.entry_time.push_back(d.entry_time[i]);
-    out.exit_time.push_back(d.exit_time[i]);
-    out.volatility.push_back(d.volatility[i]);
-    out.ratio.push_back(d.ratio[i]);
-    out.adx28.push_back(d.adx28[i]);
-    out.adx14.push_back(d.adx14[i]);
-    out.adx7.push_back(d.adx7[i]);
-    out.entry_price.push_back(d.entry_price[i]);
-    out.logged_pct.push_back(d.logged_pct[i]);
-    out.logged_q.push_back(d.logged_q[i]);
-    out.window_start.push_back(d.window_start[i]);
-    out.window_len.push_back(d.window_len[i]);
+    for_each_trade_column([&](auto column, const char*) { (out.*column).push_back((d.*column)[i]); });
     if (d.window_len[i] == 0) out.empty_windows += 1;
     append_part(out.path, d.path, d.path_offset, i);
     out.path_offset.push_back(out.path.size());
@@ -112,10 +100,11 @@ void check_offsets(const std::vector<std::uint64_t>& off, std::size_t n, std::si
 
 void check_trade_filter_data(const TradeFilterData& d, const std::string& source) {
   const std::size_t n = d.n_trades();
-  for (std::size_t size : {d.ticker.size(), d.entry_time.size(), d.exit_time.size(), d.volatility.size(),
-                           d.ratio.size(), d.adx28.size(), d.adx14.size(), d.adx7.size(), d.logged_pct.size(),
-                           d.logged_q.size(), d.window_start.size(), d.window_len.size()})
-    if (size != n) throw make_error("{}: trade arrays of different lengths ({} and {})", source, size, n);
+  for_each_trade_column([&](auto column, const char* name) {
+    if ((d.*column).size() != n)
+      throw make_error("{}: trade arrays of different lengths ({} has {}, entry_price {})", source, name,
+                       (d.*column).size(), n);
+  });
   if (d.ticker_offset.size() != d.tickers.size() + 1 || d.ticker_offset.back() != d.prices.size())
     throw make_error("{}: ticker offsets do not match the {} prices", source, d.prices.size());
   check_offsets(d.path_offset, n, d.path.size(), "path", source);

@@ -62,6 +62,26 @@ struct TradeFilterData {
   std::size_t n_trades() const { return entry_price.size(); }
 };
 
+/// Calls f(member, name) for each per-trade column of TradeFilterData (one value per trade),
+/// member a pointer to it, in the order of the cache file: the one list behind copying,
+/// checking and caching them, so that a new column cannot be missed by one of them.
+template <typename F>
+void for_each_trade_column(F&& f) {
+  f(&TradeFilterData::ticker, "ticker");
+  f(&TradeFilterData::entry_time, "entry_time");
+  f(&TradeFilterData::exit_time, "exit_time");
+  f(&TradeFilterData::volatility, "volatility");
+  f(&TradeFilterData::ratio, "ratio");
+  f(&TradeFilterData::adx28, "adx28");
+  f(&TradeFilterData::adx14, "adx14");
+  f(&TradeFilterData::adx7, "adx7");
+  f(&TradeFilterData::entry_price, "entry_price");
+  f(&TradeFilterData::logged_pct, "logged_pct");
+  f(&TradeFilterData::logged_q, "logged_q");
+  f(&TradeFilterData::window_start, "window_start");
+  f(&TradeFilterData::window_len, "window_len");
+}
+
 /// The trading day of a trade: floor(entry_time / 86400). entry_time is the log's own
 /// date plus its Entry Time written as if UTC, so this is the date the log gives the trade.
 std::int64_t trade_filter_day(std::int64_t entry_time);
