@@ -86,6 +86,7 @@ AxisModel AxisModel::of(const Axis& axis) {
     m.log = true;
     m.low = step > 0.0 ? std::log(axis.low - step / 2) : std::log(axis.low);
     m.high = step > 0.0 ? std::log(axis.high + step / 2) : std::log(axis.high);
+    m.log_step = step;
   } else if (step > 0.0) {
     m.type = Type::Discrete;
     m.low = axis.low;
@@ -118,7 +119,7 @@ double AxisModel::to_external(const Axis& axis, double raw) const {
 
 ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<const std::span<const double>> columns,
                                  std::span<const std::size_t> members, const ParzenParameters& params)
-    : axes_(axes), num_(axes.size()), cat_(axes.size()) {
+    : axes_(axes), log_int_cells_(params.multivariate), num_(axes.size()), cat_(axes.size()) {
   TPEOPT_ASSERT(columns.size() == axes.size(), "ParzenEstimator: one column per axis");
   TPEOPT_ASSERT(params.prior_weight > 0.0, "ParzenEstimator: prior_weight must be positive");
   const std::size_t n = members.size();
@@ -144,10 +145,8 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
   }
   for (double& c : cumulative_) c /= running;  // numpy's choice: cdf /= cdf[-1]
 
-  const double d = static_cast<double>(axes.size());
-  std::vector<double> sorted_with_endpoints, sorted_sigmas;
+  std::vector<double> sorted_with_endpoints;
   std::vector<std::pair<double, std::size_t>> keyed;
-  std::vector<std::size_t> order;
   for (std::size_t a = 0; a < axes.size(); ++a) {
     const AxisModel& m = axes[a];
     const std::span<const double> col = columns[a];
@@ -200,32 +199,27 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
     const double max_sigma = 1.0 * range;
     const double min_sigma =
         params.consider_magic_clip ? 1.0 * range / std::min(100.0, 1.0 + static_cast<double>(n_kernels)) : kEps;
-    if (params.multivariate) {
-      const double sigma = 0.2 * std::pow(static_cast<double>(std::max<std::size_t>(n, 1)), -1.0 / (d + 4.0)) * range;
-      std::fill(nk.sigma.begin(), nk.sigma.begin() + static_cast<std::ptrdiff_t>(n),
-                std::min(std::max(sigma, min_sigma), max_sigma));
-    } else {
-      // Neighbour gaps among the observations and the prior's centre, with the range's
-      // edges as outer neighbours; stable order, so ties keep trial order (prior last).
-      // (value, index) pairs sorted lexicographically: the stable order by value, without
-      // the indirection of sorting indices.
-      keyed.resize(n + 1);
-      for (std::size_t i = 0; i < n; ++i) keyed[i] = {nk.mu[i], i};
-      keyed[n] = {prior_mu, n};
-      std::sort(keyed.begin(), keyed.end());
-      order.resize(n + 1);
-      for (std::size_t i = 0; i <= n; ++i) order[i] = keyed[i].second;
-      sorted_with_endpoints.resize(n + 3);
-      sorted_with_endpoints[0] = lower;
-      for (std::size_t i = 0; i <= n; ++i) sorted_with_endpoints[i + 1] = keyed[i].first;
-      sorted_with_endpoints[n + 2] = upper;
-      const auto& s = sorted_with_endpoints;
-      sorted_sigmas.resize(n + 1);
-      for (std::size_t i = 0; i <= n; ++i)
-        sorted_sigmas[i] = neighbour_bandwidth(s[i + 1] - s[i], s[i + 2] - s[i + 1], i == 0, i == n,
-                                               params.consider_endpoints, min_sigma, max_sigma);
-      for (std::size_t i = 0; i <= n; ++i)
-        if (order[i] < n) nk.sigma[order[i]] = sorted_sigmas[i];
+    // Neighbour gaps with the range's edges as outer neighbours, in the stable order by
+    // (value, index). Univariate (Optuna 3.x - 4.6) sorts the prior's centre among the
+    // observations (ties keep trial order, prior last); multivariate follows Optuna 4.9+,
+    // whose bandwidths are these gaps per axis among the observations alone.
+    // (value, index) pairs sorted lexicographically: the stable order by value, without
+    // the indirection of sorting indices.
+    const std::size_t n_sorted = params.multivariate ? n : n + 1;
+    keyed.resize(n_sorted);
+    for (std::size_t i = 0; i < n; ++i) keyed[i] = {nk.mu[i], i};
+    if (!params.multivariate) keyed[n] = {prior_mu, n};
+    std::sort(keyed.begin(), keyed.end());
+    sorted_with_endpoints.resize(n_sorted + 2);
+    sorted_with_endpoints[0] = lower;
+    for (std::size_t i = 0; i < n_sorted; ++i) sorted_with_endpoints[i + 1] = keyed[i].first;
+    sorted_with_endpoints[n_sorted + 1] = upper;
+    const auto& s = sorted_with_endpoints;
+    for (std::size_t i = 0; i < n_sorted; ++i) {
+      const std::size_t k = keyed[i].second;
+      if (k < n)
+        nk.sigma[k] = neighbour_bandwidth(s[i + 1] - s[i], s[i + 2] - s[i + 1], i == 0, i + 1 == n_sorted,
+                                          params.consider_endpoints, min_sigma, max_sigma);
     }
     nk.mu[n] = prior_mu;
     nk.sigma[n] = range;
@@ -295,6 +289,15 @@ double ParzenEstimator::kernel_log_pdf(std::size_t a, std::size_t k, double x) c
     return ck.observed[k] == static_cast<std::size_t>(x) ? ck.log_hi : ck.log_lo;
   }
   const NumericKernels& nk = num_[a];
+  if (log_int_cells_ && m.log_step > 0.0) {
+    // x = log(v) of a grid value v: the cell's mass in log space. v is recovered exactly
+    // (the grid's values are integers or multiples of the step).
+    const double half = m.log_step / 2;
+    const double v = std::round(std::exp(x) / m.log_step) * m.log_step;
+    const double left = std::log(v - half), right = std::log(v + half);
+    return truncnorm::log_gauss_mass((left - nk.mu[k]) * nk.inv_sigma[k], (right - nk.mu[k]) * nk.inv_sigma[k]) -
+           nk.log_mass[k];
+  }
   if (m.type == AxisModel::Type::Discrete) {
     const double half = m.step / 2;
     const double x_lower = std::max(x - half, m.low - half);

@@ -1,8 +1,9 @@
 #pragma once
 // Internal to TpeSampler (docs/tpe.md): the Parzen estimators l(x) and g(x) of TPE with
-// Optuna's semantics (optuna/samplers/_tpe/parzen_estimator.py of Optuna 3.x-4.6), the
-// below/above split and Optuna's default gamma and weights. Exposed in a header so that
-// tests can compare it with Optuna itself (tests/tpe/fixtures/).
+// Optuna's semantics (optuna/samplers/_tpe/parzen_estimator.py: univariate as Optuna
+// 3.x-4.6, multivariate as Optuna 4.9+), the below/above split and Optuna's default gamma
+// and weights. Exposed in a header so that tests can compare it with Optuna itself
+// (tests/tpe/fixtures/).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +52,9 @@ struct AxisModel {
   double low = 0.0;           ///< internal lower bound (Discrete: the first grid point)
   double high = 0.0;          ///< internal upper bound (Discrete: the last grid point)
   double step = 0.0;          ///< Discrete: grid step (internal == external); else 0
+  /// Log int (Continuous, log): the external grid step. The multivariate estimator scores a
+  /// value v by the mass of its cell [log(v - step/2), log(v + step/2)] (Optuna 4.7+).
+  double log_step = 0.0;
   std::size_t n_choices = 0;  ///< Categorical
   bool single = false;        ///< one possible value only (not modelled, never sampled)
 
@@ -67,6 +71,8 @@ struct ParzenParameters {
   double prior_weight = 1.0;
   bool consider_magic_clip = true;
   bool consider_endpoints = false;
+  /// One joint estimator over all axes, with Optuna 4.9+'s per-axis neighbour bandwidths
+  /// (Optuna 3.x - 4.6 used one Scott-like bandwidth, 0.2 n^(-1/(d+4)) of the range).
   bool multivariate = false;
   /// Fast acquisition: take the log mass of kernels truncated beyond 9 sigmas on both
   /// sides as 0 (error < 2.3e-19) instead of computing it.
@@ -80,7 +86,9 @@ class ParzenEstimator {
  public:
   /// Observation i of the estimator has internal value columns[a][members[i]] on axis a;
   /// `members` lists them in trial order. `axes` must outlive the estimator.
-  /// In multivariate mode the bandwidth uses d = axes.size().
+  /// Bandwidths come from the gaps to the neighbours on each axis: among the observations and
+  /// the prior's centre (univariate, Optuna 3.x - 4.6), or among the observations alone
+  /// (multivariate, Optuna 4.9+).
   ParzenEstimator(std::span<const AxisModel> axes, std::span<const std::span<const double>> columns,
                   std::span<const std::size_t> members, const ParzenParameters& params);
 
@@ -134,6 +142,7 @@ class ParzenEstimator {
   double logsumexp(std::vector<double>& v) const;
 
   std::span<const AxisModel> axes_;
+  bool log_int_cells_ = false;  // multivariate: log-int axes scored by their cells' masses
   std::vector<double> weights_, log_weights_, cumulative_;
   std::vector<NumericKernels> num_;      // per axis (empty for categoricals)
   std::vector<CategoricalKernels> cat_;  // per axis (empty for numerics)

@@ -30,7 +30,9 @@ struct TpeConfig {
   /// Candidates drawn from l(x) per trial (per axis when univariate); the best by
   /// log l(x) - log g(x) is proposed.
   int n_ei_candidates = 24;
-  /// Joint (multivariate) Parzen estimator over all axes instead of one per axis.
+  /// Joint (multivariate) Parzen estimator over all axes instead of one per axis, with
+  /// Optuna 4.9+'s bandwidths (Optuna 5's default; docs/tpe.md, "Multivariate"). Its asks
+  /// cost candidates x observations x axes per trial: for small studies.
   bool multivariate = false;
   /// Weight of the prior component (mu = (low+high)/2, sigma = high-low).
   double prior_weight = 1.0;

@@ -12,7 +12,7 @@ prints its version. Workloads:
            batched (batch 64: ask 64, then tell 64). tpeopt: bench_tpe_quality.
 
 Usage:
-  compare_optuna.py --build /work/build-tpe [--seeds 10] [--trials 1000] [--out DIR]
+  compare_optuna.py --build /work/build-tpe [--seeds 10] [--trials 1000] [--out DIR] [--tpeopt-modes fast,multivariate]
   compare_optuna.py --optuna-only quality|timing ...   (the Optuna half alone, as JSON)
 Outputs (in --out): optuna_quality.json, optuna_timing.json, tpeopt_quality.json,
 tpeopt_timing.json and compare.md (the tables that go into docs/benchmarks.md).
@@ -106,12 +106,17 @@ def optuna_timing(settings, repeats):
     return out
 
 
-def run_tpeopt_quality(build, seeds, trials, batches, acquisition):
+# tpeopt's sampler settings in the quality table: its default (univariate TPE, fast
+# acquisition) and its multivariate TPE (Optuna 5's default model; exact acquisition).
+TPEOPT_MODES = {"fast": ["fast"], "multivariate": ["exact", "multivariate"]}
+
+
+def run_tpeopt_quality(build, seeds, trials, batches, mode):
     exe = os.path.join(build, "bench", "tpe", "bench_tpe_quality")
     out = []
     for name in FUNCTIONS:
         for batch in batches:
-            res = subprocess.run([exe, name, str(seeds), str(trials), str(batch), acquisition],
+            res = subprocess.run([exe, name, str(seeds), str(trials), str(batch)] + TPEOPT_MODES[mode],
                                  check=True, capture_output=True, text=True)
             for line in res.stdout.splitlines():
                 out.append(json.loads(line))
@@ -140,7 +145,9 @@ def median_best(rows, name, batch, at):
 
 
 def report(oq, ot, tq, tt, version, seeds, trials):
-    lines = [f"Optuna {version} (TPESampler defaults), tpeopt TPE defaults (acquisition as noted).", ""]
+    """tq: {mode: rows} (TPEOPT_MODES)."""
+    lines = [f"Optuna {version} (TPESampler defaults); tpeopt TPE: " +
+             "; ".join(f"{m} = bench_tpe_quality ... {' '.join(TPEOPT_MODES[m])}" for m in tq), ""]
     lines += ["### Per-trial ask time, batch mode (asks without tells in between)", "",
               "| axes | observations | Optuna ask (s) | tpeopt fast ask per trial (s) | tpeopt exact ask per trial (s) | speed-up (fast) |",
               "| ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -154,14 +161,15 @@ def report(oq, ot, tq, tt, version, seeds, trials):
         lines.append(f"| {o['axes']} | {o['observations']} | {o['median_ask_seconds']:.3f} | {fpt:.2e} | {ept:.2e} | "
                      f"{o['median_ask_seconds'] / fpt:,.0f}x |")
     lines += ["", f"### Quality: median best value (interquartile range) over {seeds} seeds, minimize", "",
-              "| function | batch | trials | Optuna | tpeopt |", "| --- | ---: | ---: | --- | --- |"]
+              "| function | batch | trials | Optuna | " + " | ".join(f"tpeopt {m}" for m in tq) + " |",
+              "| --- | ---: | ---: | --- | " + " | ".join("---" for _ in tq) + " |"]
+    fmt = lambda m: "n/a" if m is None else f"{m[0]:.3f} ({m[1]:.3f} .. {m[2]:.3f})"
     for name in FUNCTIONS:
         for batch in sorted({r["batch"] for r in oq}):
             for at in (200, trials):
-                o = median_best(oq, name, batch, at)
-                t = median_best(tq, name, batch, at)
-                fmt = lambda m: "n/a" if m is None else f"{m[0]:.3f} ({m[1]:.3f} .. {m[2]:.3f})"
-                lines.append(f"| {LABEL[name]} | {batch} | {at} | {fmt(o)} | {fmt(t)} |")
+                cells = [fmt(median_best(oq, name, batch, at))]
+                cells += [fmt(median_best(rows, name, batch, at)) for rows in tq.values()]
+                lines.append(f"| {LABEL[name]} | {batch} | {at} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -172,7 +180,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--trials", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--acquisition", default="fast")
+    ap.add_argument("--tpeopt-modes", default="fast,multivariate", help=f"comma-separated, of {list(TPEOPT_MODES)}")
     ap.add_argument("--optuna-only", choices=["quality", "timing"])
     ap.add_argument("--functions", default="", help="comma-separated subset (Optuna quality only)")
     ap.add_argument("--reuse-optuna", action="store_true", help="reuse optuna_*.json already in --out")
@@ -205,7 +213,7 @@ def main():
     ot = json.load(open(os.path.join(out_dir, "optuna_timing.json")))
     print("optuna", oq["version"])
     tt = run_tpeopt_timing(args.build, settings, 4096)
-    tq = run_tpeopt_quality(args.build, args.seeds, args.trials, batches, args.acquisition)
+    tq = {m: run_tpeopt_quality(args.build, args.seeds, args.trials, batches, m) for m in args.tpeopt_modes.split(",")}
     json.dump(tt, open(os.path.join(out_dir, "tpeopt_timing.json"), "w"), indent=1)
     json.dump(tq, open(os.path.join(out_dir, "tpeopt_quality.json"), "w"), indent=1)
     md = report(oq["rows"], ot["rows"], tq, tt, oq["version"], args.seeds, args.trials)

@@ -8,11 +8,17 @@ tests/tpe/test_parzen_estimator.cpp.
   - truncnorm: log Phi, the log mass of intervals and normal quantiles of log
     probabilities, at 50 digits with mpmath.
 
-Usage (Optuna 3.x - 4.6 share the semantics tpeopt follows; 4.7 changed log-int axes
-and 4.9 the bandwidths, see docs/tpe.md):
+Univariate TPE follows Optuna 3.x - 4.6 (4.7 changed log-int axes and 4.9 the bandwidths);
+multivariate TPE follows Optuna 4.9+ (docs/tpe.md). So the script writes one of two files,
+by the Optuna it runs under:
 
-    python -m venv venv && venv/bin/pip install optuna==4.6.0 mpmath
-    venv/bin/python bench/tpe/make_parzen_fixture.py tests/tpe/fixtures/parzen_optuna.json
+    python -m venv v46 && v46/bin/pip install optuna==4.6.0 mpmath
+    v46/bin/python bench/tpe/make_parzen_fixture.py tests/tpe/fixtures/parzen_optuna.json
+    python -m venv v50 && v50/bin/pip install optuna==5.0.0 mpmath
+    v50/bin/python bench/tpe/make_parzen_fixture.py tests/tpe/fixtures/parzen_optuna_multivariate.json
+
+Under Optuna < 4.9: the univariate estimators, the split and the truncated normal; under
+Optuna >= 4.9: the multivariate estimators only.
 """
 from __future__ import annotations
 
@@ -73,14 +79,9 @@ def estimator_case(name, axes, observations, points, prior_weight=1.0, magic_cli
 
 def _estimator_case(name, axes, observations, points, prior_weight, magic_clip, endpoints, multivariate,
                     stable_ties):
-    params = _ParzenEstimatorParameters(
-        prior_weight=prior_weight,
-        consider_magic_clip=magic_clip,
-        consider_endpoints=endpoints,
-        weights=default_weights,
-        multivariate=multivariate,
-        categorical_distance_func={},
-    )
+    fields = dict(prior_weight=prior_weight, consider_magic_clip=magic_clip, consider_endpoints=endpoints,
+                  weights=default_weights, multivariate=multivariate, categorical_distance_func={})
+    params = _ParzenEstimatorParameters(**{k: v for k, v in fields.items() if k in _ParzenEstimatorParameters._fields})
     space = {axis["name"]: distribution(axis) for axis in axes}
     obs = {axis["name"]: to_optuna(axis, [row[i] for row in observations]) for i, axis in enumerate(axes)}
     pe = _ParzenEstimator(obs, space, params)
@@ -148,22 +149,54 @@ def estimator_cases(rng: np.random.RandomState) -> list[dict]:
                                 [[fc["choices"][k]] for k in rng.randint(0, 4, 30)],
                                 [[10.0], [20.0], [30.0], [40.0]], prior_weight=3.0))
 
-    mv_axes = [
+    # The multivariate cases once lived here (Optuna 3.x's rule); their rows are still drawn
+    # so that the split cases below keep their random stream.
+    for n in (12 + 15, 40):
+        for _ in range(n):
+            rng.uniform(-2, 3), rng.randint(0, 21), 10 ** rng.uniform(-3, 1), rng.randint(0, 3), rng.randint(0, 5)
+    return cases
+
+
+def multivariate_cases(rng: np.random.RandomState) -> list[dict]:
+    """Optuna 4.9+: one estimator over all axes, bandwidths from each axis' neighbour gaps
+    among the observations (the prior's centre not among them); log-int axes scored by
+    their cells' masses."""
+    axes = [
         {"name": "a", "kind": "float", "low": -2.0, "high": 3.0},
         {"name": "b", "kind": "int", "low": 0, "high": 20},
         {"name": "c", "kind": "float", "low": 0.001, "high": 10.0, "log": True},
         {"name": "d", "kind": "categorical", "choices": [0.0, 1.0, 2.0]},
         {"name": "e", "kind": "float", "low": 0.0, "high": 1.0, "step": 0.25},
+        {"name": "f", "kind": "int", "low": 1, "high": 1000, "log": True},
     ]
 
-    def mv_rows(n):
+    def rows(n):
         return [[float(rng.uniform(-2, 3)), int(rng.randint(0, 21)), float(10 ** rng.uniform(-3, 1)),
-                 float(rng.randint(0, 3)), 0.25 * int(rng.randint(0, 5))] for _ in range(n)]
+                 float(rng.randint(0, 3)), 0.25 * int(rng.randint(0, 5)),
+                 int(min(1000, max(1, round(10 ** rng.uniform(0, 3)))))] for _ in range(n)]
 
-    pts = mv_rows(15) + [[-2.0, 0, 0.001, 0.0, 0.0], [3.0, 20, 10.0, 2.0, 1.0]]
-    cases.append(estimator_case("multivariate_12obs", mv_axes, mv_rows(12), pts, multivariate=True))
-    cases.append(estimator_case("multivariate_40obs", mv_axes, mv_rows(40), pts, multivariate=True))
-    cases.append(estimator_case("multivariate_0obs", mv_axes, [], pts, multivariate=True))
+    pts = rows(15) + [[-2.0, 0, 0.001, 0.0, 0.0, 1], [3.0, 20, 10.0, 2.0, 1.0, 1000]]
+    cases = [
+        estimator_case("multivariate_12obs", axes, rows(12), pts, multivariate=True, stable_ties=True),
+        estimator_case("multivariate_40obs", axes, rows(40), pts, multivariate=True, stable_ties=True),
+        estimator_case("multivariate_0obs", axes, [], pts, multivariate=True, stable_ties=True),
+        estimator_case("multivariate_1obs", axes, rows(1), pts, multivariate=True, stable_ties=True),
+        estimator_case("multivariate_2obs_endpoints", axes, rows(2), pts, multivariate=True, stable_ties=True,
+                       endpoints=True),
+        estimator_case("multivariate_30obs_endpoints_noclip_prior2", axes, rows(30), pts, multivariate=True,
+                       stable_ties=True, endpoints=True, magic_clip=False, prior_weight=2.0),
+    ]
+    # Grid axes tie, so every case orders ties stably on both sides. Tied values on every axis:
+    tied = rows(6)
+    tied += [list(r) for r in tied[:4]]
+    cases.append(estimator_case("multivariate_ties", axes, tied, pts, multivariate=True, stable_ties=True))
+    # Two float axes, many observations clustered near one corner.
+    two = [{"name": "u", "kind": "float", "low": 0.0, "high": 1.0},
+           {"name": "v", "kind": "float", "low": -5.0, "high": 5.0}]
+    obs = [[float(rng.beta(1, 8)), float(rng.normal(3.0, 0.5))] for _ in range(120)]
+    obs = [[u, min(5.0, max(-5.0, v))] for u, v in obs]
+    grid = [[float(u), float(v)] for u in np.linspace(0, 1, 6) for v in np.linspace(-5, 5, 6)]
+    cases.append(estimator_case("multivariate_2d_120obs", two, obs, grid, multivariate=True, stable_ties=True))
     return cases
 
 
@@ -233,10 +266,14 @@ def main() -> None:
         "generator": "bench/tpe/make_parzen_fixture.py",
         "optuna_version": optuna.__version__,
         "numpy_version": np.__version__,
-        "estimators": estimator_cases(rng),
-        "split": split_cases(rng),
-        "truncnorm": truncnorm_reference(),
     }
+    major, minor = (int(v) for v in optuna.__version__.split(".")[:2])
+    if (major, minor) >= (4, 9):
+        doc["estimators"] = multivariate_cases(np.random.RandomState(20261123))
+    else:
+        doc["estimators"] = estimator_cases(rng)
+        doc["split"] = split_cases(rng)
+        doc["truncnorm"] = truncnorm_reference()
     with open(out_path, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

@@ -216,6 +216,21 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   const auto version2 = run_cli({"resume", old_dir, "--executor", "cpu"});
   REQUIRE(version2.exit_code == 2);
   REQUIRE_THAT(version2.output, Catch::Contains("proposed by sampler draws version 2 and this tpeopt's are version 3"));
+  // Multivariate TPE's trials are version 4 (Optuna 4.9's bandwidths); a multivariate run
+  // proposed with the earlier rule (recorded as 3, or as 1 with the exact acquisition) is refused.
+  io::Json mv_study = read_json(config);
+  mv_study["search"]["tpe"] = {{"multivariate", true}};
+  const std::string mv_config = tmp + "/multivariate.json";
+  std::ofstream(mv_config) << mv_study.dump(2);
+  const std::string mv_dir = tmp + "/multivariate";
+  REQUIRE(run_cli({"run", "-c", mv_config, "--executor", "cpu", "-q", "--out", mv_dir}).exit_code == 0);
+  io::Json mv_run = read_json(fs::path(mv_dir) / "run.json");
+  REQUIRE(mv_run.at("sampler_draws") == 4);
+  mv_run["sampler_draws"] = 3;
+  std::ofstream(fs::path(mv_dir) / "run.json") << mv_run.dump(2);
+  const auto mv_older = run_cli({"resume", mv_dir, "--executor", "cpu"});
+  REQUIRE(mv_older.exit_code == 2);
+  REQUIRE_THAT(mv_older.output, Catch::Contains("proposed by sampler draws version 3 and this tpeopt's are version 4"));
 
   // An existing non-empty run directory is not overwritten.
   const auto again = run_cli({"run", "-c", config, "--executor", "cpu", "--out", dir});
