@@ -19,9 +19,10 @@ int sampler_draws_version(const io::StudyConfig& config) {
   // Version 2: TPE's fast acquisition draws candidates from tables. Version 3: from 256
   // observations on, its g is kept as running sums with weights ramped over trial order.
   // Version 4: multivariate TPE takes Optuna 4.9+'s bandwidths (either acquisition).
+  // Version 5: the fast acquisition keeps g as running sums on int and stepped axes too.
   if (config.search.sampler != "tpe") return 1;
   if (config.search.tpe.multivariate) return 4;
-  return config.search.tpe.acquisition == tpe::Acquisition::Fast ? 3 : 1;
+  return config.search.tpe.acquisition == tpe::Acquisition::Fast ? 5 : 1;
 }
 
 void create_run_directory(const fs::path& dir, const io::StudyConfig& config, const strategies::Strategy& strategy,

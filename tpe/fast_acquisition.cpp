@@ -499,21 +499,26 @@ std::vector<double> AliasTable::probabilities() const {
   return p;
 }
 
-bool grid_masses(const double* mu, const double* sigma, const double* coef, std::size_t K, const AxisModel& model,
-                 std::vector<double>& out, GridScratch& scratch) {
-  out.clear();
-  if (model.type != AxisModel::Type::Discrete || !(model.step > 0.0)) return false;
+std::size_t discrete_table_cells(const AxisModel& model) {
+  if (model.type != AxisModel::Type::Discrete || !(model.step > 0.0)) return 0;
   const auto n_grid = static_cast<std::size_t>(std::llround((model.high - model.low) / model.step)) + 1;
-  if (n_grid < 2 || n_grid > kMaxFastGrid) return false;
+  if (n_grid < 2 || n_grid > kMaxFastGrid) return 0;
   const std::size_t r = std::max<std::size_t>(2, 2 * ((512 + n_grid - 1) / n_grid));
-  const std::size_t cells = n_grid * r;
+  return n_grid * r;
+}
+
+bool discrete_masses(const GridTable& log_density, const AxisModel& model, std::vector<double>& out,
+                     GridScratch& scratch) {
+  out.clear();
+  const std::size_t cells = discrete_table_cells(model);
+  if (cells == 0 || log_density.cells != cells || log_density.node.size() != cells + 1) return false;
+  const auto n_grid = static_cast<std::size_t>(std::llround((model.high - model.low) / model.step)) + 1;
+  const std::size_t r = cells / n_grid;
   const double lower = model.low - model.step / 2, upper = model.high + model.step / 2;
-  GridTable table;
-  if (!log_density_grid(mu, sigma, coef, K, lower, upper, cells, table, scratch)) return false;
   const double h = (upper - lower) / static_cast<double>(cells);
   std::vector<double>& d = scratch.sum;  // the linear densities at the nodes
   d.resize(cells + 1);
-  for (std::size_t i = 0; i <= cells; ++i) d[i] = std::exp(table.node[i]);
+  for (std::size_t i = 0; i <= cells; ++i) d[i] = std::exp(log_density.node[i]);
   out.resize(n_grid);
   for (std::size_t g = 0; g < n_grid; ++g) {
     const double* x = d.data() + g * r;
@@ -527,6 +532,18 @@ bool grid_masses(const double* mu, const double* sigma, const double* coef, std:
     }
   }
   return true;
+}
+
+bool grid_masses(const double* mu, const double* sigma, const double* coef, std::size_t K, const AxisModel& model,
+                 std::vector<double>& out, GridScratch& scratch) {
+  out.clear();
+  const std::size_t cells = discrete_table_cells(model);
+  if (cells == 0) return false;
+  GridTable table;
+  if (!log_density_grid(mu, sigma, coef, K, model.low - model.step / 2, model.high + model.step / 2, cells, table,
+                        scratch))
+    return false;
+  return discrete_masses(table, model, out, scratch);
 }
 
 bool grid_masses(const ParzenEstimator& est, std::size_t a, const AxisModel& model, std::vector<double>& out,

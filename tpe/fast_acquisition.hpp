@@ -216,11 +216,22 @@ struct AliasTable {
   std::vector<double> probabilities() const;
 };
 
-/// The masses of the n_grid points of a Discrete axis (int, stepped float) under the mixture
-/// mu/sigma/coef (coef: weight / (sigma sqrt(2 pi) mass on the widened range)): the mixture is
-/// tabulated on the widened range [low - step/2, high + step/2] with an even number r of cells
-/// per grid point (at least 1024 cells in all) and each point's cell integrated by Simpson's
-/// rule. False (out empty) when the grid does not resolve the mixture (log_density_grid).
+/// The cells a Discrete axis (int, stepped float) is tabulated on: its widened range
+/// [low - step/2, high + step/2] with an even number r of cells per grid point, at least 1024
+/// cells in all. 0 when the axis is not Discrete or has fewer than 2 or more than
+/// kMaxFastGrid points.
+std::size_t discrete_table_cells(const AxisModel& model);
+
+/// The masses of a Discrete axis' grid points from a log density tabulated on
+/// discrete_table_cells(model) cells of its widened range: each point's r cells integrated by
+/// Simpson's rule. False (out empty) when a mass is not finite.
+bool discrete_masses(const GridTable& log_density, const AxisModel& model, std::vector<double>& out,
+                     GridScratch& scratch);
+
+/// The masses of the n_grid points of a Discrete axis under the mixture mu/sigma/coef (coef:
+/// weight / (sigma sqrt(2 pi) mass on the widened range)), tabulated on
+/// discrete_table_cells(model) cells and integrated by discrete_masses. False (out empty)
+/// when the grid does not resolve the mixture (log_density_grid).
 bool grid_masses(const double* mu, const double* sigma, const double* coef, std::size_t K, const AxisModel& model,
                  std::vector<double>& out, GridScratch& scratch);
 

@@ -46,7 +46,8 @@ struct SortedView {
   std::size_t position_of_index(std::uint32_t i, double v) const;
 };
 
-/// g's kernels over every observation of a continuous axis, each with the bandwidth it has
+/// g's kernels over every observation of a continuous or discrete axis (a discrete axis' g is
+/// the same mixture density on its widened range, integrated over each point's cell later), each with the bandwidth it has
 /// among all observations (and the prior's centre; computed from the sorted view when needed,
 /// not stored): sum_i c_i K_i(x) and sum_i i c_i K_i(x),
 /// c_i = 1 / (sigma_i sqrt(2 pi) mass_i), as Hermite moments (kernels of the smallest
@@ -63,14 +64,18 @@ class ObservedKernels {
   /// The batch size the Hermite bins are planned for (HermiteBins::plan).
   static constexpr std::size_t kPlanBatch = 4096;
 
-  /// Whether the sums are built (they are only with magic clip on a continuous axis).
+  /// Whether the sums are built (they are only with magic clip, on a continuous axis or a
+  /// discrete one of at most kMaxFastGrid points).
   bool ready() const { return ready_; }
+  /// The cells log_density tabulates g on: kGridCells over a continuous axis' range, or
+  /// discrete_table_cells over a discrete axis' widened range.
+  std::size_t cells() const { return cells_; }
   /// Builds the sums over every observation of `view`.
   void rebuild(const SortedView& view, const AxisModel& model, const ParzenParameters& params);
   /// After tell() merged new observations into the order: `before` and `after` are the views
   /// before and after, `fresh` the new observations' positions in after's `order` (ascending).
   void update(const SortedView& before, const SortedView& after, std::span<const std::size_t> fresh);
-  /// log g on the grid (kGridCells cells) for the split given by is_below / below (indices of
+  /// log g on the grid (cells() cells) for the split given by is_below / below (indices of
   /// the below group; `column` holds each observation's value by index), with the weights `w`, the group's total weight `total` (the above
   /// group's weights plus the prior's) and the prior's weight.
   bool log_density(const SortedView& view, const double* column, const char* is_below,
@@ -93,6 +98,7 @@ class ObservedKernels {
   bool consider_endpoints_ = false;
   double low_ = 0.0, high_ = 0.0, range_ = 0.0, sigma_min_ = 0.0, inv_norm_min_ = 0.0;
   HermiteBins bins_;
+  std::size_t cells_ = 0;
   std::size_t n_ = 0;  // observations in the sums
   std::vector<double> moment0_, moment1_;  // [b * p + m]
   std::vector<double> direct0_, direct1_;  // node sums of the wider kernels

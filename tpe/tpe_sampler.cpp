@@ -144,7 +144,7 @@ struct TpeSampler::State {
   std::vector<std::vector<double>> internal;  // [axis][observation], internal values
   std::vector<double> score, violation;
   std::vector<std::uint64_t> trial;
-  // Fast univariate acquisition: per axis (empty unless the axis is continuous and modelled),
+  // Fast univariate acquisition: per axis (empty unless the axis is numeric and modelled),
   // the observation indices sorted by (internal value, index), kept sorted by tell().
   std::vector<std::vector<std::uint32_t>> sorted;
   std::vector<std::vector<double>> sorted_value;  // their values, in that order
@@ -349,12 +349,24 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
   pool.parallel_for(n_active, [&](std::size_t begin, std::size_t end) {
     detail::GridTable tl, tg;
     detail::GridScratch scratch;
-    std::vector<double> coef;
+    std::vector<double> coef, pl, pg;
     for (std::size_t j = begin; j < end; ++j) {
       const detail::AxisModel& m = active_models[j];
-      if (m.type != detail::AxisModel::Type::Continuous) continue;
       const std::vector<std::uint32_t>& order = sorted[active[j]];
       if (order.size() != n_obs) continue;
+      if (m.type == detail::AxisModel::Type::Discrete) {
+        // g's masses from the running sums (the others wait for the exact estimator below).
+        const detail::ObservedKernels& kernels = observed[active[j]];
+        if (!kernels.ready() || !detail::grid_masses(l, j, m, pl, scratch)) continue;
+        const detail::SortedView view(order.data(), sorted_value[active[j]].data(), n_obs, 0.5 * (m.low + m.high));
+        if (!kernels.log_density(view, internal[active[j]].data(), is_below.data(), below, trial_order_weights,
+                                 trial_order_total, config.prior_weight, tg, scratch) ||
+            !detail::discrete_masses(tg, m, pg, scratch))
+          continue;
+        if (grid_axes[j].build_discrete(space.axes[active[j]], m, pl, pg)) has_grid[j] = 1;
+        continue;
+      }
+      if (m.type != detail::AxisModel::Type::Continuous) continue;
       const std::vector<double>& mu = l.mus(j);
       detail::kernel_coefficients(l, j, coef);
       if (!detail::log_density_grid(mu.data(), l.sigmas(j).data(), coef.data(), mu.size(), m.low, m.high,
@@ -378,13 +390,13 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
     }
   });
 
-  // g for the axes scored without a continuous table (discrete, categorical, or not
-  // resolved by the grid).
+  // g for the axes scored without a table yet (discrete before their running sums,
+  // categorical, or not resolved by the grid).
   std::vector<std::size_t> exact_index(n_active, 0);
   std::vector<detail::AxisModel> exact_models;
   std::vector<std::span<const double>> exact_columns;
   for (std::size_t j = 0; j < n_active; ++j) {
-    if (has_table[j]) continue;
+    if (has_table[j] || has_grid[j]) continue;
     exact_index[j] = exact_models.size();
     exact_models.push_back(active_models[j]);
     exact_columns.push_back(columns[j]);
@@ -398,7 +410,7 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
     std::vector<double> pl, pg;
     for (std::size_t j = begin; j < end; ++j) {
       const detail::AxisModel& m = active_models[j];
-      if (m.type != detail::AxisModel::Type::Discrete) continue;
+      if (m.type != detail::AxisModel::Type::Discrete || has_grid[j]) continue;
       if (!detail::grid_masses(l, j, m, pl, scratch) || !detail::grid_masses(g, exact_index[j], m, pg, scratch))
         continue;
       if (grid_axes[j].build_discrete(space.axes[active[j]], m, pl, pg)) has_grid[j] = 1;
@@ -574,14 +586,18 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
   if (s.keep_sorted && n_after > n_before) {
     if (n_after > std::numeric_limits<std::uint32_t>::max())
       throw make_error("tpe sampler: more than {} observations", std::numeric_limits<std::uint32_t>::max());
-    // Merge the told trials into each continuous axis' sorted order: O(n + b) per axis (radix sort of the batch, then a merge).
+    // Merge the told trials into each numeric axis' sorted order: O(n + b) per axis (radix sort of the batch, then a merge).
     s.pool.parallel_for(s.active.size(), [&](std::size_t begin, std::size_t end) {
       std::vector<std::pair<std::uint64_t, std::uint32_t>> fresh, tmp;
       std::vector<std::uint32_t> merged;
       std::vector<double> merged_value;
       std::vector<std::size_t> fresh_at;  // the new observations' positions in the merged order
       for (std::size_t j = begin; j < end; ++j) {
-        if (s.active_models[j].type != detail::AxisModel::Type::Continuous) continue;
+        const detail::AxisModel::Type type = s.active_models[j].type;
+        // Continuous axes, and discrete ones whose g can be kept as running sums.
+        if (type != detail::AxisModel::Type::Continuous &&
+            (type != detail::AxisModel::Type::Discrete || detail::discrete_table_cells(s.active_models[j]) == 0))
+          continue;
         const std::size_t a = s.active[j];
         const double* v = s.internal[a].data();
         std::vector<std::uint32_t>& order = s.sorted[a];

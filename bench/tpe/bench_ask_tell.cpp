@@ -1,8 +1,9 @@
 // ask+tell time of one TPE batch versus observations, axes, batch size and acquisition.
 //
-//   bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact [THREADS] [WARM]
+//   bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact [THREADS] [WARM] [float|int]
 //       one case; prints one JSON line {"axes", "observations", "batch", "acquisition",
-//       "threads", "warm", "ask_ms", "tell_ms", "build_ms"}. WARM (default 0) TPE batches are
+//       "threads", "warm", "kind", "ask_ms", "tell_ms", "build_ms"}. KIND (default float): the
+//       axes are floats on [0, 1] or ints on [0, 1000] (1,001 grid points). WARM (default 0) TPE batches are
 //       asked and told before the timed one (the random block is then OBSERVATIONS - WARM x
 //       BATCH trials, so the timed batch still sees OBSERVATIONS): the steady state of a long
 //       run, whose buffers are already allocated and touched, rather than a fresh sampler's
@@ -50,13 +51,17 @@ double cpu_ms() {
 }
 
 Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition acq, unsigned threads,
-                int repeats, std::size_t warm = 0) {
+                int repeats, std::size_t warm = 0, bool int_axes = false) {
   SearchSpace space;
   for (std::size_t a = 0; a < d; ++a) {
     Axis axis;
     axis.name = "x" + std::to_string(a);
+    if (int_axes) {
+      axis.kind = Axis::Kind::Int;
+      axis.step = 1.0;
+    }
     axis.low = 0.0;
-    axis.high = 1.0;
+    axis.high = int_axes ? 1000.0 : 1.0;
     space.axes.push_back(axis);
   }
   std::vector<Result> results;
@@ -110,17 +115,19 @@ int main(int argc, char** argv) {
     const Acquisition acq = std::strcmp(argv[5], "exact") == 0 ? Acquisition::Exact : Acquisition::Fast;
     const unsigned threads = argc >= 7 ? static_cast<unsigned>(std::atoi(argv[6])) : 0;
     const std::size_t warm = argc >= 8 ? std::strtoull(argv[7], nullptr, 10) : 0;
+    const bool int_axes = argc >= 9 && std::strcmp(argv[8], "int") == 0;
     if (warm * batch >= n) {
       std::fprintf(stderr, "bench_ask_tell: WARM x BATCH (%zu) must be under OBSERVATIONS (%zu)\n", warm * batch, n);
       return 2;
     }
     const int repeats = acq == Acquisition::Exact ? 1 : 3;
-    const Result r = run_case(d, n, batch, acq, threads, repeats, warm);
+    const Result r = run_case(d, n, batch, acq, threads, repeats, warm, int_axes);
     std::printf(
         "{\"axes\": %zu, \"observations\": %zu, \"batch\": %zu, \"acquisition\": \"%s\", \"threads\": %u, "
-        "\"warm\": %zu, \"ask_ms\": %.3f, \"tell_ms\": %.3f, \"ask_cpu_ms\": %.3f, \"tell_cpu_ms\": %.3f, "
+        "\"warm\": %zu, \"kind\": \"%s\", \"ask_ms\": %.3f, \"tell_ms\": %.3f, \"ask_cpu_ms\": %.3f, \"tell_cpu_ms\": %.3f, "
         "\"build_ms\": %.1f}\n",
-        d, n, batch, name(acq), threads == 0 ? std::thread::hardware_concurrency() : threads, warm, r.ask_ms,
+        d, n, batch, name(acq), threads == 0 ? std::thread::hardware_concurrency() : threads, warm,
+        int_axes ? "int" : "float", r.ask_ms,
         r.tell_ms, r.ask_cpu_ms, r.tell_cpu_ms, r.build_ms);
     return 0;
   }
@@ -156,7 +163,7 @@ int main(int argc, char** argv) {
     std::fclose(f);
     return 0;
   }
-  std::fprintf(stderr, "usage: bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact [THREADS] [WARM]\n"
+  std::fprintf(stderr, "usage: bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact [THREADS] [WARM] [float|int]\n"
                        "       bench_ask_tell --sweep OUT.csv [THREADS] [MAX_OBSERVATIONS]\n");
   return 2;
 }

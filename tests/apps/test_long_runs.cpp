@@ -11,6 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "engine/journal.hpp"
 #include "io/json_fields.hpp"
 #include "support/paths.hpp"
@@ -204,18 +206,22 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   const std::string old_dir = tmp + "/old";
   REQUIRE(run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", old_dir}).exit_code == 0);
   io::Json run = read_json(fs::path(old_dir) / "run.json");
-  REQUIRE(run.at("sampler_draws") == 3);
+  REQUIRE(run.at("sampler_draws") == 5);
   run.erase("sampler_draws");
   std::ofstream(fs::path(old_dir) / "run.json") << run.dump(2);
   const auto older = run_cli({"resume", old_dir, "--executor", "cpu"});
   REQUIRE(older.exit_code == 2);
-  REQUIRE_THAT(older.output, Catch::Contains("proposed by sampler draws version 1 and this tpeopt's are version 3"));
-  // ... or the tables-only fast sampler of version 2 (g rebuilt by every ask).
-  run["sampler_draws"] = 2;
-  std::ofstream(fs::path(old_dir) / "run.json") << run.dump(2);
-  const auto version2 = run_cli({"resume", old_dir, "--executor", "cpu"});
-  REQUIRE(version2.exit_code == 2);
-  REQUIRE_THAT(version2.output, Catch::Contains("proposed by sampler draws version 2 and this tpeopt's are version 3"));
+  REQUIRE_THAT(older.output, Catch::Contains("proposed by sampler draws version 1 and this tpeopt's are version 5"));
+  // ... or the fast sampler of version 2 (g rebuilt by every ask) or 3 (running sums on
+  // continuous axes only; this study has an int axis).
+  for (const int older_version : {2, 3}) {
+    run["sampler_draws"] = older_version;
+    std::ofstream(fs::path(old_dir) / "run.json") << run.dump(2);
+    const auto refused = run_cli({"resume", old_dir, "--executor", "cpu"});
+    REQUIRE(refused.exit_code == 2);
+    REQUIRE_THAT(refused.output, Catch::Contains(fmt::format(
+                                     "proposed by sampler draws version {} and this tpeopt's are version 5", older_version)));
+  }
   // Multivariate TPE's trials are version 4 (Optuna 4.9's bandwidths); a multivariate run
   // proposed with the earlier rule (recorded as 3, or as 1 with the exact acquisition) is refused.
   io::Json mv_study = read_json(config);

@@ -1,5 +1,6 @@
 // g's running sums (tpe/observed_kernels.hpp) against g built directly from the sorted
-// observations (log_density_grid_sorted) with the same weights: after every tell of a
+// observations (log_density_grid_sorted) with the same weights, on continuous, int and
+// stepped axes: after every tell of a
 // sequence of batches (clustered, tied, at the edges, at the prior's centre, in sparse
 // regions; on both sides of the prior's centre or on one), for below groups that are random,
 // runs of neighbours, at the ends, around the prior or the newest observations, the two log
@@ -56,15 +57,30 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
   // Observations on both sides of the prior's centre, only below it (the prior is the last
   // kernel) or only above it (the first).
   const int side = GENERATE(0, 1, 2);
+  // A continuous axis on [-3, 5]; an int axis on [-3, 12] (the prior's centre 4.5 between two
+  // points); a stepped float axis on [0, 10], step 0.5 (the prior's centre 5 on a point).
+  const int kind = GENERATE(0, 1, 2);
   Rng rng(seed);
-  const double low = -3.0, high = 5.0;
+  const double low = kind == 2 ? 0.0 : -3.0, high = kind == 0 ? 5.0 : (kind == 1 ? 12.0 : 10.0);
+  const double step = kind == 0 ? 0.0 : (kind == 1 ? 1.0 : 0.5);
   AxisModel model;
-  model.type = AxisModel::Type::Continuous;
+  model.type = kind == 0 ? AxisModel::Type::Continuous : AxisModel::Type::Discrete;
   model.low = low;
   model.high = high;
+  model.step = step;
+  // The reference: a discrete axis' g is Optuna's mixture of normals truncated to the widened
+  // range [low - step/2, high + step/2], the same density as a continuous axis' on that range
+  // (each point's mass is then its cell's integral), tabulated on the same cells.
+  AxisModel widened = model;
+  widened.type = AxisModel::Type::Continuous;
+  widened.low = low - step / 2;
+  widened.high = high + step / 2;
+  widened.step = 0.0;
+  auto snap = [&](double x) { return step > 0.0 ? std::clamp(low + std::round((x - low) / step) * step, low, high) : x; };
   ParzenParameters params;
   params.consider_endpoints = endpoints;
   const double prior_mu = 0.5 * (low + high), prior_weight = 1.0;
+  REQUIRE(prior_mu == 0.5 * (widened.low + widened.high));
 
   std::vector<double> column;       // by observation index
   std::vector<std::uint32_t> order;  // sorted by (value, index)
@@ -76,9 +92,12 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
   for (const std::size_t batch : {300, 1, 57, 700, 2, 1000, 333, 5}) {
     const std::size_t n_before = column.size();
     for (std::size_t k = 0; k < batch; ++k) {
-      double x = draw_value(rng, column, low, high);
-      if (side == 1 && x >= prior_mu) x = low + (x - prior_mu) * 0.999;
-      if (side == 2 && x <= prior_mu) x = std::nextafter(prior_mu, high) + (x - low) * 0.999;
+      double x = snap(draw_value(rng, column, low, high));
+      if (side == 1 && x >= prior_mu) x = snap(low + (x - prior_mu) * 0.999);
+      if (side == 1 && x >= prior_mu) x -= step;
+      if (side == 2 && x <= prior_mu) x = snap(std::nextafter(prior_mu, high) + (x - low) * 0.999);
+      if (side == 2 && x <= prior_mu) x += step;
+      REQUIRE(((side != 1 || x < prior_mu) && (side != 2 || x > prior_mu) && x >= low && x <= high));
       column.push_back(x);
     }
     const std::size_t n = column.size();
@@ -106,7 +125,7 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
     const SortedView view(order.data(), sorted_value.data(), n, prior_mu);
     const std::size_t n_below = default_gamma(n);
     for (int shape = 0; shape < 6; ++shape) {
-      CAPTURE(batch, n, shape, endpoints, seed, side);
+      CAPTURE(batch, n, shape, endpoints, seed, side, kind);
       // The below group: random; a run of neighbours in value order; the first ones; the
       // last ones; the ones around the prior's centre; the newest ones (so also among the
       // newest 25).
@@ -133,9 +152,11 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
       REQUIRE(kernels.log_density(view, column.data(), is_below.data(), below, w, total, prior_weight, running,
                                   scratch));
       GridScratch direct_scratch;
+      REQUIRE(kernels.cells() == (kind == 0 ? kGridCells : discrete_table_cells(model)));
       REQUIRE(log_density_grid_sorted(order.data(), n, column.data(), in_above.data(), member_weight.data(),
-                                      above.size(), prior_weight / total, model, params, kGridCells, direct,
+                                      above.size(), prior_weight / total, widened, params, kernels.cells(), direct,
                                       direct_scratch));
+      REQUIRE(running.cells == direct.cells);
       REQUIRE(running.node.size() == direct.node.size());
       double diff = 0.0;
       for (std::size_t k = 0; k < direct.node.size(); ++k)
@@ -148,8 +169,9 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
   }
   REQUIRE(checks == 48);
   std::printf(
-      "observed kernels (seed %llu, endpoints %d, side %d): max |log g_running - log g_direct| = %.2e over %zu tables\n",
-      static_cast<unsigned long long>(seed), endpoints ? 1 : 0, side, worst, checks);
+      "observed kernels (kind %d, seed %llu, endpoints %d, side %d): max |log g_running - log g_direct| = %.2e over "
+      "%zu tables\n",
+      kind, static_cast<unsigned long long>(seed), endpoints ? 1 : 0, side, worst, checks);
 }
 
 TEST_CASE("Observed kernels: the trial-order weights are Optuna's ramp over all observations", "[cpu][tpe]") {
