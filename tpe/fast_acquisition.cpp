@@ -301,7 +301,7 @@ bool log_density_grid_sorted(const std::uint32_t* sorted_index, std::size_t n_ob
   if (model.type != AxisModel::Type::Continuous || !(model.high > model.low)) return false;
   const double low = model.low, high = model.high;
   const double range = high - low;  // continuous: step 0, so lower = low and upper = high
-  const double prior_mu = 0.5 * (low + high);
+  const double prior_mu = model.prior_mu();
   const std::size_t n = n_group;
 
   // The group's centres in (value, trial) order with the prior's inserted after its equals
@@ -501,7 +501,7 @@ std::vector<double> AliasTable::probabilities() const {
 
 std::size_t discrete_table_cells(const AxisModel& model) {
   if (model.type != AxisModel::Type::Discrete || !(model.step > 0.0)) return 0;
-  const auto n_grid = static_cast<std::size_t>(std::llround((model.high - model.low) / model.step)) + 1;
+  const std::size_t n_grid = model.n_grid();
   if (n_grid < 2 || n_grid > kMaxFastGrid) return 0;
   const std::size_t r = std::max<std::size_t>(2, 2 * ((512 + n_grid - 1) / n_grid));
   return n_grid * r;
@@ -512,10 +512,9 @@ bool discrete_masses(const GridTable& log_density, const AxisModel& model, std::
   out.clear();
   const std::size_t cells = discrete_table_cells(model);
   if (cells == 0 || log_density.cells != cells || log_density.node.size() != cells + 1) return false;
-  const auto n_grid = static_cast<std::size_t>(std::llround((model.high - model.low) / model.step)) + 1;
+  const std::size_t n_grid = model.n_grid();
   const std::size_t r = cells / n_grid;
-  const double lower = model.low - model.step / 2, upper = model.high + model.step / 2;
-  const double h = (upper - lower) / static_cast<double>(cells);
+  const double h = (model.upper() - model.lower()) / static_cast<double>(cells);
   std::vector<double>& d = scratch.sum;  // the linear densities at the nodes
   d.resize(cells + 1);
   for (std::size_t i = 0; i <= cells; ++i) d[i] = std::exp(log_density.node[i]);
@@ -540,8 +539,7 @@ bool grid_masses(const double* mu, const double* sigma, const double* coef, std:
   const std::size_t cells = discrete_table_cells(model);
   if (cells == 0) return false;
   GridTable table;
-  if (!log_density_grid(mu, sigma, coef, K, model.low - model.step / 2, model.high + model.step / 2, cells, table,
-                        scratch))
+  if (!log_density_grid(mu, sigma, coef, K, model.lower(), model.upper(), cells, table, scratch))
     return false;
   return discrete_masses(table, model, out, scratch);
 }

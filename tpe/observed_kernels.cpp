@@ -63,8 +63,8 @@ void ObservedKernels::rebuild(const SortedView& view, const AxisModel& model, co
       !params.consider_magic_clip || view.n < kFromObservations)
     return;
   consider_endpoints_ = params.consider_endpoints;
-  low_ = model.low - model.step / 2;  // step is 0 on a continuous axis
-  high_ = model.high + model.step / 2;
+  low_ = model.lower();
+  high_ = model.upper();
   range_ = high_ - low_;
   sigma_min_ = range_ / 100.0;  // magic clip: range / min(100, group + 2), the group has >= 231
   inv_norm_min_ = 1.0 / (sigma_min_ * kSqrt2Pi);

@@ -186,11 +186,9 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
     }
 
     // Numeric axis: Optuna's _calculate_numerical_distributions (with step_or_0).
-    const double step = m.type == AxisModel::Type::Discrete ? m.step : 0.0;
-    const double low = m.low, high = m.high;
-    const double range = high - low + step;
-    const double lower = low - step / 2, upper = high + step / 2;
-    const double prior_mu = 0.5 * (low + high);
+    const double range = m.high - m.low + m.step;
+    const double lower = m.lower(), upper = m.upper();
+    const double prior_mu = m.prior_mu();
     NumericKernels& nk = num_[a];
     nk.mu.resize(n_kernels);
     nk.sigma.resize(n_kernels);
@@ -277,8 +275,7 @@ double ParzenEstimator::sample(std::size_t a, std::size_t k, double u) const {
   }
   const NumericKernels& nk = num_[a];
   const double z = truncnorm::ppf(u, nk.a[k], nk.b[k], nk.log_mass[k]);
-  const double step = m.type == AxisModel::Type::Discrete ? m.step : 0.0;
-  return std::clamp(z * nk.sigma[k] + nk.mu[k], m.low - step / 2, m.high + step / 2);
+  return std::clamp(z * nk.sigma[k] + nk.mu[k], m.lower(), m.upper());
 }
 
 double ParzenEstimator::kernel_log_pdf(std::size_t a, std::size_t k, double x) const {
@@ -325,8 +322,7 @@ double ParzenEstimator::log_pdf(std::size_t a, double x, std::vector<double>& sc
     if (!(x >= 0.0 && x < static_cast<double>(m.n_choices))) return -kInf;
     return ck.log_marginal[static_cast<std::size_t>(x)];
   }
-  const double step = m.type == AxisModel::Type::Discrete ? m.step : 0.0;
-  if (!(x >= m.low - step / 2 && x <= m.high + step / 2)) return -kInf;
+  if (!(x >= m.lower() && x <= m.upper())) return -kInf;
   const NumericKernels& nk = num_[a];
   const std::size_t K = n_kernels();
   scratch.resize(K);
@@ -353,8 +349,7 @@ double ParzenEstimator::log_pdf_joint(const double* x, std::vector<double>& scra
     if (m.type == AxisModel::Type::Categorical) {
       if (!(x[a] >= 0.0 && x[a] < static_cast<double>(m.n_choices))) return -kInf;
     } else {
-      const double step = m.type == AxisModel::Type::Discrete ? m.step : 0.0;
-      if (!(x[a] >= m.low - step / 2 && x[a] <= m.high + step / 2)) return -kInf;
+      if (!(x[a] >= m.lower() && x[a] <= m.upper())) return -kInf;
     }
     for (std::size_t k = 0; k < K; ++k) scratch[k] += kernel_log_pdf(a, k, x[a]);
   }

@@ -5,6 +5,7 @@
 // and weights. Exposed in a header so that tests can compare it with Optuna itself
 // (tests/tpe/fixtures/).
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -59,6 +60,13 @@ struct AxisModel {
   bool single = false;        ///< one possible value only (not modelled, never sampled)
 
   static AxisModel of(const Axis& axis);
+  /// The range the kernels are truncated to, [low - step/2, high + step/2] (step is 0 unless
+  /// Discrete), and the prior kernel's centre.
+  double lower() const { return low - step / 2; }
+  double upper() const { return high + step / 2; }
+  double prior_mu() const { return 0.5 * (low + high); }
+  /// Discrete: the number of grid points.
+  std::size_t n_grid() const { return static_cast<std::size_t>(std::llround((high - low) / step)) + 1; }
   /// Internal value of an external value of `axis` (log, choice index, or itself).
   double to_internal(const Axis& axis, double external) const;
   /// External value of a raw internal draw: exp for log axes, then axis.snap (grid,
@@ -72,7 +80,7 @@ struct ParzenParameters {
   bool consider_magic_clip = true;
   bool consider_endpoints = false;
   /// One joint estimator over all axes, with Optuna 4.9+'s per-axis neighbour bandwidths
-  /// (Optuna 3.x - 4.6 used one Scott-like bandwidth, 0.2 n^(-1/(d+4)) of the range).
+  /// (Optuna 3.x to 4.8 used one Scott-like bandwidth, 0.2 n^(-1/(d+4)) of the range).
   bool multivariate = false;
   /// Fast acquisition: take the log mass of kernels truncated beyond 9 sigmas on both
   /// sides as 0 (error < 2.3e-19) instead of computing it.

@@ -354,13 +354,17 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
       const detail::AxisModel& m = active_models[j];
       const std::vector<std::uint32_t>& order = sorted[active[j]];
       if (order.size() != n_obs) continue;
+      const double* value = internal[active[j]].data();
+      const detail::ObservedKernels& kernels = observed[active[j]];
+      // log g on the axis' cells from the running sums (false: not built, or not finite).
+      auto g_from_sums = [&] {
+        const detail::SortedView view(order.data(), sorted_value[active[j]].data(), n_obs, m.prior_mu());
+        return kernels.ready() && kernels.log_density(view, value, is_below.data(), below, trial_order_weights,
+                                                      trial_order_total, config.prior_weight, tg, scratch);
+      };
       if (m.type == detail::AxisModel::Type::Discrete) {
         // g's masses from the running sums (the others wait for the exact estimator below).
-        const detail::ObservedKernels& kernels = observed[active[j]];
-        if (!kernels.ready() || !detail::grid_masses(l, j, m, pl, scratch)) continue;
-        const detail::SortedView view(order.data(), sorted_value[active[j]].data(), n_obs, 0.5 * (m.low + m.high));
-        if (!kernels.log_density(view, internal[active[j]].data(), is_below.data(), below, trial_order_weights,
-                                 trial_order_total, config.prior_weight, tg, scratch) ||
+        if (!kernels.ready() || !detail::grid_masses(l, j, m, pl, scratch) || !g_from_sums() ||
             !detail::discrete_masses(tg, m, pg, scratch))
           continue;
         if (grid_axes[j].build_discrete(space.axes[active[j]], m, pl, pg)) has_grid[j] = 1;
@@ -372,18 +376,11 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
       if (!detail::log_density_grid(mu.data(), l.sigmas(j).data(), coef.data(), mu.size(), m.low, m.high,
                                     detail::kGridCells, tl, scratch))
         continue;
-      const double* value = internal[active[j]].data();
-      const detail::ObservedKernels& kernels = observed[active[j]];
-      if (kernels.ready()) {
-        const detail::SortedView view(order.data(), sorted_value[active[j]].data(), n_obs, 0.5 * (m.low + m.high));
-        if (!kernels.log_density(view, value, is_below.data(), below, trial_order_weights, trial_order_total,
-                                 config.prior_weight, tg, scratch))
-          continue;
-      } else if (!detail::log_density_grid_sorted(order.data(), n_obs, value, in_above.data(), above_weight.data(),
-                                                  above.size(), prior_w, m, params, detail::kGridCells, tg,
-                                                  scratch)) {
+      if (kernels.ready() ? !g_from_sums()
+                          : !detail::log_density_grid_sorted(order.data(), n_obs, value, in_above.data(),
+                                                             above_weight.data(), above.size(), prior_w, m, params,
+                                                             detail::kGridCells, tg, scratch))
         continue;
-      }
       if (!fast_axes[j].build(tl, tg)) continue;
       has_table[j] = 1;
       if (grid_axes[j].build_log_int(space.axes[active[j]], m, fast_axes[j])) has_grid[j] = 1;
@@ -594,9 +591,11 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
       std::vector<std::size_t> fresh_at;  // the new observations' positions in the merged order
       for (std::size_t j = begin; j < end; ++j) {
         const detail::AxisModel::Type type = s.active_models[j].type;
-        // Continuous axes, and discrete ones whose g can be kept as running sums.
+        // Continuous axes, and discrete ones whose g can be kept as running sums (only with
+        // magic clip, ObservedKernels::rebuild).
         if (type != detail::AxisModel::Type::Continuous &&
-            (type != detail::AxisModel::Type::Discrete || detail::discrete_table_cells(s.active_models[j]) == 0))
+            (type != detail::AxisModel::Type::Discrete || detail::discrete_table_cells(s.active_models[j]) == 0 ||
+             !s.params.consider_magic_clip))
           continue;
         const std::size_t a = s.active[j];
         const double* v = s.internal[a].data();
@@ -610,7 +609,7 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
         detail::merge_sorted(order, sorted_value, v, fresh, merged, merged_value, fresh_at);
         // g's running sums follow the new order (built once the axis has enough observations).
         const detail::AxisModel& m = s.active_models[j];
-        const double prior_mu = 0.5 * (m.low + m.high);
+        const double prior_mu = m.prior_mu();
         const detail::SortedView after(merged.data(), merged_value.data(), n_after, prior_mu);
         detail::ObservedKernels& kernels = s.observed[a];
         if (kernels.ready())

@@ -232,11 +232,14 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   REQUIRE(run_cli({"run", "-c", mv_config, "--executor", "cpu", "-q", "--out", mv_dir}).exit_code == 0);
   io::Json mv_run = read_json(fs::path(mv_dir) / "run.json");
   REQUIRE(mv_run.at("sampler_draws") == 4);
-  mv_run["sampler_draws"] = 3;
-  std::ofstream(fs::path(mv_dir) / "run.json") << mv_run.dump(2);
-  const auto mv_older = run_cli({"resume", mv_dir, "--executor", "cpu"});
-  REQUIRE(mv_older.exit_code == 2);
-  REQUIRE_THAT(mv_older.output, Catch::Contains("proposed by sampler draws version 3 and this tpeopt's are version 4"));
+  for (const int older_version : {1, 3}) {
+    mv_run["sampler_draws"] = older_version;
+    std::ofstream(fs::path(mv_dir) / "run.json") << mv_run.dump(2);
+    const auto refused = run_cli({"resume", mv_dir, "--executor", "cpu"});
+    REQUIRE(refused.exit_code == 2);
+    REQUIRE_THAT(refused.output, Catch::Contains(fmt::format(
+                                     "proposed by sampler draws version {} and this tpeopt's are version 4", older_version)));
+  }
 
   // An existing non-empty run directory is not overwritten.
   const auto again = run_cli({"run", "-c", config, "--executor", "cpu", "--out", dir});
