@@ -210,7 +210,10 @@ struct AliasTable {
     const std::size_t n = entry.size();
     const std::size_t j = static_cast<std::size_t>(((bits >> 32) * static_cast<std::uint64_t>(n)) >> 32);
     const std::uint64_t e = entry[j];
-    return (bits & 0xffffffffULL) < (e & ((std::uint64_t{1} << 33) - 1)) ? j : static_cast<std::size_t>(e >> 33);
+    // Branch-free: whether the column keeps j is a coin toss the predictor cannot learn.
+    const auto alias = static_cast<std::size_t>(e >> 33);
+    const std::size_t keep = -static_cast<std::size_t>((bits & 0xffffffffULL) < (e & ((std::uint64_t{1} << 33) - 1)));
+    return alias ^ ((j ^ alias) & keep);
   }
   /// The probability of point j under draw() (exact: thresholds are multiples of 2^-32).
   std::vector<double> probabilities() const;

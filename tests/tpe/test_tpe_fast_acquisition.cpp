@@ -410,3 +410,39 @@ TEST_CASE("Fast acquisition: picks the exact scorer's argmax of its candidates i
     CHECK(static_cast<double>(same_kind[kind]) >= 0.99 * static_cast<double>(total_kind[kind]));
   }
 }
+
+TEST_CASE("Alias table: draw() gives each point the probability the table holds", "[cpu][tpe]") {
+  // Words laid evenly over every column (high 32 bits) and over the threshold test (low 32
+  // bits, kLevels levels): each point's share of the draws must be its probability up to the
+  // levels' resolution, and a point of mass 0 is never drawn.
+  constexpr std::uint64_t kLevels = 1 << 14;
+  Rng rng(17);
+  for (const std::size_t n : {1u, 2u, 7u, 1001u}) {
+    std::vector<double> p(n);
+    for (std::size_t v = 0; v < n; ++v) p[v] = rng.below(5) == 0 ? 0.0 : rng.u01();
+    p[rng.below(n)] = 1.0;  // not all zero
+    detail::AliasTable table;
+    table.build(p);
+    const std::vector<double> expected = table.probabilities();
+    std::vector<double> share(n, 0.0);
+    for (std::size_t j = 0; j < n; ++j) {
+      // The first high word of column j: j == (hi * n) >> 32.
+      const std::uint64_t hi = ((static_cast<std::uint64_t>(j) << 32) + n - 1) / n;
+      REQUIRE(((hi * n) >> 32) == j);
+      for (std::uint64_t k = 0; k < kLevels; ++k) {
+        const std::uint64_t lo = k * ((std::uint64_t{1} << 32) / kLevels) + (std::uint64_t{1} << 32) / kLevels / 2;
+        share[table.draw((hi << 32) | lo)] += 1.0 / static_cast<double>(n * kLevels);
+      }
+    }
+    // A column's share of its point is off by at most one level, so a point's share by at
+    // most one level per column that gives it draws: its own and those aliased to it.
+    std::vector<double> columns(n, 1.0);
+    for (std::size_t j = 0; j < n; ++j)
+      if (static_cast<std::size_t>(table.entry[j] >> 33) != j) columns[table.entry[j] >> 33] += 1.0;
+    for (std::size_t v = 0; v < n; ++v) {
+      CAPTURE(n, v, p[v], expected[v], share[v], columns[v]);
+      if (p[v] == 0.0) CHECK(share[v] == 0.0);
+      CHECK(std::fabs(share[v] - expected[v]) <= columns[v] / static_cast<double>(n * kLevels) + 1e-15);
+    }
+  }
+}
