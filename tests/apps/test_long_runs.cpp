@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -202,26 +203,29 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   REQUIRE(r.exit_code == 2);
   REQUIRE_THAT(r.output, Catch::Contains("refusing to resume: config.json was changed"));
 
-  // A run whose trials an older sampler proposed (run.json without sampler_draws: version 1).
+  // Resuming a run whose run.json records `recorded` (nullopt: no field, i.e. version 1) is
+  // refused by a tpeopt whose draws are version `current`.
+  auto require_refused = [](const std::string& run_dir, std::optional<int> recorded, int current) {
+    io::Json run = read_json(fs::path(run_dir) / "run.json");
+    if (recorded)
+      run["sampler_draws"] = *recorded;
+    else
+      run.erase("sampler_draws");
+    std::ofstream(fs::path(run_dir) / "run.json") << run.dump(2);
+    const auto refused = run_cli({"resume", run_dir, "--executor", "cpu"});
+    REQUIRE(refused.exit_code == 2);
+    REQUIRE_THAT(refused.output, Catch::Contains(fmt::format("proposed by sampler draws version {} and this tpeopt's "
+                                                             "are version {}",
+                                                             recorded.value_or(1), current)));
+  };
+  // A run whose trials an older sampler proposed: without sampler_draws (version 1), the fast
+  // sampler of version 2 (g rebuilt by every ask) or 3 (running sums on continuous axes only;
+  // this study has an int axis).
   const std::string old_dir = tmp + "/old";
   REQUIRE(run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", old_dir}).exit_code == 0);
-  io::Json run = read_json(fs::path(old_dir) / "run.json");
-  REQUIRE(run.at("sampler_draws") == 5);
-  run.erase("sampler_draws");
-  std::ofstream(fs::path(old_dir) / "run.json") << run.dump(2);
-  const auto older = run_cli({"resume", old_dir, "--executor", "cpu"});
-  REQUIRE(older.exit_code == 2);
-  REQUIRE_THAT(older.output, Catch::Contains("proposed by sampler draws version 1 and this tpeopt's are version 5"));
-  // ... or the fast sampler of version 2 (g rebuilt by every ask) or 3 (running sums on
-  // continuous axes only; this study has an int axis).
-  for (const int older_version : {2, 3}) {
-    run["sampler_draws"] = older_version;
-    std::ofstream(fs::path(old_dir) / "run.json") << run.dump(2);
-    const auto refused = run_cli({"resume", old_dir, "--executor", "cpu"});
-    REQUIRE(refused.exit_code == 2);
-    REQUIRE_THAT(refused.output, Catch::Contains(fmt::format(
-                                     "proposed by sampler draws version {} and this tpeopt's are version 5", older_version)));
-  }
+  REQUIRE(read_json(fs::path(old_dir) / "run.json").at("sampler_draws") == 5);
+  for (const std::optional<int> recorded : {std::optional<int>{}, std::optional<int>{2}, std::optional<int>{3}})
+    require_refused(old_dir, recorded, 5);
   // Multivariate TPE's trials are version 4 (Optuna 4.9's bandwidths); a multivariate run
   // proposed with the earlier rule (recorded as 3, or as 1 with the exact acquisition) is refused.
   io::Json mv_study = read_json(config);
@@ -230,16 +234,8 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   std::ofstream(mv_config) << mv_study.dump(2);
   const std::string mv_dir = tmp + "/multivariate";
   REQUIRE(run_cli({"run", "-c", mv_config, "--executor", "cpu", "-q", "--out", mv_dir}).exit_code == 0);
-  io::Json mv_run = read_json(fs::path(mv_dir) / "run.json");
-  REQUIRE(mv_run.at("sampler_draws") == 4);
-  for (const int older_version : {1, 3}) {
-    mv_run["sampler_draws"] = older_version;
-    std::ofstream(fs::path(mv_dir) / "run.json") << mv_run.dump(2);
-    const auto refused = run_cli({"resume", mv_dir, "--executor", "cpu"});
-    REQUIRE(refused.exit_code == 2);
-    REQUIRE_THAT(refused.output, Catch::Contains(fmt::format(
-                                     "proposed by sampler draws version {} and this tpeopt's are version 4", older_version)));
-  }
+  REQUIRE(read_json(fs::path(mv_dir) / "run.json").at("sampler_draws") == 4);
+  for (const int recorded : {1, 3}) require_refused(mv_dir, recorded, 4);
 
   // An existing non-empty run directory is not overwritten.
   const auto again = run_cli({"run", "-c", config, "--executor", "cpu", "--out", dir});
