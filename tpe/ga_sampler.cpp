@@ -234,6 +234,7 @@ void GaSampler::adopt(std::uint64_t first_trial, std::size_t n, const double* va
   State& s = *state_;
   s.check_next(first_trial, "adopt");
   if (n == 0) return;
+  s.space.check_rows("ga sampler: adopt", first_trial, n, values);
   s.start_block(first_trial, n, values);
 }
 

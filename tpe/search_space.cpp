@@ -70,4 +70,13 @@ void SearchSpace::validate() const {
   }
 }
 
+void SearchSpace::check_rows(const char* who, std::uint64_t first_trial, std::size_t n, const double* values) const {
+  const std::size_t d = size();
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < d; ++a)
+      if (!axes[a].contains(values[i * d + a]))
+        throw make_error("{} of trial {}: params.{} = {} is not a value of that parameter", who, first_trial + i,
+                         axes[a].name, values[i * d + a]);
+}
+
 }  // namespace tpeopt::tpe

@@ -36,6 +36,9 @@ struct Axis {
   double choice_value(std::size_t i) const { return choices.at(i); }
   /// Index of external value v among the choices (exact match), or npos.
   std::size_t choice_index(double v) const;
+  /// Whether v is a value the axis can take (in range, on its grid, an integer, one of the
+  /// choices): what sampling it can give.
+  bool contains(double v) const { return is_numeric() ? snap(v) == v : choice_index(v) != npos; }
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 };
 
@@ -49,6 +52,10 @@ struct SearchSpace {
   /// Throws tpeopt::Error naming the axis when its definition is inconsistent
   /// (low > high, log with low <= 0, step not dividing the range, empty categorical...).
   void validate() const;
+  /// Throws tpeopt::Error naming the trial and the axis when a row of `values` (n rows of
+  /// size() values, trials first_trial ..) holds a value its axis cannot take. `who` starts
+  /// the message ("tpe sampler: adopt").
+  void check_rows(const char* who, std::uint64_t first_trial, std::size_t n, const double* values) const;
 };
 
 /// Outcome of one trial as the sampler sees it.

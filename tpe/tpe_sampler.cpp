@@ -525,6 +525,7 @@ void TpeSampler::adopt(std::uint64_t first_trial, std::size_t n, const double* v
     throw make_error("tpe sampler: adopt of trials {}.. out of order (expected trial {} next)", first_trial,
                      s.next_trial);
   if (n == 0) return;
+  s.space.check_rows("tpe sampler: adopt", first_trial, n, values);
   const std::size_t d = s.space.size();
   State::Block block{first_trial, n, std::vector<double>(n * d, 0.0)};
   for (std::size_t i = 0; i < n; ++i)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "tpe/ga_sampler.hpp"
 #include "tpe/random_sampler.hpp"
 #include "tpe/tpe_sampler.hpp"
 #include "support/bits.hpp"
@@ -435,4 +436,36 @@ TEST_CASE("TPE fast: g's running sums built over many tells propose what one tel
   const auto at_once = proposals({n});
   const auto in_steps = proposals({100, 200, 50, 7, 1, 300, 342});
   CHECK(same_bits(in_steps, at_once));
+}
+
+TEST_CASE("Samplers refuse to adopt values their axes cannot take", "[cpu][tpe]") {
+  // adopt() replays a journal's trials; a value off its axis (out of range, off the grid, not
+  // an integer, not a choice, NaN) is an error naming the trial and the parameter, and the
+  // sampler is left as it was.
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size();
+  RandomSampler random(space, 3);
+  std::vector<double> rows(4 * d);
+  random.ask(0, 4, rows.data());
+  struct Bad {
+    std::size_t axis;
+    double value;
+  };
+  for (const Bad bad : {Bad{0, 5.5}, Bad{1, 2.5}, Bad{2, 7.25}, Bad{3, 0.0}, Bad{4, 1001.0}, Bad{5, 15.0},
+                        Bad{6, 4.0}, Bad{7, 2.0}, Bad{8, 8.0}, Bad{0, std::numeric_limits<double>::quiet_NaN()}}) {
+    CAPTURE(bad.axis, bad.value);
+    std::vector<double> broken = rows;
+    broken[2 * d + bad.axis] = bad.value;  // trial 12 of the block adopted at 10
+    TpeSampler tpe(space, Direction::Minimize, 1);
+    GaSampler ga(space, Direction::Minimize, 1);
+    for (Sampler* sampler : {static_cast<Sampler*>(&tpe), static_cast<Sampler*>(&ga)}) {
+      try {
+        sampler->adopt(10, 4, broken.data());
+        FAIL("adopt took a value off its axis");
+      } catch (const tpeopt::Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("of trial 12: params." + space.axes[bad.axis].name + " = "));
+      }
+      sampler->adopt(10, 4, rows.data());  // nothing was taken: the same block adopts cleanly
+    }
+  }
 }
