@@ -53,15 +53,18 @@ double ObservedKernels::scale(double mu, double sigma) const {
   return kernel_scale(mu, sigma, low_, high_, sigma_min_, inv_norm_min_);
 }
 
+bool ObservedKernels::can_hold(const AxisModel& model, const ParzenParameters& params) {
+  const bool numeric = model.type == AxisModel::Type::Continuous ||
+                       (model.type == AxisModel::Type::Discrete && discrete_table_cells(model) > 0);
+  return numeric && model.high > model.low && params.consider_magic_clip;
+}
+
 void ObservedKernels::rebuild(const SortedView& view, const AxisModel& model, const ParzenParameters& params) {
   ready_ = false;
+  if (!can_hold(model, params) || view.n < kFromObservations) return;
   // A continuous axis is tabulated on kGridCells cells of [low, high]; a discrete one on the
   // cells of its widened range [low - step/2, high + step/2] that discrete_masses integrates.
-  const bool discrete = model.type == AxisModel::Type::Discrete;
-  cells_ = discrete ? discrete_table_cells(model) : kGridCells;
-  if ((!discrete && model.type != AxisModel::Type::Continuous) || cells_ == 0 || !(model.high > model.low) ||
-      !params.consider_magic_clip || view.n < kFromObservations)
-    return;
+  cells_ = model.type == AxisModel::Type::Discrete ? discrete_table_cells(model) : kGridCells;
   consider_endpoints_ = params.consider_endpoints;
   low_ = model.lower();
   high_ = model.upper();

@@ -64,9 +64,11 @@ class ObservedKernels {
   /// The batch size the Hermite bins are planned for (HermiteBins::plan).
   static constexpr std::size_t kPlanBatch = 4096;
 
-  /// Whether the sums are built (they are only with magic clip, on a continuous axis or a
-  /// discrete one of at most kMaxFastGrid points).
+  /// Whether the sums are built (from kFromObservations on, on an axis they can hold).
   bool ready() const { return ready_; }
+  /// Whether the sums can hold g of an axis: with magic clip, a continuous axis or a discrete
+  /// one of at most kMaxFastGrid points (discrete_table_cells), of more than one value.
+  static bool can_hold(const AxisModel& model, const ParzenParameters& params);
   /// The cells log_density tabulates g on: kGridCells over a continuous axis' range, or
   /// discrete_table_cells over a discrete axis' widened range.
   std::size_t cells() const { return cells_; }

@@ -591,12 +591,10 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
       std::vector<double> merged_value;
       std::vector<std::size_t> fresh_at;  // the new observations' positions in the merged order
       for (std::size_t j = begin; j < end; ++j) {
-        const detail::AxisModel::Type type = s.active_models[j].type;
-        // Continuous axes, and discrete ones whose g can be kept as running sums (only with
-        // magic clip, ObservedKernels::rebuild).
-        if (type != detail::AxisModel::Type::Continuous &&
-            (type != detail::AxisModel::Type::Discrete || detail::discrete_table_cells(s.active_models[j]) == 0 ||
-             !s.params.consider_magic_clip))
+        // Continuous axes (their g is built from the order before the running sums, and
+        // without magic clip always), and the axes whose g the running sums can hold.
+        if (s.active_models[j].type != detail::AxisModel::Type::Continuous &&
+            !detail::ObservedKernels::can_hold(s.active_models[j], s.params))
           continue;
         const std::size_t a = s.active[j];
         const double* v = s.internal[a].data();
