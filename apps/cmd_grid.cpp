@@ -13,6 +13,7 @@
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
+#include "engine/data_subsets.hpp"
 #include "engine/grid_run.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
@@ -39,6 +40,11 @@ struct GridCommand {
     const std::string exec = engine::resolve_executor(config.executor);
     auto strategy = engine::make_strategy(config);
     const fs::path dir = out.empty() ? engine::default_run_dir(config) : fs::path(out);
+    // Refused before any run directory exists (as `tpeopt run` does).
+    if (config.walk_forward.is_parent())
+      throw make_error("{}: data.walk_forward: a walk-forward study runs its folds with `tpeopt run`, not `tpeopt grid`",
+                       config.source);
+    engine::check_data_subsets(*strategy, config);
     const auto* tfs = dynamic_cast<const strategies::TradeFilterStrategy*>(strategy.get());
     // The streaming trade_filter grid reads the whole log: data subsets go through the pipeline.
     if (!tfs || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled) return generic(config, *strategy, exec, dir);

@@ -32,7 +32,7 @@ struct RunCommand {
     auto strategy = engine::make_strategy(config);
     const std::filesystem::path dir = out.empty() ? engine::default_run_dir(config) : std::filesystem::path(out);
     engine::check_data_subsets(*strategy, config);  // before any run directory exists
-    if (config.walk_forward.enabled()) return run_walk_forward(config, *strategy, options, dir, false);
+    if (config.walk_forward.is_parent()) return run_walk_forward(config, *strategy, options, dir, false);
     auto recorder = engine::RunRecorder::create(dir, config, *strategy, options.executor);
     std::cerr << fmt::format("tpeopt run: strategy {} | sampler {} | {} trials in batches of {} | depth {} | {} | "
                              "executor {} | out {}\n",

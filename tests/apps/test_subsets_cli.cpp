@@ -232,5 +232,13 @@ TEST_CASE("a study whose strategy cannot be cut into parts is refused before its
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains(std::string(key) + ": strategy ema_cross cannot be cut"));
     CHECK_FALSE(fs::exists(dir));
+    // `tpeopt grid` refuses it before creating its directory too (a walk-forward study is
+    // not a grid's at all).
+    const std::string grid_dir = tmp + "/grid_" + std::string(key);
+    const auto g = run_cli({"grid", "-c", tmp + "/study.json", "--executor", "cpu", "-q", "-o", grid_dir});
+    INFO(g.output);
+    CHECK(g.exit_code == 2);
+    CHECK_THAT(g.output, Catch::Contains(std::string(key) + ": "));
+    CHECK_FALSE(fs::exists(grid_dir));
   }
 }
