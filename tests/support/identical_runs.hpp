@@ -12,6 +12,9 @@
 namespace tpeopt::testing {
 
 inline void require_identical(const engine::StudyResult& a, const engine::StudyResult& b) {
+  // Both runs must have kept every trial: otherwise only the digests would be compared.
+  REQUIRE(!a.trials().empty());
+  REQUIRE(a.trials().size() == a.n_trials());
   REQUIRE(a.trials().size() == b.trials().size());
   for (std::size_t i = 0; i < a.trials().size(); ++i) {
     const auto& x = a.trials()[i];

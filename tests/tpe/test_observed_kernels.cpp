@@ -83,7 +83,6 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
   ParzenParameters params;
   params.consider_endpoints = endpoints;
   const double prior_mu = 0.5 * (low + high), prior_weight = 1.0;
-  REQUIRE(prior_mu == 0.5 * (widened.low + widened.high));
 
   std::vector<double> column;       // by observation index
   std::vector<std::uint32_t> order;  // sorted by (value, index)
@@ -159,7 +158,6 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
       REQUIRE(log_density_grid_sorted(order.data(), n, column.data(), in_above.data(), member_weight.data(),
                                       above.size(), prior_weight / total, widened, params, kernels.cells(), direct,
                                       direct_scratch));
-      REQUIRE(running.cells == direct.cells);
       if (kind == 3) REQUIRE(direct.cells == 2002);
       if (kind != 0 && shape == 0) {
         // The identity the reference rests on, against the discrete estimator itself: with

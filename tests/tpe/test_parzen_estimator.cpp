@@ -314,5 +314,6 @@ TEST_CASE("Parzen estimators match Optuna's _ParzenEstimator", "[cpu][tpe]") {
     REQUIRE(params.multivariate == (file == "parzen_optuna_multivariate.json"));
     ++n_cases;
   }
+  CHECK(n_cases == fixture.at("estimators").size());
   CHECK(n_cases >= min_cases);
 }

@@ -424,6 +424,10 @@ TEST_CASE("Alias table: draw() gives each point the probability the table holds"
     detail::AliasTable table;
     table.build(p);
     const std::vector<double> expected = table.probabilities();
+    // build(): the table's probabilities are p normalized, up to the thresholds' 2^-32 steps.
+    double total = 0.0;
+    for (const double x : p) total += x;
+    for (std::size_t v = 0; v < n; ++v) CHECK(std::fabs(expected[v] - p[v] / total) <= 0x1p-32);
     std::vector<double> share(n, 0.0);
     for (std::size_t j = 0; j < n; ++j) {
       // The first high word of column j: j == (hi * n) >> 32.

@@ -467,5 +467,16 @@ TEST_CASE("Samplers refuse to adopt values their axes cannot take", "[cpu][tpe]"
       }
       sampler->adopt(10, 4, rows.data());  // nothing was taken: the same block adopts cleanly
     }
+    // ... and the TPE sampler then proposes what one that never saw the bad block does.
+    TpeSampler clean(space, Direction::Minimize, 1);
+    clean.adopt(10, 4, rows.data());
+    std::vector<TrialOutcome> outcomes(4);
+    for (std::size_t t = 0; t < 4; ++t) outcomes[t] = mixed_objective(&rows[t * d], 10 + t);
+    tpe.tell(10, outcomes);
+    clean.tell(10, outcomes);
+    std::vector<double> next(4 * d), next_clean(4 * d);
+    tpe.ask(14, 4, next.data());
+    clean.ask(14, 4, next_clean.data());
+    CHECK(same_bits(next, next_clean));
   }
 }
