@@ -124,7 +124,6 @@ double kernel_scale(double mu, double sigma, double low, double high, double sig
 /// Reusable buffers of the table builders (one per worker).
 struct GridScratch {
   std::vector<double> mu, sigma, coef, sum, moment;
-  std::vector<std::size_t> special;
   HermiteBins bins;
 };
 

@@ -16,37 +16,32 @@ TrialOrderWeights::TrialOrderWeights(std::size_t n_observations) : n(n_observati
   }
 }
 
-SortedView::SortedView(const std::uint32_t* order_, const double* sorted_value, std::size_t n_, double prior_mu_)
-    : order(order_), value(sorted_value), n(n_), prior_mu(prior_mu_) {
-  // The prior comes after the observations equal to its centre.
-  prior_at = static_cast<std::size_t>(std::upper_bound(value, value + n, prior_mu) - value);
+double ObservedKernels::bandwidth(double x, const OrderEntry* left, const OrderEntry* right) const {
+  const double gap_left = x - (left == nullptr ? low_ : left->x);
+  const double gap_right = (right == nullptr ? high_ : right->x) - x;
+  return neighbour_bandwidth(gap_left, gap_right, left == nullptr, right == nullptr, consider_endpoints_, sigma_min_,
+                             range_);
 }
 
-std::size_t SortedView::position_of_index(std::uint32_t i, double v) const {
-  std::size_t lo = 0, hi = n;  // the first slot not before (v, i)
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (value[mid] < v || (value[mid] == v && order[mid] < i))
-      lo = mid + 1;
-    else
-      hi = mid;
+double ObservedKernels::above_bandwidth(const RunCursor& at, const char* is_below) const {
+  // The nearest kernels of the above group on each side (the prior's centre is always one).
+  auto skipped = [&](const OrderEntry& e) { return !e.is_prior() && is_below[e.index]; };
+  OrderEntry self, left, right;
+  at.after(self);
+  RunCursor walk = at;
+  bool has_left = walk.before(left);
+  while (has_left && skipped(left)) {
+    walk.step_back();
+    has_left = walk.before(left);
   }
-  return position_of(lo);
-}
-
-double ObservedKernels::bandwidth(const SortedView& view, std::size_t q, const char* is_below) const {
-  // The nearest kernels of the group on each side (the prior's centre is always one).
-  std::size_t left = q - 1, right = q + 1;  // left wraps past 0 to SIZE_MAX when there is none
-  if (is_below != nullptr) {
-    auto skipped = [&](std::size_t p) { return !view.is_prior(p) && is_below[view.index(p)]; };
-    while (left < q && skipped(left)) --left;
-    while (right <= view.n && skipped(right)) ++right;
+  walk = at;
+  walk.step_forward();
+  bool has_right = walk.after(right);
+  while (has_right && skipped(right)) {
+    walk.step_forward();
+    has_right = walk.after(right);
   }
-  const bool first = left > q, last = right > view.n;
-  const double x = view.x(q);
-  const double gap_left = x - (first ? low_ : view.x(left));
-  const double gap_right = (last ? high_ : view.x(right)) - x;
-  return neighbour_bandwidth(gap_left, gap_right, first, last, consider_endpoints_, sigma_min_, range_);
+  return bandwidth(self.x, has_left ? &left : nullptr, has_right ? &right : nullptr);
 }
 
 double ObservedKernels::scale(double mu, double sigma) const {
@@ -59,9 +54,9 @@ bool ObservedKernels::can_hold(const AxisModel& model, const ParzenParameters& p
   return numeric && model.high > model.low && params.consider_magic_clip;
 }
 
-void ObservedKernels::rebuild(const SortedView& view, const AxisModel& model, const ParzenParameters& params) {
+void ObservedKernels::rebuild(const SortedRuns& runs, const AxisModel& model, const ParzenParameters& params) {
   ready_ = false;
-  if (!can_hold(model, params) || view.n < kFromObservations) return;
+  if (!can_hold(model, params) || runs.size() < kFromObservations) return;
   // A continuous axis is tabulated on kGridCells cells of [low, high]; a discrete one on the
   // cells of its widened range [low - step/2, high + step/2] that discrete_masses integrates.
   cells_ = model.type == AxisModel::Type::Discrete ? discrete_table_cells(model) : kGridCells;
@@ -69,6 +64,7 @@ void ObservedKernels::rebuild(const SortedView& view, const AxisModel& model, co
   low_ = model.lower();
   high_ = model.upper();
   range_ = high_ - low_;
+  prior_mu_ = model.prior_mu();
   sigma_min_ = range_ / 100.0;  // magic clip: range / min(100, group + 2), the group has >= 231
   inv_norm_min_ = 1.0 / (sigma_min_ * kSqrt2Pi);
   // The plan weighs what the sums cost from now on, not the rebuild: every ask spreads the
@@ -83,9 +79,13 @@ void ObservedKernels::rebuild(const SortedView& view, const AxisModel& model, co
   direct1_.assign(cells_ + 1, 0.0);
   n_ = 0;
   ready_ = true;
-  std::vector<std::size_t> all(view.n);
-  for (std::size_t o = 0; o < view.n; ++o) all[o] = o;
-  update(SortedView(view.order, view.value, 0, view.prior_mu), view, all);
+  // Every observation as new, over no old ones.
+  SortedRun all, scratch;
+  runs.gather(all, scratch);
+  const SortedRuns none;
+  StagedBatch staged;
+  none.stage(all, staged);
+  update(none, all, staged);
   // The rebuild staged every observation; later tells stage about three kernels per new one.
   std::vector<double>().swap(binned_mu_);
   std::vector<double>().swap(binned_c0_);
@@ -103,61 +103,104 @@ void ObservedKernels::add_kernel(double mu, double sigma, double c0, double c1) 
   }
 }
 
-void ObservedKernels::update(const SortedView& before, const SortedView& after, std::span<const std::size_t> fresh) {
-  if (!ready_ || fresh.empty()) return;
-  if (before.n != n_ || after.n != n_ + fresh.size())
-    throw make_error("tpe sampler: g's running sums hold {} observations; the tell went from {} to {}", n_, before.n,
-                     after.n);
+void ObservedKernels::update(const SortedRuns& before, const SortedRun& fresh, const StagedBatch& staged) {
+  if (!ready_ || fresh.size() == 0) return;
+  if (before.size() != n_)
+    throw make_error("tpe sampler: g's running sums hold {} observations; the tell found {}", n_, before.size());
   binned_mu_.clear();
   binned_c0_.clear();
   binned_c1_.clear();
   // Only the new observations and their neighbours have new gaps. A neighbour whose bandwidth
-  // changed is taken out with its old bandwidth (from its old neighbours) and put back.
-  std::size_t next = 0;  // positions below it are done
-  constexpr std::size_t kAhead = 16;  // the positions skip ahead irregularly: fetch the lines early
-  for (std::size_t k = 0; k < fresh.size(); ++k) {
-    if (k + kAhead < fresh.size()) {
-      const std::size_t o = fresh[k + kAhead], o_before = o - (k + kAhead);
-      __builtin_prefetch(after.value + o);
-      __builtin_prefetch(after.order + o);
-      if (o_before < before.n) {
-        __builtin_prefetch(before.value + o_before);
-        __builtin_prefetch(before.order + o_before);
+  // changed is taken out with its old bandwidth (from its old neighbours) and put back. Each
+  // new observation f is visited with the elements on either side, L1 and R1, in ascending
+  // order (each once): the same kernels in the same order as a walk of the merged order.
+  // The two nearest elements on each side of f, in the new order and in the old: level 0's
+  // from the staged merge (its new order, `merged`, and its old one, at f's positions in
+  // them), the other levels' and the prior's centre from a cursor walked by the batch.
+  const std::span<const SortedRun> levels(before.levels());
+  static const SortedRun kEmpty;
+  const SortedRun& old0 = levels.empty() ? kEmpty : levels[0];
+  const SortedRun& new0 = staged.merged;
+  RunCursor upper(levels.empty() ? levels : levels.subspan(1), prior_mu_);
+  std::vector<std::uint32_t>& positions = positions_;
+  upper.plan(fresh, positions);
+  const std::size_t m = fresh.size();
+  const std::uint32_t* level0_at = staged.level0_at.data();
+  OrderEntry last;  // the greatest element done
+  bool any_done = false;
+  auto add = [&](const OrderEntry& e, double sigma) {
+    const double c = scale(e.x, sigma);
+    add_kernel(e.x, sigma, c, c * static_cast<double>(e.index));
+  };
+  auto replace = [&](const OrderEntry& e, double old_sigma, double sigma) {
+    if (old_sigma == sigma) return;
+    const double c = -scale(e.x, old_sigma);
+    add_kernel(e.x, old_sigma, c, c * static_cast<double>(e.index));
+    add(e, sigma);
+  };
+  auto entry = [](const SortedRun& run, std::size_t p) { return OrderEntry{run.value[p], run.index[p]}; };
+  auto is_old = [&](const OrderEntry& e) { return e.index < n_; };  // not new, not the prior's
+  for (std::size_t k = 0; k < m; ++k) {
+    const OrderEntry f{fresh.value[k], fresh.index[k]};
+    upper.place(positions, fresh, k);
+    RunCursor::Around near_new, near_old;  // level 0's around f, in the new order and the old
+    const std::size_t p = level0_at[k], q = p + k;  // f's gap in old level 0, f in new0
+    if (q >= 1) near_new.before1 = entry(new0, q - 1);
+    if (q >= 2) near_new.before2 = entry(new0, q - 2);
+    if (q + 1 < new0.size()) near_new.after1 = entry(new0, q + 1);
+    if (q + 2 < new0.size()) near_new.after2 = entry(new0, q + 2);
+    if (p >= 1) near_old.before1 = entry(old0, p - 1);
+    if (p >= 2) near_old.before2 = entry(old0, p - 2);
+    if (p < old0.size()) near_old.after1 = entry(old0, p);
+    if (p + 1 < old0.size()) near_old.after2 = entry(old0, p + 1);
+    RunCursor::Around now, was;
+    if (upper.runs() == 0) {
+      // Level 0 alone (up to 262,144 observations): only the prior's centre to add.
+      now = near_new;
+      was = near_old;
+      const OrderEntry prior{prior_mu_, kPriorIndex};
+      if (precedes(prior, f)) {
+        now.push_before(prior);
+        was.push_before(prior);
+      } else {
+        now.push_after(prior);
+        was.push_after(prior);
       }
+    } else {
+      const RunCursor::Around others = upper.around();  // the prior's centre included
+      now = RunCursor::Around::merge(others, near_new);
+      was = RunCursor::Around::merge(others, near_old);
     }
-    const std::size_t q = after.position_of(fresh[k]);
-    for (std::size_t p = std::max(q > 0 ? q - 1 : 0, next); p <= std::min(after.n, q + 1); ++p) {
-      next = p + 1;
-      if (after.is_prior(p)) continue;  // its bandwidth is the range
-      const std::uint32_t i = after.index(p);
-      const double mu = after.x(p);
-      const double sigma = bandwidth(after, p, nullptr);
-      const auto index = static_cast<double>(i);
-      if (i < n_) {
-        // Not new, so a neighbour of fresh[k]: the new observations before it are fresh[0 .. k)
-        // and, if it comes after fresh[k], fresh[k] too.
-        const std::size_t o = after.slot(p);
-        const double old = bandwidth(before, before.position_of(o - k - (o > fresh[k] ? 1 : 0)), nullptr);
-        if (old == sigma) continue;
-        const double c = -scale(mu, old);
-        add_kernel(mu, old, c, c * index);
-      }
-      const double c = scale(mu, sigma);
-      add_kernel(mu, sigma, c, c * index);
+    auto at = [](const OrderEntry& e) { return RunCursor::Around::present(e) ? &e : nullptr; };
+    // L1, an old observation not done yet: its right neighbour is now f. In the old order
+    // it is the nearest before f too.
+    if (is_old(now.before1) && (!any_done || precedes(last, now.before1)))
+      replace(now.before1, bandwidth(now.before1.x, at(was.before2), at(was.after1)),
+              bandwidth(now.before1.x, at(now.before2), &f));
+    add(f, bandwidth(f.x, at(now.before1), at(now.after1)));
+    last = f;
+    any_done = true;
+    // R1, an old observation: its left neighbour is now f (in the old order, the nearest
+    // after f).
+    if (is_old(now.after1)) {
+      replace(now.after1, bandwidth(now.after1.x, at(was.before1), at(was.after2)),
+              bandwidth(now.after1.x, &f, at(now.after2)));
+      last = now.after1;
     }
   }
   bins_.accumulate_pair(binned_mu_.data(), binned_c0_.data(), binned_c1_.data(), binned_mu_.size(),
                         moment0_.data(), moment1_.data());
-  n_ = after.n;
+  n_ += m;
 }
 
-bool ObservedKernels::log_density(const SortedView& view, const double* column, const char* is_below,
+bool ObservedKernels::log_density(const SortedRuns& runs, const double* column, const char* is_below,
                                   std::span<const std::size_t> below,
                                   const TrialOrderWeights& w, double total, double prior_weight, GridTable& out,
                                   GridScratch& scratch) const {
   out.node.clear();
   out.cells = 0;
-  if (!ready_ || view.n != n_ || !(total > 0.0)) return false;
+  const std::size_t n = runs.size();
+  if (!ready_ || n != n_ || !(total > 0.0)) return false;
   // The sums with the ramp's coefficients: every observation i at weight ramp(i), with the
   // bandwidth it has among all observations.
   std::vector<double>& moment = scratch.moment;
@@ -169,23 +212,29 @@ bool ObservedKernels::log_density(const SortedView& view, const double* column, 
 
   // Corrections, each kernel's true term minus its term in the sums: the below group's
   // (weight 0), the newest 25 (weight 1), and the below group's nearest above neighbours,
-  // whose bandwidth within the above group may differ.
-  std::vector<std::size_t>& special = scratch.special;
-  special.clear();
-  auto position = [&](std::size_t i) { return view.position_of_index(static_cast<std::uint32_t>(i), column[i]); };
-  for (std::size_t i = view.n > 25 ? view.n - 25 : 0; i < view.n; ++i) special.push_back(position(i));
+  // whose bandwidth within the above group may differ. Applied in the order's order.
+  std::vector<OrderEntry> special;
+  special.reserve(25 + 3 * below.size());
+  auto entry = [&](std::size_t i) { return OrderEntry{column[i], static_cast<std::uint32_t>(i)}; };
+  for (std::size_t i = n > 25 ? n - 25 : 0; i < n; ++i) special.push_back(entry(i));
+  RunCursor at(runs.levels(), prior_mu_);
   for (const std::size_t i : below) {
-    const std::size_t q = position(i);
-    special.push_back(q);
-    std::size_t p = q;
-    while (p > 0 && !view.is_prior(p - 1) && is_below[view.index(p - 1)]) --p;
-    if (p > 0) special.push_back(p - 1);
-    p = q;
-    while (p < view.n && !view.is_prior(p + 1) && is_below[view.index(p + 1)]) ++p;
-    if (p < view.n) special.push_back(p + 1);
+    const OrderEntry self = entry(i);
+    special.push_back(self);
+    at.seek(self.x, self.index);
+    OrderEntry e;
+    RunCursor walk = at;
+    while (walk.before(e) && !e.is_prior() && is_below[e.index]) walk.step_back();
+    if (walk.before(e)) special.push_back(e);
+    walk = at;
+    walk.step_forward();
+    while (walk.after(e) && !e.is_prior() && is_below[e.index]) walk.step_forward();
+    if (walk.after(e)) special.push_back(e);
   }
-  std::sort(special.begin(), special.end());
-  special.erase(std::unique(special.begin(), special.end()), special.end());
+  std::sort(special.begin(), special.end(), [](const OrderEntry& a, const OrderEntry& b) { return precedes(a, b); });
+  special.erase(std::unique(special.begin(), special.end(),
+                            [](const OrderEntry& a, const OrderEntry& b) { return a.index == b.index; }),
+                special.end());
   std::vector<double>& mu = scratch.mu;
   std::vector<double>& coef = scratch.coef;
   mu.clear();
@@ -198,17 +247,20 @@ bool ObservedKernels::log_density(const SortedView& view, const double* column, 
       add_kernel_direct(sum.data(), c, x, sigma, low_, bins_.h, cells_);
     }
   };
-  for (const std::size_t q : special) {
-    if (view.is_prior(q)) continue;
-    const std::uint32_t i = view.index(q);
-    const double x = view.x(q);
+  for (const OrderEntry& e : special) {
+    if (e.is_prior()) continue;
+    const std::uint32_t i = e.index;
+    const double x = e.x;
     const double in_sums = w.ramp(i);
-    const double sigma_all = bandwidth(view, q, nullptr);
+    at.seek(x, i);
+    OrderEntry left, right;
+    const bool has_left = at.before(left), has_right = at.second_after(right);
+    const double sigma_all = bandwidth(x, has_left ? &left : nullptr, has_right ? &right : nullptr);
     if (is_below[i]) {
       correct(x, sigma_all, -in_sums * scale(x, sigma_all));
       continue;
     }
-    const double sigma = bandwidth(view, q, is_below);
+    const double sigma = above_bandwidth(at, is_below);
     const double weight = w.of(i);
     if (sigma == sigma_all) {
       if (weight != in_sums) correct(x, sigma, (weight - in_sums) * scale(x, sigma));
@@ -219,7 +271,7 @@ bool ObservedKernels::log_density(const SortedView& view, const double* column, 
   }
   bins_.accumulate(mu.data(), nullptr, coef.data(), mu.size(), moment.data());
   // The prior: bandwidth = the range, at every node.
-  add_kernel_direct(sum.data(), prior_weight * scale(view.prior_mu, range_), view.prior_mu, range_, low_, bins_.h,
+  add_kernel_direct(sum.data(), prior_weight * scale(prior_mu_, range_), prior_mu_, range_, low_, bins_.h,
                     cells_);
   bins_.spread(moment.data(), sum.data());
   const double inv_total = 1.0 / total;

@@ -9,6 +9,7 @@
 
 #include "tpe/fast_acquisition.hpp"
 #include "tpe/parzen_estimator.hpp"
+#include "tpe/sorted_runs.hpp"
 
 namespace tpeopt::tpe::detail {
 
@@ -25,30 +26,9 @@ struct TrialOrderWeights {
   double of(std::size_t i) const { return i + 25 >= n ? 1.0 : ramp(i); }
 };
 
-/// One axis' observations in (value, index) order with the prior's centre inserted after its
-/// equals (ParzenEstimator's stable order), as positions q = 0 .. n.
-struct SortedView {
-  const std::uint32_t* order = nullptr;  // observation indices sorted by (value, index)
-  const double* value = nullptr;         // their values, in that order
-  std::size_t n = 0;
-  double prior_mu = 0.0;
-  std::size_t prior_at = 0;  // the prior's position
-
-  SortedView(const std::uint32_t* order, const double* sorted_value, std::size_t n, double prior_mu);
-  bool is_prior(std::size_t q) const { return q == prior_at; }
-  /// The position in `order` of the observation at position q (not the prior's).
-  std::size_t slot(std::size_t q) const { return q < prior_at ? q : q - 1; }
-  std::uint32_t index(std::size_t q) const { return order[slot(q)]; }
-  double x(std::size_t q) const { return q == prior_at ? prior_mu : value[slot(q)]; }
-  /// The position of the observation at `o` in `order`.
-  std::size_t position_of(std::size_t o) const { return o < prior_at ? o : o + 1; }
-  /// The position of observation i, whose value is v (a binary search by (value, index)).
-  std::size_t position_of_index(std::uint32_t i, double v) const;
-};
-
 /// g's kernels over every observation of a continuous or discrete axis (a discrete axis' g is
 /// the same mixture density on its widened range, integrated over each point's cell later), each with the bandwidth it has
-/// among all observations (and the prior's centre; computed from the sorted view when needed,
+/// among all observations (and the prior's centre; computed from the sorted runs when needed,
 /// not stored): sum_i c_i K_i(x) and sum_i i c_i K_i(x),
 /// c_i = 1 / (sigma_i sqrt(2 pi) mass_i), as Hermite moments (kernels of the smallest
 /// bandwidth, range / 100 under magic clip) and node sums (the wider ones). tell() adds the
@@ -72,39 +52,45 @@ class ObservedKernels {
   /// The cells log_density tabulates g on: kGridCells over a continuous axis' range, or
   /// discrete_table_cells over a discrete axis' widened range.
   std::size_t cells() const { return cells_; }
-  /// Builds the sums over every observation of `view`.
-  void rebuild(const SortedView& view, const AxisModel& model, const ParzenParameters& params);
-  /// After tell() merged new observations into the order: `before` and `after` are the views
-  /// before and after, `fresh` the new observations' positions in after's `order` (ascending).
-  void update(const SortedView& before, const SortedView& after, std::span<const std::size_t> fresh);
+  /// Builds the sums over every observation of `runs` (the prior's centre is model's).
+  void rebuild(const SortedRuns& runs, const AxisModel& model, const ParzenParameters& params);
+  /// At a tell, between SortedRuns::stage and commit: `before` holds the observations
+  /// already in the sums, `staged` the new ones (`fresh`, sorted by (value, index), their
+  /// indices above every old one). Adds the new kernels and replaces those of their
+  /// neighbours whose bandwidth changed: O(b) kernels, found by one ascending walk of the runs.
+  void update(const SortedRuns& before, const SortedRun& fresh, const StagedBatch& staged);
   /// log g on the grid (cells() cells) for the split given by is_below / below (indices of
   /// the below group; `column` holds each observation's value by index), with the weights `w`, the group's total weight `total` (the above
   /// group's weights plus the prior's) and the prior's weight.
-  bool log_density(const SortedView& view, const double* column, const char* is_below,
+  bool log_density(const SortedRuns& runs, const double* column, const char* is_below,
                    std::span<const std::size_t> below,
                    const TrialOrderWeights& w, double total, double prior_weight, GridTable& out,
                    GridScratch& scratch) const;
 
-  /// The bandwidth of the kernel at position q among all observations (is_below null) or
-  /// among the above group (is_below[i] != 0 marks the below group's; q must not be one).
-  double bandwidth(const SortedView& view, std::size_t q, const char* is_below) const;
   /// 1 / (sigma sqrt(2 pi) mass) of a kernel centred at mu (mass on [low, high]).
   double scale(double mu, double sigma) const;
 
  private:
+  // The bandwidth of a kernel at x whose neighbours in its group are `left` and `right`
+  // (null: none, the range's end instead).
+  double bandwidth(double x, const OrderEntry* left, const OrderEntry* right) const;
+  // The bandwidth among the above group of the element just after the gap of `at` (the
+  // below group's elements are skipped; is_below by index).
+  double above_bandwidth(const RunCursor& at, const char* is_below) const;
   // Adds c0 K and c1 K (centre mu, bandwidth sigma) to the two sums: binned kernels are
   // collected, in order, for one accumulate_pair; wider ones go straight to the node sums.
   void add_kernel(double mu, double sigma, double c0, double c1);
 
   bool ready_ = false;
   bool consider_endpoints_ = false;
-  double low_ = 0.0, high_ = 0.0, range_ = 0.0, sigma_min_ = 0.0, inv_norm_min_ = 0.0;
+  double low_ = 0.0, high_ = 0.0, range_ = 0.0, sigma_min_ = 0.0, inv_norm_min_ = 0.0, prior_mu_ = 0.0;
   HermiteBins bins_;
   std::size_t cells_ = 0;
   std::size_t n_ = 0;  // observations in the sums
   std::vector<double> moment0_, moment1_;  // [b * p + m]
   std::vector<double> direct0_, direct1_;  // node sums of the wider kernels
   std::vector<double> binned_mu_, binned_c0_, binned_c1_;  // update()'s binned kernels
+  std::vector<std::uint32_t> positions_;  // update()'s walk through the runs (RunCursor::plan)
 };
 
 }  // namespace tpeopt::tpe::detail

@@ -1,6 +1,6 @@
 #pragma once
-// Sorting a batch of observation values for the fast acquisition's per-axis sorted order
-// (TpeSampler::tell): an order-preserving integer key of a double and a stable radix sort
+// Sorting a batch of observation values for the fast acquisition's per-axis sorted runs
+// (TpeSampler::tell, tpe/sorted_runs.hpp): an order-preserving integer key of a double and a stable radix sort
 // of (key, index) pairs. Internal to the TPE sampler; in a header for the tests.
 #include <algorithm>
 #include <array>
@@ -52,54 +52,6 @@ inline void radix_sort(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v,
       v[y] = e;
     }
     run = end;
-  }
-}
-
-// Merges a batch into an axis' sorted order: `order` lists the old observations' indices by
-// (value, index) and `sorted_value` their values in that order; `fresh` the new ones' (key,
-// index) pairs sorted by radix_sort, every index above the old ones, `value` the values by
-// index. Writes the merged order and values, and fresh_at[k], the merged position of fresh[k]
-// (ascending). On equal values the old observation comes first (its index is smaller).
-inline void merge_sorted(const std::vector<std::uint32_t>& order, const std::vector<double>& sorted_value,
-                         const double* value, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& fresh,
-                         std::vector<std::uint32_t>& merged, std::vector<double>& merged_value,
-                         std::vector<std::size_t>& fresh_at) {
-  const std::size_t n = order.size() + fresh.size();
-  // The output buffers trade places with the axes' arrays in TpeSampler::tell: room for a few
-  // more batches keeps later tells from allocating (and faulting in) fresh pages every time.
-  if (merged.capacity() < n) merged.reserve(n + n / 4);
-  if (merged_value.capacity() < n) merged_value.reserve(n + n / 4);
-  merged.resize(n);
-  merged_value.resize(n);
-  fresh_at.resize(fresh.size());
-  // Raw pointers: the loops then keep the sizes and bases in registers.
-  const std::uint32_t* old_index = order.data();
-  const double* old_value = sorted_value.data();
-  const std::pair<std::uint64_t, std::uint32_t>* batch = fresh.data();
-  std::uint32_t* out_index = merged.data();
-  double* out_value = merged_value.data();
-  std::size_t* at = fresh_at.data();
-  const std::size_t n_old = order.size(), n_new = fresh.size();
-  std::size_t x = 0, y = 0, o = 0;
-  // Branch-free: which side comes next is a coin toss the predictor cannot learn.
-  while (x < n_old && y < n_new) {
-    const double fresh_value = value[batch[y].second], kept_value = old_value[x];
-    const bool take_new = fresh_value < kept_value;
-    out_value[o] = take_new ? fresh_value : kept_value;
-    out_index[o] = take_new ? batch[y].second : old_index[x];
-    at[y] = o;  // final once y moves on
-    ++o;
-    y += take_new;
-    x += !take_new;
-  }
-  for (; x < n_old; ++o, ++x) {
-    out_value[o] = old_value[x];
-    out_index[o] = old_index[x];
-  }
-  for (; y < n_new; ++o, ++y) {
-    at[y] = o;
-    out_value[o] = value[batch[y].second];
-    out_index[o] = batch[y].second;
   }
 }
 

@@ -145,9 +145,9 @@ struct TpeSampler::State {
   std::vector<double> score, violation;
   std::vector<std::uint64_t> trial;
   // Fast univariate acquisition: per axis (empty unless the axis is numeric and modelled),
-  // the observation indices sorted by (internal value, index), kept sorted by tell().
-  std::vector<std::vector<std::uint32_t>> sorted;
-  std::vector<std::vector<double>> sorted_value;  // their values, in that order
+  // the observations in (internal value, index) order as sorted runs (tpe/sorted_runs.hpp),
+  // kept by tell().
+  std::vector<detail::SortedRuns> sorted;
   bool keep_sorted = false;
   // ... and g's kernels over those observations as running sums (tpe/observed_kernels.hpp),
   // built by the tell() that reaches ObservedKernels::kFromObservations, updated by later ones.
@@ -195,7 +195,6 @@ TpeSampler::TpeSampler(SearchSpace space, Direction direction, std::uint64_t see
   }
   s.internal.resize(s.space.size());
   s.sorted.resize(s.space.size());
-  s.sorted_value.resize(s.space.size());
   s.observed.resize(s.space.size());
   s.keep_sorted = config.acquisition == Acquisition::Fast && !config.multivariate;
 }
@@ -352,14 +351,13 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
     std::vector<double> coef, pl, pg;
     for (std::size_t j = begin; j < end; ++j) {
       const detail::AxisModel& m = active_models[j];
-      const std::vector<std::uint32_t>& order = sorted[active[j]];
-      if (order.size() != n_obs) continue;
+      const detail::SortedRuns& runs = sorted[active[j]];
+      if (runs.size() != n_obs) continue;
       const double* value = internal[active[j]].data();
       const detail::ObservedKernels& kernels = observed[active[j]];
       // log g on the axis' cells from the running sums (false: not built, or not finite).
       auto g_from_sums = [&] {
-        const detail::SortedView view(order.data(), sorted_value[active[j]].data(), n_obs, m.prior_mu());
-        return kernels.ready() && kernels.log_density(view, value, is_below.data(), below, trial_order_weights,
+        return kernels.ready() && kernels.log_density(runs, value, is_below.data(), below, trial_order_weights,
                                                       trial_order_total, config.prior_weight, tg, scratch);
       };
       if (m.type == detail::AxisModel::Type::Discrete) {
@@ -377,7 +375,8 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
                                     detail::kGridCells, tl, scratch))
         continue;
       if (kernels.ready() ? !g_from_sums()
-                          : !detail::log_density_grid_sorted(order.data(), n_obs, value, in_above.data(),
+                          : runs.flat() == nullptr ||
+                                !detail::log_density_grid_sorted(runs.flat()->index.data(), n_obs, value, in_above.data(),
                                                              above_weight.data(), above.size(), prior_w, m, params,
                                                              detail::kGridCells, tg, scratch))
         continue;
@@ -582,41 +581,43 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
   });
   s.pending.pop_front();
   if (s.keep_sorted && n_after > n_before) {
-    if (n_after > std::numeric_limits<std::uint32_t>::max())
-      throw make_error("tpe sampler: more than {} observations", std::numeric_limits<std::uint32_t>::max());
-    // Merge the told trials into each numeric axis' sorted order: O(n + b) per axis (radix sort of the batch, then a merge).
+    // Indices are 32-bit, the two highest kept for the prior's centre and "none".
+    if (n_after >= detail::RunCursor::Around::kMissing)
+      throw make_error("tpe sampler: more than {} observations", detail::RunCursor::Around::kMissing - 1);
+    // Merge the told trials into each numeric axis' sorted runs: a radix sort of the batch,
+    // then merges of amortized O(b log n).
     s.pool.parallel_for(s.active.size(), [&](std::size_t begin, std::size_t end) {
       std::vector<std::pair<std::uint64_t, std::uint32_t>> fresh, tmp;
-      std::vector<std::uint32_t> merged;
-      std::vector<double> merged_value;
-      std::vector<std::size_t> fresh_at;  // the new observations' positions in the merged order
+      detail::SortedRun batch, scratch;
+      detail::StagedBatch staged;
       for (std::size_t j = begin; j < end; ++j) {
         // Continuous axes (their g is built from the order before the running sums, and
         // without magic clip always), and the axes whose g the running sums can hold.
-        if (s.active_models[j].type != detail::AxisModel::Type::Continuous &&
-            !detail::ObservedKernels::can_hold(s.active_models[j], s.params))
-          continue;
+        const detail::AxisModel& m = s.active_models[j];
+        const bool can_hold = detail::ObservedKernels::can_hold(m, s.params);
+        if (m.type != detail::AxisModel::Type::Continuous && !can_hold) continue;
         const std::size_t a = s.active[j];
         const double* v = s.internal[a].data();
-        std::vector<std::uint32_t>& order = s.sorted[a];
-        // The new observations sorted by (value, index), then merged (same key) with the old.
+        // The new observations sorted by (value, index).
         fresh.resize(n_after - n_before);
         for (std::size_t i = 0; i < fresh.size(); ++i)
           fresh[i] = {detail::order_key(v[n_before + i]), static_cast<std::uint32_t>(n_before + i)};
         detail::radix_sort(fresh, tmp);
-        std::vector<double>& sorted_value = s.sorted_value[a];
-        detail::merge_sorted(order, sorted_value, v, fresh, merged, merged_value, fresh_at);
-        // g's running sums follow the new order (built once the axis has enough observations).
-        const detail::AxisModel& m = s.active_models[j];
-        const double prior_mu = m.prior_mu();
-        const detail::SortedView after(merged.data(), merged_value.data(), n_after, prior_mu);
+        batch.value.resize(fresh.size());
+        batch.index.resize(fresh.size());
+        for (std::size_t k = 0; k < fresh.size(); ++k) {
+          batch.index[k] = fresh[k].second;
+          batch.value[k] = v[fresh[k].second];
+        }
+        // g's running sums take the batch in (built once the axis has enough observations),
+        // then the runs do. g built straight from the order (before the sums) needs one run.
+        detail::SortedRuns& runs = s.sorted[a];
         detail::ObservedKernels& kernels = s.observed[a];
-        if (kernels.ready())
-          kernels.update(detail::SortedView(order.data(), sorted_value.data(), n_before, prior_mu), after, fresh_at);
-        else if (n_after >= detail::ObservedKernels::kFromObservations)
-          kernels.rebuild(after, m, s.params);
-        order.swap(merged);
-        sorted_value.swap(merged_value);
+        runs.stage(batch, staged);
+        if (kernels.ready()) kernels.update(runs, batch, staged);
+        const bool sums = can_hold && n_after >= detail::ObservedKernels::kFromObservations;
+        runs.commit(staged, !sums, scratch);
+        if (!kernels.ready() && sums) kernels.rebuild(runs, m, s.params);
       }
     });
   }

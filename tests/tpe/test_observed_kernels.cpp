@@ -4,18 +4,22 @@
 // sequence of batches (clustered, tied, at the edges, at the prior's centre, in sparse
 // regions; on both sides of the prior's centre or on one), for below groups that are random,
 // runs of neighbours, at the ends, around the prior or the newest observations, the two log
-// tables agree to 1e-9 at every node.
+// tables agree to 1e-9 at every node; and the sums give the same bits whether the
+// observations are kept in one sorted run or spread over several (tpe/sorted_runs.hpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "tpe/fast_acquisition.hpp"
 #include "tpe/observed_kernels.hpp"
 #include "tpe/parzen_estimator.hpp"
+#include "tpe/sorted_runs.hpp"
+#include "support/bits.hpp"
 #include "support/test_rng.hpp"
 #include "tpe/trial_rng.hpp"
 
@@ -85,11 +89,15 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
   const double prior_mu = 0.5 * (low + high), prior_weight = 1.0;
 
   std::vector<double> column;       // by observation index
-  std::vector<std::uint32_t> order;  // sorted by (value, index)
-  std::vector<double> sorted_value;
-  ObservedKernels kernels;
+  std::vector<std::uint32_t> order;  // the reference: sorted by (value, index)
+  // The kernels' runs as the sampler keeps them (one run up to 262,144 observations; this
+  // test reaches 2,398), and a second set of kernels over the same observations spread over
+  // several levels by a small base: both must give the same bits.
+  SortedRuns runs, spread(4, 2);
+  SortedRun run_scratch;
+  ObservedKernels kernels, spread_kernels;
   GridScratch scratch;
-  std::size_t checks = 0;
+  std::size_t checks = 0, most_levels = 0;
   double worst = 0.0;
   for (const std::size_t batch : {300, 1, 57, 700, 2, 1000, 333, 5}) {
     const std::size_t n_before = column.size();
@@ -103,31 +111,38 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
       column.push_back(x);
     }
     const std::size_t n = column.size();
-    std::vector<std::uint32_t> next(n);
-    std::iota(next.begin(), next.end(), 0u);
-    std::sort(next.begin(), next.end(), [&](std::uint32_t a, std::uint32_t b) {
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
       return column[a] < column[b] || (column[a] == column[b] && a < b);
     });
-    std::vector<double> next_value(n);
-    std::vector<std::size_t> fresh;
-    for (std::size_t o = 0; o < n; ++o) {
-      next_value[o] = column[next[o]];
-      if (next[o] >= n_before) fresh.push_back(o);
+    SortedRun fresh;
+    for (const std::uint32_t i : order) {
+      if (i < n_before) continue;
+      fresh.value.push_back(column[i]);
+      fresh.index.push_back(i);
     }
-    const SortedView after(next.data(), next_value.data(), n, prior_mu);
-    if (kernels.ready())
-      kernels.update(SortedView(order.data(), sorted_value.data(), n_before, prior_mu), after, fresh);
-    else
-      kernels.rebuild(after, model, params);
+    for (auto [r, k] : {std::pair{&runs, &kernels}, std::pair{&spread, &spread_kernels}}) {
+      StagedBatch staged;
+      r->stage(fresh, staged);
+      if (k->ready()) k->update(*r, fresh, staged);
+      r->commit(staged, false, run_scratch);
+      if (!k->ready()) k->rebuild(*r, model, params);
+    }
     REQUIRE(kernels.ready() == (n >= ObservedKernels::kFromObservations));
-    order.swap(next);
-    sorted_value.swap(next_value);
+    REQUIRE(spread_kernels.ready() == kernels.ready());
+    REQUIRE(runs.flat() != nullptr);
+    std::size_t levels = 0;
+    for (const SortedRun& level : spread.levels()) levels += level.size() > 0 ? 1 : 0;
+    most_levels = std::max(most_levels, levels);
     if (!kernels.ready()) continue;
 
-    const SortedView view(order.data(), sorted_value.data(), n, prior_mu);
+    // The prior's position in the reference order (after the observations equal to it).
+    const std::size_t prior_at = static_cast<std::size_t>(
+        std::count_if(column.begin(), column.end(), [&](double x) { return x <= prior_mu; }));
     const std::size_t n_below = default_gamma(n);
     for (int shape = 0; shape < 6; ++shape) {
-      CAPTURE(batch, n, shape, endpoints, seed, side, kind);
+      CAPTURE(batch, n, shape, endpoints, seed, side, kind, levels);
       // The below group: random; a run of neighbours in value order; the first ones; the
       // last ones; the ones around the prior's centre; the newest ones (so also among the
       // newest 25).
@@ -135,7 +150,7 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
       std::size_t start = 0;
       if (shape == 1) start = rng.below(n - n_below);
       if (shape == 3) start = n - n_below;
-      if (shape == 4) start = std::min(n - n_below, view.prior_at > n_below / 2 ? view.prior_at - n_below / 2 : 0);
+      if (shape == 4) start = std::min(n - n_below, prior_at > n_below / 2 ? prior_at - n_below / 2 : 0);
       for (std::size_t k = 0, set = 0; set < n_below; ++k) {
         const std::size_t i = shape == 0 ? rng.below(n) : (shape == 5 ? n - 1 - k : order[start + k]);
         if (!is_below[i]) is_below[i] = 1, ++set;
@@ -150,9 +165,12 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
       std::vector<char> in_above(n);
       for (std::size_t i = 0; i < n; ++i) in_above[i] = is_below[i] ? 0 : 1;
 
-      GridTable running, direct;
-      REQUIRE(kernels.log_density(view, column.data(), is_below.data(), below, w, total, prior_weight, running,
+      GridTable running, direct, running_spread;
+      REQUIRE(kernels.log_density(runs, column.data(), is_below.data(), below, w, total, prior_weight, running,
                                   scratch));
+      REQUIRE(spread_kernels.log_density(spread, column.data(), is_below.data(), below, w, total, prior_weight,
+                                         running_spread, scratch));
+      CHECK(tpeopt::testing::same_bits(running.node, running_spread.node));
       GridScratch direct_scratch;
       REQUIRE(kernels.cells() == (kind == 0 ? kGridCells : discrete_table_cells(model)));
       REQUIRE(log_density_grid_sorted(order.data(), n, column.data(), in_above.data(), member_weight.data(),
@@ -195,6 +213,7 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
     }
   }
   REQUIRE(checks == 48);
+  CHECK(most_levels >= 3);
   std::printf(
       "observed kernels (kind %d, seed %llu, endpoints %d, side %d): max |log g_running - log g_direct| = %.2e over "
       "%zu tables\n",

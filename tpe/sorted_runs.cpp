@@ -1,0 +1,286 @@
+#include "tpe/sorted_runs.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/error.hpp"
+
+namespace tpeopt::tpe::detail {
+
+namespace {
+
+template <bool kRecord>
+void merge_into(const SortedRun& a, const SortedRun& b, SortedRun& out, std::uint32_t* b_at) {
+  const std::size_t n = a.size() + b.size();
+  // The output trades places with a level: room for a few more batches keeps later merges
+  // from allocating (and faulting in) fresh pages every time.
+  if (out.value.capacity() < n) out.value.reserve(n + n / 4);
+  if (out.index.capacity() < n) out.index.reserve(n + n / 4);
+  out.value.resize(n);
+  out.index.resize(n);
+  // Raw pointers, none aliasing another: the loop then keeps the sizes and bases in
+  // registers.
+  const double* __restrict__ av = a.value.data();
+  const std::uint32_t* __restrict__ ai = a.index.data();
+  const double* __restrict__ bv = b.value.data();
+  const std::uint32_t* __restrict__ bi = b.index.data();
+  double* __restrict__ ov = out.value.data();
+  std::uint32_t* __restrict__ oi = out.index.data();
+  std::uint32_t* __restrict__ at = b_at;
+  const std::size_t na = a.size(), nb = b.size();
+  // For each newer element, the older ones that come before it, then it. The newer run is
+  // usually a batch much smaller than the older (a level), so the inner loop mostly goes on
+  // and is predicted; a branch-free merge (one select per element whichever run it comes
+  // from) measured 2.4 times slower at 100,000 + 4,096 on the 2-core box.
+  std::size_t x = 0, o = 0;
+  for (std::size_t y = 0; y < nb; ++y) {
+    const double v = bv[y];
+    while (x < na && !(v < av[x])) {  // an equal value: the older first
+      ov[o] = av[x];
+      oi[o] = ai[x];
+      ++o;
+      ++x;
+    }
+    if constexpr (kRecord) at[y] = static_cast<std::uint32_t>(x);
+    ov[o] = v;
+    oi[o] = bi[y];
+    ++o;
+  }
+  std::copy(av + x, av + na, ov + o);
+  std::copy(ai + x, ai + na, oi + o);
+}
+
+}  // namespace
+
+void merge_runs(const SortedRun& older, const SortedRun& newer, SortedRun& out, std::uint32_t* newer_at) {
+  if (newer_at != nullptr)
+    merge_into<true>(older, newer, out, newer_at);
+  else
+    merge_into<false>(older, newer, out, nullptr);
+}
+
+SortedRuns::SortedRuns(std::size_t base, std::size_t growth) : base_(base), growth_(growth) {
+  if (base_ < 1 || growth_ < 2) throw make_error("sorted runs: base must be >= 1 and growth >= 2");
+}
+
+std::size_t SortedRuns::capacity(std::size_t level) const {
+  std::size_t c = base_ * growth_;
+  for (std::size_t i = 0; i < level && c < std::numeric_limits<std::size_t>::max() / growth_; ++i) c *= growth_;
+  return c;
+}
+
+const SortedRun* SortedRuns::flat() const {
+  const SortedRun* only = nullptr;
+  for (const SortedRun& run : levels_) {
+    if (run.size() == 0) continue;
+    if (only != nullptr) return nullptr;
+    only = &run;
+  }
+  return only;
+}
+
+void SortedRuns::insert(const SortedRun& batch, bool flat, SortedRun& scratch) {
+  StagedBatch staged;
+  stage(batch, staged);
+  commit(staged, flat, scratch);
+}
+
+void SortedRuns::stage(const SortedRun& batch, StagedBatch& staged) const {
+  static const SortedRun kEmpty;
+  staged.level0_at.resize(batch.size());
+  merge_runs(levels_.empty() ? kEmpty : levels_[0], batch, staged.merged, staged.level0_at.data());
+  staged.added = batch.size();
+}
+
+void SortedRuns::commit(StagedBatch& staged, bool flat, SortedRun& scratch) {
+  if (levels_.empty()) levels_.emplace_back();
+  std::swap(levels_[0], staged.merged);  // the old level 0's buffers go back to the stage
+  n_ += staged.added;
+  staged.added = 0;
+  if (flat) {
+    // Everything into the first level that can hold it.
+    std::size_t target = 0;
+    while (capacity(target) < n_) ++target;
+    if (levels_.size() <= target) levels_.resize(target + 1);
+    for (std::size_t i = 0; i < levels_.size(); ++i) {
+      if (i == target || levels_[i].size() == 0) continue;
+      if (i < target)  // a lower level holds newer observations
+        merge_runs(levels_[target], levels_[i], scratch);
+      else
+        merge_runs(levels_[i], levels_[target], scratch);
+      std::swap(levels_[target], scratch);
+      levels_[i].clear();
+    }
+    return;
+  }
+  for (std::size_t i = 0; levels_[i].size() > capacity(i); ++i) {
+    if (i + 1 == levels_.size()) levels_.emplace_back();
+    merge_runs(levels_[i + 1], levels_[i], scratch);
+    std::swap(levels_[i + 1], scratch);
+    levels_[i].clear();
+  }
+  if (levels_.size() > RunCursor::kMaxRuns)
+    throw make_error("sorted runs: {} levels, more than a cursor walks ({})", levels_.size(), RunCursor::kMaxRuns);
+}
+
+void SortedRuns::gather(SortedRun& out, SortedRun& scratch) const {
+  out.clear();
+  for (const SortedRun& run : levels_) {  // from the newest level to the oldest
+    if (run.size() == 0) continue;
+    merge_runs(run, out, scratch);
+    std::swap(out, scratch);
+  }
+}
+
+RunCursor::RunCursor(std::span<const SortedRun> runs, double prior_mu) : prior_mu_(prior_mu) {
+  for (const SortedRun& run : runs) {
+    if (run.size() == 0) continue;
+    if (n_lanes_ == kMaxRuns) throw make_error("sorted runs: more than {} runs for a cursor", kMaxRuns);
+    lanes_[n_lanes_++] = {run.value.data(), run.index.data(), run.size(), 0};
+  }
+}
+
+std::size_t RunCursor::gallop_forward(std::size_t r, std::size_t from, double x, std::uint32_t index) const {
+  const Lane& lane = lanes_[r];
+  // Every element before `lo` precedes the key; probe lo, lo + 1, lo + 3, lo + 7, ...
+  std::size_t lo = from, bound = 1;
+  while (lo + bound - 1 < lane.n && precedes(lane.value[lo + bound - 1], lane.index[lo + bound - 1], x, index)) {
+    lo += bound;
+    bound *= 2;
+  }
+  // The answer lies in [lo, lo + len] (len < bound); a branch-free binary search: the
+  // halvings' outcomes are coin tosses.
+  std::size_t len = std::min(lane.n, lo + bound - 1) - lo;
+  while (len > 0) {
+    const std::size_t half = len / 2;
+    const bool right = precedes(lane.value[lo + half], lane.index[lo + half], x, index);
+    lo = right ? lo + half + 1 : lo;
+    len = right ? len - half - 1 : half;
+  }
+  return lo;
+}
+
+void RunCursor::seek(double x, std::uint32_t index) {
+  for (std::size_t r = 0; r < n_lanes_; ++r) {
+    Lane& lane = lanes_[r];
+    auto before_key = [&](std::size_t p) { return precedes(lane.value[p], lane.index[p], x, index); };
+    if (lane.pos < lane.n && before_key(lane.pos)) {
+      lane.pos = gallop_forward(r, lane.pos + 1, x, index);
+    } else if (lane.pos > 0 && !before_key(lane.pos - 1)) {
+      // Backward, likewise: the element at hi does not precede the key.
+      std::size_t hi = lane.pos - 1, bound = 1;
+      while (hi >= bound && !before_key(hi - bound)) {
+        hi -= bound;
+        bound *= 2;
+      }
+      std::size_t lo = hi >= bound ? hi - bound + 1 : 0;  // the answer lies in [lo, hi]
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (before_key(mid))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      lane.pos = lo;
+    }
+  }
+  prior_before_ = precedes(prior_mu_, kPriorIndex, x, index);
+}
+
+void RunCursor::plan(const SortedRun& keys, std::vector<std::uint32_t>& positions) const {
+  const std::size_t m = keys.size();
+  // A merge step is cheap, a galloping probe mispredicts: merge through runs up to 8 times
+  // the series' length, gallop through longer ones (the big levels).
+  constexpr std::size_t kMergeRatio = 8;
+  positions.resize(n_lanes_ * m);
+  const double* kv = keys.value.data();
+  const std::uint32_t* ki = keys.index.data();
+  for (std::size_t r = 0; r < n_lanes_; ++r) {
+    const Lane& lane = lanes_[r];
+    std::uint32_t* out = positions.data() + r * m;
+    if (lane.n <= kMergeRatio * m) {
+      // A merge: the run's elements before each key (equal values: the run's are older).
+      std::size_t p = 0;
+      for (std::size_t k = 0; k < m; ++k) {
+        while (p < lane.n && lane.value[p] <= kv[k]) ++p;
+        out[k] = static_cast<std::uint32_t>(p);
+      }
+    } else {
+      std::size_t p = 0;
+      for (std::size_t k = 0; k < m; ++k) {
+        if (p < lane.n && precedes(lane.value[p], lane.index[p], kv[k], ki[k])) p = gallop_forward(r, p + 1, kv[k], ki[k]);
+        out[k] = static_cast<std::uint32_t>(p);
+      }
+    }
+  }
+}
+
+std::size_t RunCursor::lane_before(std::size_t taken, OrderEntry& e) const {
+  std::size_t best = kNone;
+  for (std::size_t r = 0; r < n_lanes_; ++r) {
+    const Lane& lane = lanes_[r];
+    const std::size_t back = r == taken ? 2 : 1;
+    if (lane.pos < back) continue;
+    const std::size_t p = lane.pos - back;
+    if (best == kNone || precedes(e.x, e.index, lane.value[p], lane.index[p])) {
+      e = {lane.value[p], lane.index[p]};
+      best = r;
+    }
+  }
+  if (prior_before_ && taken != kMaxRuns && (best == kNone || precedes(e.x, e.index, prior_mu_, kPriorIndex))) {
+    e = {prior_mu_, kPriorIndex};
+    best = kMaxRuns;
+  }
+  return best;
+}
+
+std::size_t RunCursor::lane_after(std::size_t taken, OrderEntry& e) const {
+  std::size_t best = kNone;
+  for (std::size_t r = 0; r < n_lanes_; ++r) {
+    const Lane& lane = lanes_[r];
+    const std::size_t p = lane.pos + (r == taken ? 1 : 0);
+    if (p >= lane.n) continue;
+    if (best == kNone || precedes(lane.value[p], lane.index[p], e.x, e.index)) {
+      e = {lane.value[p], lane.index[p]};
+      best = r;
+    }
+  }
+  if (!prior_before_ && taken != kMaxRuns && (best == kNone || precedes(prior_mu_, kPriorIndex, e.x, e.index))) {
+    e = {prior_mu_, kPriorIndex};
+    best = kMaxRuns;
+  }
+  return best;
+}
+
+bool RunCursor::before(OrderEntry& e) const { return lane_before(kNone, e) != kNone; }
+bool RunCursor::after(OrderEntry& e) const { return lane_after(kNone, e) != kNone; }
+
+bool RunCursor::second_before(OrderEntry& e) const {
+  const std::size_t first = lane_before(kNone, e);
+  return first != kNone && lane_before(first, e) != kNone;
+}
+
+bool RunCursor::second_after(OrderEntry& e) const {
+  const std::size_t first = lane_after(kNone, e);
+  return first != kNone && lane_after(first, e) != kNone;
+}
+
+void RunCursor::step_back() {
+  OrderEntry e;
+  const std::size_t r = lane_before(kNone, e);
+  if (r == kMaxRuns)
+    prior_before_ = false;
+  else if (r != kNone)
+    --lanes_[r].pos;
+}
+
+void RunCursor::step_forward() {
+  OrderEntry e;
+  const std::size_t r = lane_after(kNone, e);
+  if (r == kMaxRuns)
+    prior_before_ = true;
+  else if (r != kNone)
+    ++lanes_[r].pos;
+}
+
+}  // namespace tpeopt::tpe::detail
