@@ -86,6 +86,14 @@ void SortedRuns::insert(const SortedRun& batch, bool flat, SortedRun& scratch) {
 }
 
 void SortedRuns::stage(const SortedRun& batch, StagedBatch& staged) const {
+  // The levels the commit's cascade will reach, checked before anything changes.
+  std::size_t carried = (levels_.empty() ? 0 : levels_[0].size()) + batch.size(), level = 0;
+  while (carried > capacity(level)) {
+    ++level;
+    carried += level < levels_.size() ? levels_[level].size() : 0;
+  }
+  if (std::max(level + 1, levels_.size()) > RunCursor::kMaxRuns)
+    throw make_error("sorted runs: {} levels, more than a cursor walks ({})", level + 1, RunCursor::kMaxRuns);
   static const SortedRun kEmpty;
   staged.level0_at.resize(batch.size());
   merge_runs(levels_.empty() ? kEmpty : levels_[0], batch, staged.merged, staged.level0_at.data());
@@ -98,34 +106,32 @@ void SortedRuns::commit(StagedBatch& staged, bool flat, SortedRun& scratch) {
   n_ += staged.added;
   staged.added = 0;
   if (flat) {
-    // Everything into the first level that can hold it.
+    // Everything, merged oldest level first, into the first level that can hold it.
     std::size_t target = 0;
     while (capacity(target) < n_) ++target;
+    SortedRun all;
+    gather(all, scratch);
+    for (SortedRun& level : levels_) level = SortedRun();
     if (levels_.size() <= target) levels_.resize(target + 1);
-    for (std::size_t i = 0; i < levels_.size(); ++i) {
-      if (i == target || levels_[i].size() == 0) continue;
-      if (i < target)  // a lower level holds newer observations
-        merge_runs(levels_[target], levels_[i], scratch);
-      else
-        merge_runs(levels_[i], levels_[target], scratch);
-      std::swap(levels_[target], scratch);
-      levels_[i].clear();
-    }
+    std::swap(levels_[target], all);
     return;
   }
   for (std::size_t i = 0; levels_[i].size() > capacity(i); ++i) {
     if (i + 1 == levels_.size()) levels_.emplace_back();
     merge_runs(levels_[i + 1], levels_[i], scratch);
     std::swap(levels_[i + 1], scratch);
-    levels_[i].clear();
+    // Level 0 refills at the next tell and keeps its buffer; a drained higher level refills
+    // only over many tells, so its memory goes back.
+    if (i == 0)
+      levels_[i].clear();
+    else
+      levels_[i] = SortedRun();
   }
-  if (levels_.size() > RunCursor::kMaxRuns)
-    throw make_error("sorted runs: {} levels, more than a cursor walks ({})", levels_.size(), RunCursor::kMaxRuns);
 }
 
 void SortedRuns::gather(SortedRun& out, SortedRun& scratch) const {
   out.clear();
-  for (const SortedRun& run : levels_) {  // from the newest level to the oldest
+  for (const SortedRun& run : levels_) {  // from the newest level to the oldest: `out` is newer
     if (run.size() == 0) continue;
     merge_runs(run, out, scratch);
     std::swap(out, scratch);

@@ -2,7 +2,7 @@
 // One axis' observations in (value, index) order, for the fast acquisition (docs/tpe.md,
 // "Fast acquisition", item 2). Kept as a few sorted runs of growing capacity (a levelled
 // log-structured merge): a tell merges its batch into the smallest run, and only now and
-// then does a run overflow into the next, so a tell moves O(b log n) elements amortized
+// then does a run overflow into the next, so a tell moves O(min(n, level 0) + b log n) elements amortized
 // instead of the O(n) of one sorted array. RunCursor walks the runs as one order. Internal
 // to the TPE sampler; in a header for the tests.
 #include <array>

@@ -585,7 +585,7 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
     if (n_after >= detail::RunCursor::Around::kMissing)
       throw make_error("tpe sampler: more than {} observations", detail::RunCursor::Around::kMissing - 1);
     // Merge the told trials into each numeric axis' sorted runs: a radix sort of the batch,
-    // then merges of amortized O(b log n).
+    // then merges of amortized O(min(n, 262,144) + b log n).
     s.pool.parallel_for(s.active.size(), [&](std::size_t begin, std::size_t end) {
       std::vector<std::pair<std::uint64_t, std::uint32_t>> fresh, tmp;
       detail::SortedRun batch, scratch;

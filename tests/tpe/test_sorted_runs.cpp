@@ -203,11 +203,43 @@ TEST_CASE("Sorted runs hold every observation in order, and the cursor walks the
   // The small bases must have spread the observations over several levels.
   if (base < 4096) CHECK(most_levels >= 3);
 
-  // A flat insert merges every level into one run.
+  // A flat insert merges every level into one run, in order (with ties: the levels are
+  // merged oldest first, so equal values keep their index order).
   SortedRun one;
-  one.value.push_back(0.5);
-  one.index.push_back(static_cast<std::uint32_t>(values.size()));
+  values.push_back(ties ? 0.25 : 0.5);
+  one.value.push_back(values.back());
+  one.index.push_back(static_cast<std::uint32_t>(values.size() - 1));
   runs.insert(one, true, scratch);
   REQUIRE(runs.flat() != nullptr);
-  CHECK(runs.flat()->size() == values.size() + 1);
+  const SortedRun& flat = *runs.flat();
+  REQUIRE(flat.size() == values.size());
+  const std::vector<OrderEntry> reference = reference_order(values, prior_mu);
+  std::size_t wrong_flat = 0;
+  for (std::size_t p = 0, q = 0; q < reference.size(); ++q) {
+    if (reference[q].is_prior()) continue;
+    wrong_flat += flat.index[p] == reference[q].index && flat.value[p] == reference[q].x ? 0 : 1;
+    ++p;
+  }
+  CHECK(wrong_flat == 0);
+}
+
+TEST_CASE("A flat insert keeps equal values in index order when it opens a new level", "[cpu][tpe][fast]") {
+  // Level 0 holds 2, level 1 4, level 2 8 (base 1, growth 2); one equal value at a time,
+  // every insert flat: each time the total outgrows a level, the levels below the new one
+  // are merged into it oldest first, so the indices stay ascending.
+  SortedRuns runs(1, 2);
+  SortedRun scratch;
+  for (std::uint32_t i = 0; i < 40; ++i) {
+    SortedRun one;
+    one.value.push_back(1.0);
+    one.index.push_back(i);
+    runs.insert(one, true, scratch);
+    REQUIRE(runs.flat() != nullptr);
+    const SortedRun& flat = *runs.flat();
+    REQUIRE(flat.size() == i + 1);
+    std::size_t out_of_order = 0;
+    for (std::uint32_t p = 0; p <= i; ++p) out_of_order += flat.index[p] == p ? 0 : 1;
+    CAPTURE(i);
+    CHECK(out_of_order == 0);
+  }
 }
