@@ -23,11 +23,10 @@ double ObservedKernels::bandwidth(double x, const OrderEntry* left, const OrderE
                              range_);
 }
 
-double ObservedKernels::above_bandwidth(const RunCursor& at, const char* is_below) const {
-  // The nearest kernels of the above group on each side (the prior's centre is always one).
+std::pair<const OrderEntry*, const OrderEntry*> ObservedKernels::above_neighbours(const RunCursor& at,
+                                                                                  const char* is_below,
+                                                                                  OrderEntry& left, OrderEntry& right) {
   auto skipped = [&](const OrderEntry& e) { return !e.is_prior() && is_below[e.index]; };
-  OrderEntry self, left, right;
-  at.after(self);
   RunCursor walk = at;
   bool has_left = walk.before(left);
   while (has_left && skipped(left)) {
@@ -41,7 +40,7 @@ double ObservedKernels::above_bandwidth(const RunCursor& at, const char* is_belo
     walk.step_forward();
     has_right = walk.after(right);
   }
-  return bandwidth(self.x, has_left ? &left : nullptr, has_right ? &right : nullptr);
+  return {has_left ? &left : nullptr, has_right ? &right : nullptr};
 }
 
 double ObservedKernels::scale(double mu, double sigma) const {
@@ -118,16 +117,14 @@ void ObservedKernels::update(const SortedRuns& before, const SortedRun& fresh, c
   // from the staged merge (its new order, `merged`, and its old one, at f's positions in
   // them), the other levels' and the prior's centre from a cursor walked by the batch.
   const std::span<const SortedRun> levels(before.levels());
-  static const SortedRun kEmpty;
-  const SortedRun& old0 = levels.empty() ? kEmpty : levels[0];
+  const SortedRun& old0 = before.level(0);
   const SortedRun& new0 = staged.merged;
   RunCursor upper(levels.empty() ? levels : levels.subspan(1), prior_mu_);
   std::vector<std::uint32_t>& positions = positions_;
   upper.plan(fresh, positions);
   const std::size_t m = fresh.size();
   const std::uint32_t* level0_at = staged.level0_at.data();
-  OrderEntry last;  // the greatest element done
-  bool any_done = false;
+  OrderEntry last = RunCursor::Around().before1;  // the greatest element done (-inf: none)
   auto add = [&](const OrderEntry& e, double sigma) {
     const double c = scale(e.x, sigma);
     add_kernel(e.x, sigma, c, c * static_cast<double>(e.index));
@@ -155,7 +152,8 @@ void ObservedKernels::update(const SortedRuns& before, const SortedRun& fresh, c
     if (p + 1 < old0.size()) near_old.after2 = entry(old0, p + 1);
     RunCursor::Around now, was;
     if (upper.runs() == 0) {
-      // Level 0 alone (up to 262,144 observations): only the prior's centre to add.
+      // Level 0 alone (up to 262,144 observations): only the prior's centre to add (what
+      // merge() with a cursor over no run would give, without its selects).
       now = near_new;
       was = near_old;
       const OrderEntry prior{prior_mu_, kPriorIndex};
@@ -171,15 +169,14 @@ void ObservedKernels::update(const SortedRuns& before, const SortedRun& fresh, c
       now = RunCursor::Around::merge(others, near_new);
       was = RunCursor::Around::merge(others, near_old);
     }
-    auto at = [](const OrderEntry& e) { return RunCursor::Around::present(e) ? &e : nullptr; };
+    const auto at = &RunCursor::Around::if_present;
     // L1, an old observation not done yet: its right neighbour is now f. In the old order
     // it is the nearest before f too.
-    if (is_old(now.before1) && (!any_done || precedes(last, now.before1)))
+    if (is_old(now.before1) && precedes(last, now.before1))
       replace(now.before1, bandwidth(now.before1.x, at(was.before2), at(was.after1)),
               bandwidth(now.before1.x, at(now.before2), &f));
     add(f, bandwidth(f.x, at(now.before1), at(now.after1)));
     last = f;
-    any_done = true;
     // R1, an old observation: its left neighbour is now f (in the old order, the nearest
     // after f).
     if (is_old(now.after1)) {
@@ -222,14 +219,10 @@ bool ObservedKernels::log_density(const SortedRuns& runs, const double* column, 
     const OrderEntry self = entry(i);
     special.push_back(self);
     at.seek(self.x, self.index);
-    OrderEntry e;
-    RunCursor walk = at;
-    while (walk.before(e) && !e.is_prior() && is_below[e.index]) walk.step_back();
-    if (walk.before(e)) special.push_back(e);
-    walk = at;
-    walk.step_forward();
-    while (walk.after(e) && !e.is_prior() && is_below[e.index]) walk.step_forward();
-    if (walk.after(e)) special.push_back(e);
+    OrderEntry left, right;
+    const auto [l, r] = above_neighbours(at, is_below, left, right);
+    if (l != nullptr) special.push_back(*l);
+    if (r != nullptr) special.push_back(*r);
   }
   std::sort(special.begin(), special.end(), [](const OrderEntry& a, const OrderEntry& b) { return precedes(a, b); });
   special.erase(std::unique(special.begin(), special.end(),
@@ -253,14 +246,16 @@ bool ObservedKernels::log_density(const SortedRuns& runs, const double* column, 
     const double x = e.x;
     const double in_sums = w.ramp(i);
     at.seek(x, i);
-    OrderEntry left, right;
-    const bool has_left = at.before(left), has_right = at.second_after(right);
-    const double sigma_all = bandwidth(x, has_left ? &left : nullptr, has_right ? &right : nullptr);
+    const RunCursor::Around near = at.around();  // after1 is e itself
+    const double sigma_all =
+        bandwidth(x, RunCursor::Around::if_present(near.before1), RunCursor::Around::if_present(near.after2));
     if (is_below[i]) {
       correct(x, sigma_all, -in_sums * scale(x, sigma_all));
       continue;
     }
-    const double sigma = above_bandwidth(at, is_below);
+    OrderEntry left, right;
+    const auto [l, r] = above_neighbours(at, is_below, left, right);
+    const double sigma = bandwidth(x, l, r);
     const double weight = w.of(i);
     if (sigma == sigma_all) {
       if (weight != in_sums) correct(x, sigma, (weight - in_sums) * scale(x, sigma));

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "tpe/fast_acquisition.hpp"
@@ -74,9 +75,11 @@ class ObservedKernels {
   // The bandwidth of a kernel at x whose neighbours in its group are `left` and `right`
   // (null: none, the range's end instead).
   double bandwidth(double x, const OrderEntry* left, const OrderEntry* right) const;
-  // The bandwidth among the above group of the element just after the gap of `at` (the
-  // below group's elements are skipped; is_below by index).
-  double above_bandwidth(const RunCursor& at, const char* is_below) const;
+  // The nearest elements of the above group (the prior's centre is one) on each side of the
+  // element just after the gap of `at`, the below group's skipped (is_below by index): null
+  // where there is none, else `left` / `right`.
+  static std::pair<const OrderEntry*, const OrderEntry*> above_neighbours(const RunCursor& at, const char* is_below,
+                                                                          OrderEntry& left, OrderEntry& right);
   // Adds c0 K and c1 K (centre mu, bandwidth sigma) to the two sums: binned kernels are
   // collected, in order, for one accumulate_pair; wider ones go straight to the node sums.
   void add_kernel(double mu, double sigma, double c0, double c1);

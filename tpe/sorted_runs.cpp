@@ -69,15 +69,21 @@ std::size_t SortedRuns::capacity(std::size_t level) const {
   return c;
 }
 
+namespace {
+const SortedRun kEmptyRun;
+}  // namespace
+
 const SortedRun* SortedRuns::flat() const {
-  const SortedRun* only = nullptr;
+  const SortedRun* only = &kEmptyRun;
   for (const SortedRun& run : levels_) {
     if (run.size() == 0) continue;
-    if (only != nullptr) return nullptr;
+    if (only->size() != 0) return nullptr;
     only = &run;
   }
   return only;
 }
+
+const SortedRun& SortedRuns::level(std::size_t i) const { return i < levels_.size() ? levels_[i] : kEmptyRun; }
 
 void SortedRuns::insert(const SortedRun& batch, bool flat, SortedRun& scratch) {
   StagedBatch staged;
@@ -87,16 +93,15 @@ void SortedRuns::insert(const SortedRun& batch, bool flat, SortedRun& scratch) {
 
 void SortedRuns::stage(const SortedRun& batch, StagedBatch& staged) const {
   // The levels the commit's cascade will reach, checked before anything changes.
-  std::size_t carried = (levels_.empty() ? 0 : levels_[0].size()) + batch.size(), level = 0;
-  while (carried > capacity(level)) {
-    ++level;
-    carried += level < levels_.size() ? levels_[level].size() : 0;
+  std::size_t carried = level(0).size() + batch.size(), reached = 0;
+  while (carried > capacity(reached)) {
+    ++reached;
+    carried += level(reached).size();
   }
-  if (std::max(level + 1, levels_.size()) > RunCursor::kMaxRuns)
-    throw make_error("sorted runs: {} levels, more than a cursor walks ({})", level + 1, RunCursor::kMaxRuns);
-  static const SortedRun kEmpty;
+  if (std::max(reached + 1, levels_.size()) > RunCursor::kMaxRuns)
+    throw make_error("sorted runs: {} levels, more than a cursor walks ({})", reached + 1, RunCursor::kMaxRuns);
   staged.level0_at.resize(batch.size());
-  merge_runs(levels_.empty() ? kEmpty : levels_[0], batch, staged.merged, staged.level0_at.data());
+  merge_runs(level(0), batch, staged.merged, staged.level0_at.data());
   staged.added = batch.size();
 }
 
@@ -146,17 +151,10 @@ RunCursor::RunCursor(std::span<const SortedRun> runs, double prior_mu) : prior_m
   }
 }
 
-std::size_t RunCursor::gallop_forward(std::size_t r, std::size_t from, double x, std::uint32_t index) const {
+std::size_t RunCursor::first_not_before(std::size_t r, std::size_t lo, std::size_t len, double x,
+                                        std::uint32_t index) const {
+  // Branch-free: the halvings' outcomes are coin tosses.
   const Lane& lane = lanes_[r];
-  // Every element before `lo` precedes the key; probe lo, lo + 1, lo + 3, lo + 7, ...
-  std::size_t lo = from, bound = 1;
-  while (lo + bound - 1 < lane.n && precedes(lane.value[lo + bound - 1], lane.index[lo + bound - 1], x, index)) {
-    lo += bound;
-    bound *= 2;
-  }
-  // The answer lies in [lo, lo + len] (len < bound); a branch-free binary search: the
-  // halvings' outcomes are coin tosses.
-  std::size_t len = std::min(lane.n, lo + bound - 1) - lo;
   while (len > 0) {
     const std::size_t half = len / 2;
     const bool right = precedes(lane.value[lo + half], lane.index[lo + half], x, index);
@@ -166,29 +164,24 @@ std::size_t RunCursor::gallop_forward(std::size_t r, std::size_t from, double x,
   return lo;
 }
 
+std::size_t RunCursor::gallop_forward(std::size_t r, std::size_t from, double x, std::uint32_t index) const {
+  const Lane& lane = lanes_[r];
+  // Every element before `lo` precedes the key; probe lo, lo + 1, lo + 3, lo + 7, ...
+  std::size_t lo = from, bound = 1;
+  while (lo + bound - 1 < lane.n && precedes(lane.value[lo + bound - 1], lane.index[lo + bound - 1], x, index)) {
+    lo += bound;
+    bound *= 2;
+  }
+  return first_not_before(r, lo, std::min(lane.n, lo + bound - 1) - lo, x, index);
+}
+
 void RunCursor::seek(double x, std::uint32_t index) {
   for (std::size_t r = 0; r < n_lanes_; ++r) {
     Lane& lane = lanes_[r];
-    auto before_key = [&](std::size_t p) { return precedes(lane.value[p], lane.index[p], x, index); };
-    if (lane.pos < lane.n && before_key(lane.pos)) {
-      lane.pos = gallop_forward(r, lane.pos + 1, x, index);
-    } else if (lane.pos > 0 && !before_key(lane.pos - 1)) {
-      // Backward, likewise: the element at hi does not precede the key.
-      std::size_t hi = lane.pos - 1, bound = 1;
-      while (hi >= bound && !before_key(hi - bound)) {
-        hi -= bound;
-        bound *= 2;
-      }
-      std::size_t lo = hi >= bound ? hi - bound + 1 : 0;  // the answer lies in [lo, hi]
-      while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        if (before_key(mid))
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      lane.pos = lo;
-    }
+    if (lane.pos < lane.n && precedes(lane.value[lane.pos], lane.index[lane.pos], x, index))
+      lane.pos = gallop_forward(r, lane.pos + 1, x, index);  // ahead: the tell's and the ask's usual way
+    else if (lane.pos > 0 && !precedes(lane.value[lane.pos - 1], lane.index[lane.pos - 1], x, index))
+      lane.pos = first_not_before(r, 0, lane.pos - 1, x, index);  // behind: anywhere before
   }
   prior_before_ = precedes(prior_mu_, kPriorIndex, x, index);
 }
@@ -221,59 +214,45 @@ void RunCursor::plan(const SortedRun& keys, std::vector<std::uint32_t>& position
   }
 }
 
-std::size_t RunCursor::lane_before(std::size_t taken, OrderEntry& e) const {
+std::size_t RunCursor::lane_before(OrderEntry& e) const {
   std::size_t best = kNone;
   for (std::size_t r = 0; r < n_lanes_; ++r) {
     const Lane& lane = lanes_[r];
-    const std::size_t back = r == taken ? 2 : 1;
-    if (lane.pos < back) continue;
-    const std::size_t p = lane.pos - back;
+    if (lane.pos == 0) continue;
+    const std::size_t p = lane.pos - 1;
     if (best == kNone || precedes(e.x, e.index, lane.value[p], lane.index[p])) {
       e = {lane.value[p], lane.index[p]};
       best = r;
     }
   }
-  if (prior_before_ && taken != kMaxRuns && (best == kNone || precedes(e.x, e.index, prior_mu_, kPriorIndex))) {
+  if (prior_before_ && (best == kNone || precedes(e.x, e.index, prior_mu_, kPriorIndex))) {
     e = {prior_mu_, kPriorIndex};
     best = kMaxRuns;
   }
   return best;
 }
 
-std::size_t RunCursor::lane_after(std::size_t taken, OrderEntry& e) const {
+std::size_t RunCursor::lane_after(OrderEntry& e) const {
   std::size_t best = kNone;
   for (std::size_t r = 0; r < n_lanes_; ++r) {
     const Lane& lane = lanes_[r];
-    const std::size_t p = lane.pos + (r == taken ? 1 : 0);
+    const std::size_t p = lane.pos;
     if (p >= lane.n) continue;
     if (best == kNone || precedes(lane.value[p], lane.index[p], e.x, e.index)) {
       e = {lane.value[p], lane.index[p]};
       best = r;
     }
   }
-  if (!prior_before_ && taken != kMaxRuns && (best == kNone || precedes(prior_mu_, kPriorIndex, e.x, e.index))) {
+  if (!prior_before_ && (best == kNone || precedes(prior_mu_, kPriorIndex, e.x, e.index))) {
     e = {prior_mu_, kPriorIndex};
     best = kMaxRuns;
   }
   return best;
 }
 
-bool RunCursor::before(OrderEntry& e) const { return lane_before(kNone, e) != kNone; }
-bool RunCursor::after(OrderEntry& e) const { return lane_after(kNone, e) != kNone; }
-
-bool RunCursor::second_before(OrderEntry& e) const {
-  const std::size_t first = lane_before(kNone, e);
-  return first != kNone && lane_before(first, e) != kNone;
-}
-
-bool RunCursor::second_after(OrderEntry& e) const {
-  const std::size_t first = lane_after(kNone, e);
-  return first != kNone && lane_after(first, e) != kNone;
-}
-
 void RunCursor::step_back() {
   OrderEntry e;
-  const std::size_t r = lane_before(kNone, e);
+  const std::size_t r = lane_before(e);
   if (r == kMaxRuns)
     prior_before_ = false;
   else if (r != kNone)
@@ -282,7 +261,7 @@ void RunCursor::step_back() {
 
 void RunCursor::step_forward() {
   OrderEntry e;
-  const std::size_t r = lane_after(kNone, e);
+  const std::size_t r = lane_after(e);
   if (r == kMaxRuns)
     prior_before_ = true;
   else if (r != kNone)

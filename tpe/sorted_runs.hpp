@@ -1,10 +1,10 @@
 #pragma once
 // One axis' observations in (value, index) order, for the fast acquisition (docs/tpe.md,
-// "Fast acquisition", item 2). Kept as a few sorted runs of growing capacity (a levelled
+// "Cost and memory"). Kept as a few sorted runs of growing capacity (a levelled
 // log-structured merge): a tell merges its batch into the smallest run, and only now and
-// then does a run overflow into the next, so a tell moves O(min(n, level 0) + b log n) elements amortized
-// instead of the O(n) of one sorted array. RunCursor walks the runs as one order. Internal
-// to the TPE sampler; in a header for the tests.
+// then does a run overflow into the next, so a tell moves O(min(n, level 0) + b log n)
+// elements amortized instead of the O(n) of one sorted array. RunCursor walks the runs as
+// one order. Internal to the TPE sampler; in a header for the tests.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +17,10 @@ namespace tpeopt::tpe::detail {
 /// The index that stands for the prior's centre in the order: after the observations of its
 /// value (ParzenEstimator's stable order puts the prior last).
 inline constexpr std::uint32_t kPriorIndex = std::numeric_limits<std::uint32_t>::max();
+/// The index of "no element" (RunCursor::Around).
+inline constexpr std::uint32_t kMissingIndex = kPriorIndex - 1;
+/// Observations an axis can hold: their indices stay below the two reserved above.
+inline constexpr std::size_t kMaxObservations = kMissingIndex;
 
 /// One element of the order: an observation (its value and index) or the prior's centre.
 struct OrderEntry {
@@ -71,8 +75,11 @@ class SortedRuns {
 
   std::size_t size() const { return n_; }
   const std::vector<SortedRun>& levels() const { return levels_; }
-  /// The run that holds every observation, or null when they are spread over several.
+  /// The run that holds every observation (an empty one before the first), or null when
+  /// they are spread over several.
   const SortedRun* flat() const;
+  /// Level i (an empty run past the last).
+  const SortedRun& level(std::size_t i) const;
 
   /// Adds a batch sorted by (value, index) whose indices are above every held one: merged
   /// into level 0, a level over its capacity then merged into the next. With `flat`, every
@@ -124,14 +131,15 @@ class RunCursor {
   }
 
   /// The two elements on each side of the gap, nearest first. A missing one has index
-  /// kMissing and an infinite value (-inf before the gap, +inf after), so that merging two
+  /// kMissingIndex and an infinite value (-inf before the gap, +inf after), so that merging two
   /// Arounds needs no branch.
   struct Around {
-    static constexpr std::uint32_t kMissing = kPriorIndex - 1;
-    OrderEntry before1{-std::numeric_limits<double>::infinity(), kMissing}, before2 = before1;
-    OrderEntry after1{std::numeric_limits<double>::infinity(), kMissing}, after2 = after1;
+    OrderEntry before1{-std::numeric_limits<double>::infinity(), kMissingIndex}, before2 = before1;
+    OrderEntry after1{std::numeric_limits<double>::infinity(), kMissingIndex}, after2 = after1;
 
-    static bool present(const OrderEntry& e) { return e.index != kMissing; }
+    static bool present(const OrderEntry& e) { return e.index != kMissingIndex; }
+    /// e, or null where it is missing.
+    static const OrderEntry* if_present(const OrderEntry& e) { return present(e) ? &e : nullptr; }
     /// Takes one more element of the side before / after the gap into account.
     void push_before(const OrderEntry& e) {
       if (precedes(before1, e)) {
@@ -152,25 +160,25 @@ class RunCursor {
     /// The nearest two on each side among a's and b's (two gaps at the same place in two
     /// sets of runs). Branch-free: which set holds the nearest is a coin toss.
     static Around merge(const Around& a, const Around& b) {
+      // On each side: the nearer of the two firsts, then the nearer of the other first and
+      // the winner's second. Selected by indexing (GCC branches on a ternary here).
       Around m;
-      // Before the gap: the greater first.
-      const bool b1 = precedes_bits(a.before1, b.before1);  // b's first is nearer
-      const OrderEntry first_b[2] = {a.before1, b.before1}, other_b[2] = {b.before1, a.before1};
-      const OrderEntry next_b[2] = {a.before2, b.before2};
-      m.before1 = first_b[b1];
-      const OrderEntry& rival = other_b[b1];  // the loser of the firsts
-      const OrderEntry& runner = next_b[b1];  // the winner's second
-      const OrderEntry second_b[2] = {rival, runner};
-      m.before2 = second_b[precedes_bits(rival, runner)];
-      // After the gap: the smaller first.
-      const bool a1 = precedes_bits(b.after1, a.after1);  // b's first is nearer
-      const OrderEntry first_a[2] = {a.after1, b.after1}, other_a[2] = {b.after1, a.after1};
-      const OrderEntry next_a[2] = {a.after2, b.after2};
-      m.after1 = first_a[a1];
-      const OrderEntry& rival_a = other_a[a1];
-      const OrderEntry& runner_a = next_a[a1];
-      const OrderEntry second_a[2] = {rival_a, runner_a};
-      m.after2 = second_a[precedes_bits(runner_a, rival_a)];
+      {
+        const bool b_nearer = precedes_bits(a.before1, b.before1);
+        const OrderEntry first[2] = {a.before1, b.before1}, loser[2] = {b.before1, a.before1};
+        const OrderEntry second[2] = {a.before2, b.before2};
+        m.before1 = first[b_nearer];
+        const OrderEntry runner_up[2] = {loser[b_nearer], second[b_nearer]};
+        m.before2 = runner_up[precedes_bits(loser[b_nearer], second[b_nearer])];
+      }
+      {
+        const bool b_nearer = precedes_bits(b.after1, a.after1);
+        const OrderEntry first[2] = {a.after1, b.after1}, loser[2] = {b.after1, a.after1};
+        const OrderEntry second[2] = {a.after2, b.after2};
+        m.after1 = first[b_nearer];
+        const OrderEntry runner_up[2] = {loser[b_nearer], second[b_nearer]};
+        m.after2 = runner_up[precedes_bits(second[b_nearer], loser[b_nearer])];
+      }
       return m;
     }
 
@@ -206,12 +214,9 @@ class RunCursor {
     return a;
   }
 
-  /// The element just before the gap, and the one before that (false: none).
-  bool before(OrderEntry& e) const;
-  bool second_before(OrderEntry& e) const;
-  /// The element just after the gap, and the one after that (false: none).
-  bool after(OrderEntry& e) const;
-  bool second_after(OrderEntry& e) const;
+  /// The element just before / after the gap (false: none); around() gives two a side.
+  bool before(OrderEntry& e) const { return lane_before(e) != kNone; }
+  bool after(OrderEntry& e) const { return lane_after(e) != kNone; }
   /// Moves the gap past the element before / after it (which must exist).
   void step_back();
   void step_forward();
@@ -223,13 +228,15 @@ class RunCursor {
     std::size_t n = 0;
     std::size_t pos = 0;  // elements before the gap
   };
-  // The lane (kMaxRuns: the prior) holding the element just before / after the gap, one
-  // skipped (kNone for none) when looking for the second; kNone if there is none.
+  // The lane (kMaxRuns: the prior) holding the element just before / after the gap, and
+  // that element; kNone if there is none.
   static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::size_t lane_before(std::size_t skip, OrderEntry& e) const;
-  std::size_t lane_after(std::size_t skip, OrderEntry& e) const;
+  std::size_t lane_before(OrderEntry& e) const;
+  std::size_t lane_after(OrderEntry& e) const;
   // Lane r's new position at or after its current one, by galloping from `from`.
   std::size_t gallop_forward(std::size_t r, std::size_t from, double x, std::uint32_t index) const;
+  // Lane r's first element in [lo, lo + len] not before (x, index), all before lo being so.
+  std::size_t first_not_before(std::size_t r, std::size_t lo, std::size_t len, double x, std::uint32_t index) const;
 
   std::array<Lane, kMaxRuns> lanes_{};
   std::size_t n_lanes_ = 0;

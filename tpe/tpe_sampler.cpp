@@ -582,8 +582,8 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
   s.pending.pop_front();
   if (s.keep_sorted && n_after > n_before) {
     // Indices are 32-bit, the two highest kept for the prior's centre and "none".
-    if (n_after >= detail::RunCursor::Around::kMissing)
-      throw make_error("tpe sampler: more than {} observations", detail::RunCursor::Around::kMissing - 1);
+    if (n_after > detail::kMaxObservations)
+      throw make_error("tpe sampler: more than {} observations", detail::kMaxObservations);
     // Merge the told trials into each numeric axis' sorted runs: a radix sort of the batch,
     // then merges of amortized O(min(n, 262,144) + b log n).
     s.pool.parallel_for(s.active.size(), [&](std::size_t begin, std::size_t end) {

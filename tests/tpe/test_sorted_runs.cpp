@@ -30,27 +30,51 @@ std::vector<OrderEntry> reference_order(const std::vector<double>& values, doubl
 
 bool same(const OrderEntry& a, const OrderEntry& b) { return a.index == b.index && a.x == b.x; }
 
-// The cursor's four neighbours of the gap before reference[g] (g = size: the end) against
-// the reference's; counts the disagreements.
-std::size_t wrong_neighbours(const RunCursor& c, const std::vector<OrderEntry>& reference, std::size_t g) {
+// The two neighbours on each side of the gap before reference[g] (g = size: the end)
+// against the reference's; counts the disagreements.
+std::size_t wrong_around(const RunCursor::Around& near, const std::vector<OrderEntry>& reference, std::size_t g) {
   std::size_t wrong = 0;
-  OrderEntry e;
-  auto check = [&](bool found, std::ptrdiff_t at) {
+  auto check = [&](const OrderEntry& e, std::ptrdiff_t at) {
     const bool exists = at >= 0 && at < static_cast<std::ptrdiff_t>(reference.size());
-    if (found != exists || (exists && !same(e, reference[static_cast<std::size_t>(at)]))) ++wrong;
+    if (RunCursor::Around::present(e) != exists || (exists && !same(e, reference[static_cast<std::size_t>(at)])))
+      ++wrong;
   };
   const auto gi = static_cast<std::ptrdiff_t>(g);
-  check(c.before(e), gi - 1);
-  check(c.second_before(e), gi - 2);
-  check(c.after(e), gi);
-  check(c.second_after(e), gi + 1);
+  check(near.before1, gi - 1);
+  check(near.before2, gi - 2);
+  check(near.after1, gi);
+  check(near.after2, gi + 1);
   return wrong;
+}
+
+// The cursor's neighbours of the gap, by around() and by before() / after(), against the
+// reference's.
+std::size_t wrong_neighbours(const RunCursor& c, const std::vector<OrderEntry>& reference, std::size_t g) {
+  const RunCursor::Around near = c.around();
+  std::size_t wrong = wrong_around(near, reference, g);
+  OrderEntry e;
+  const bool has_before = c.before(e);
+  if (has_before != RunCursor::Around::present(near.before1) || (has_before && !same(e, near.before1))) ++wrong;
+  const bool has_after = c.after(e);
+  if (has_after != RunCursor::Around::present(near.after1) || (has_after && !same(e, near.after1))) ++wrong;
+  return wrong;
+}
+
+// How many elements of `run` differ from the reference order (the prior's centre left out).
+std::size_t wrong_order(const SortedRun& run, const std::vector<OrderEntry>& reference) {
+  std::size_t wrong = 0, p = 0;
+  for (const OrderEntry& e : reference) {
+    if (e.is_prior()) continue;
+    wrong += p < run.size() && run.index[p] == e.index && run.value[p] == e.x ? 0 : 1;
+    ++p;
+  }
+  return wrong + (run.size() > p ? run.size() - p : 0);
 }
 
 }  // namespace
 
 TEST_CASE("Sorted runs hold every observation in order, and the cursor walks them as one order", "[cpu][tpe][fast]") {
-  // Level 0 of 2, doubling (many levels); of 16, growing 4; the sampler's (one level here).
+  // Level 0 of 2, doubling (many levels); of 16, growing 4; of 32,768 (one level here).
   const std::size_t base = GENERATE(1, 4, 4096);
   const std::size_t growth = base == 4 ? 4 : (base == 1 ? 2 : 8);
   const bool ties = GENERATE(false, true);
@@ -59,6 +83,9 @@ TEST_CASE("Sorted runs hold every observation in order, and the cursor walks the
   const double prior_mu = 0.0;
   SortedRuns runs(base, growth);
   SortedRun scratch;
+  // Before the first observation: one run, empty (g is then built from the prior alone).
+  REQUIRE(runs.flat() != nullptr);
+  CHECK(runs.flat()->size() == 0);
   std::vector<double> values;
   std::size_t most_levels = 0;
   for (const std::size_t batch : {1, 300, 7, 2048, 1, 999, 64, 64, 64, 3000}) {
@@ -101,13 +128,7 @@ TEST_CASE("Sorted runs hold every observation in order, and the cursor walks the
     SortedRun all, gather_scratch;
     runs.gather(all, gather_scratch);
     REQUIRE(all.size() == values.size());
-    std::size_t wrong_order = 0;
-    for (std::size_t p = 0, q = 0; q < reference.size(); ++q) {
-      if (reference[q].is_prior()) continue;
-      wrong_order += all.index[p] == reference[q].index && all.value[p] == reference[q].x ? 0 : 1;
-      ++p;
-    }
-    CHECK(wrong_order == 0);
+    CHECK(wrong_order(all, reference) == 0);
 
     // Seeks to every element, ascending (the tell's way), then in random order (the ask's).
     RunCursor cursor(runs.levels(), prior_mu);
@@ -154,33 +175,20 @@ TEST_CASE("Sorted runs hold every observation in order, and the cursor walks the
       StagedBatch staged;
       runs.stage(keys, staged);
       std::size_t wrong_walk = 0;
-      {
-        RunCursor walk(runs.levels(), prior_mu);
-        std::vector<std::uint32_t> positions;
-        walk.plan(keys, positions);
-        std::size_t at = 0;  // the reference's gap before keys[k]
-        for (std::size_t k = 0; k < n_keys; ++k) {
-          while (at < reference.size() && precedes(reference[at], key_entries[k])) ++at;
-          walk.place(positions, keys, k);
-          const RunCursor::Around near = walk.around();
-          auto check = [&](bool has, const OrderEntry& e, std::ptrdiff_t g) {
-            const bool exists = g >= 0 && g < static_cast<std::ptrdiff_t>(reference.size());
-            if (has != exists || (exists && !same(e, reference[static_cast<std::size_t>(g)]))) ++wrong_walk;
-          };
-          const auto g = static_cast<std::ptrdiff_t>(at);
-          if (runs.levels()[0].size() > 0) {
-            const SortedRun& l0 = runs.levels()[0];
-            const std::uint32_t p = staged.level0_at[k];
-            if (p > l0.size() || (p > 0 && !precedes(l0.value[p - 1], l0.index[p - 1], keys.value[k], keys.index[k])) ||
-                (p < l0.size() && precedes(l0.value[p], l0.index[p], keys.value[k], keys.index[k])))
-              ++wrong_walk;
-          }
-          using A = RunCursor::Around;
-          check(A::present(near.before1), near.before1, g - 1);
-          check(A::present(near.before2), near.before2, g - 2);
-          check(A::present(near.after1), near.after1, g);
-          check(A::present(near.after2), near.after2, g + 1);
-        }
+      RunCursor walk(runs.levels(), prior_mu);
+      std::vector<std::uint32_t> positions;
+      walk.plan(keys, positions);
+      const SortedRun& l0 = runs.level(0);
+      std::size_t at = 0;  // the reference's gap before keys[k]
+      for (std::size_t k = 0; k < n_keys; ++k) {
+        while (at < reference.size() && precedes(reference[at], key_entries[k])) ++at;
+        walk.place(positions, keys, k);
+        wrong_walk += wrong_around(walk.around(), reference, at);
+        // The stage's count of level 0's elements before the key.
+        const std::uint32_t p = staged.level0_at[k];
+        if (p > l0.size() || (p > 0 && !precedes(l0.value[p - 1], l0.index[p - 1], keys.value[k], keys.index[k])) ||
+            (p < l0.size() && precedes(l0.value[p], l0.index[p], keys.value[k], keys.index[k])))
+          ++wrong_walk;
       }
       CHECK(wrong_walk == 0);
     }
@@ -213,14 +221,7 @@ TEST_CASE("Sorted runs hold every observation in order, and the cursor walks the
   REQUIRE(runs.flat() != nullptr);
   const SortedRun& flat = *runs.flat();
   REQUIRE(flat.size() == values.size());
-  const std::vector<OrderEntry> reference = reference_order(values, prior_mu);
-  std::size_t wrong_flat = 0;
-  for (std::size_t p = 0, q = 0; q < reference.size(); ++q) {
-    if (reference[q].is_prior()) continue;
-    wrong_flat += flat.index[p] == reference[q].index && flat.value[p] == reference[q].x ? 0 : 1;
-    ++p;
-  }
-  CHECK(wrong_flat == 0);
+  CHECK(wrong_order(flat, reference_order(values, prior_mu)) == 0);
 }
 
 TEST_CASE("A flat insert keeps equal values in index order when it opens a new level", "[cpu][tpe][fast]") {
