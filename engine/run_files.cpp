@@ -20,8 +20,10 @@ int sampler_draws_version(const io::StudyConfig& config) {
   // observations on, its g is kept as running sums with weights ramped over trial order.
   // Version 4: multivariate TPE takes Optuna 4.9+'s bandwidths (either acquisition).
   // Version 5: the fast acquisition keeps g as running sums on int and stepped axes too.
+  // Version 6: multivariate "auto" (the joint model while it is cheap, then one per axis).
   if (config.search.sampler != "tpe") return 1;
-  if (config.search.tpe.multivariate) return 4;
+  if (config.search.tpe.multivariate == tpe::Multivariate::Auto) return 6;
+  if (config.search.tpe.multivariate == tpe::Multivariate::On) return 4;
   return config.search.tpe.acquisition == tpe::Acquisition::Fast ? 5 : 1;
 }
 

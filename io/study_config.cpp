@@ -152,6 +152,25 @@ HalvingConfig parse_halving(const Json& spec) {
   return h;
 }
 
+// search.tpe.multivariate: true, false or "auto" (tpe::Multivariate).
+tpe::Multivariate parse_multivariate(const JsonFields& t, tpe::Multivariate fallback) {
+  if (!t.has("multivariate")) return fallback;
+  const Json& v = t.at("multivariate");
+  if (v.is_boolean()) return v.get<bool>() ? tpe::Multivariate::On : tpe::Multivariate::Off;
+  if (v.is_string() && v.get<std::string>() == "auto") return tpe::Multivariate::Auto;
+  throw make_error("{}: expected true, false or \"auto\", got {}", t.key_path("multivariate"),
+                   v.is_string() ? "\"" + v.get<std::string>() + "\"" : json_type_name(v));
+}
+
+Json multivariate_json(tpe::Multivariate m) {
+  switch (m) {
+    case tpe::Multivariate::Off: return false;
+    case tpe::Multivariate::On: return true;
+    case tpe::Multivariate::Auto: break;
+  }
+  return "auto";
+}
+
 }  // namespace
 
 std::int64_t parse_date_days(const std::string& text, const std::string& path) {
@@ -263,12 +282,19 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       c.search.top_k = static_cast<std::uint64_t>(s.get_int("top_k", 10, 0, 1 << 20));
       if (s.has("tpe")) {
         JsonFields t(s.at("tpe"), "search.tpe");
-        t.reject_unknown({"n_startup_trials", "n_ei_candidates", "multivariate", "prior_weight",
-                          "consider_magic_clip", "consider_endpoints", "threads", "acquisition"});
+        t.reject_unknown({"n_startup_trials", "n_ei_candidates", "multivariate", "multivariate_budget",
+                          "prior_weight", "consider_magic_clip", "consider_endpoints", "threads", "acquisition"});
         auto& tpe = c.search.tpe;
         tpe.n_startup_trials = static_cast<int>(t.get_int("n_startup_trials", tpe.n_startup_trials, 0, 1 << 30));
         tpe.n_ei_candidates = static_cast<int>(t.get_int("n_ei_candidates", tpe.n_ei_candidates, 1, 1 << 20));
-        tpe.multivariate = t.get_bool("multivariate", tpe.multivariate);
+        tpe.multivariate = parse_multivariate(t, tpe.multivariate);
+        if (t.has("multivariate_budget")) {
+          if (tpe.multivariate != tpe::Multivariate::Auto)
+            throw make_error("search.tpe.multivariate_budget: only used with \"multivariate\": \"auto\" (it is {})",
+                             tpe.multivariate == tpe::Multivariate::On ? "true" : "false");
+          tpe.multivariate_budget =
+              static_cast<std::uint64_t>(t.get_int("multivariate_budget", std::nullopt, 0, std::int64_t{1} << 50));
+        }
         tpe.prior_weight = t.get_number("prior_weight", tpe.prior_weight);
         if (!(tpe.prior_weight > 0.0))
           throw make_error("search.tpe.prior_weight: expected a positive number, got {}", tpe.prior_weight);
@@ -340,12 +366,15 @@ Json StudyConfig::resolved() const {
                  {"tpe",
                   {{"n_startup_trials", t.n_startup_trials},
                    {"n_ei_candidates", t.n_ei_candidates},
-                   {"multivariate", t.multivariate},
+                   {"multivariate", multivariate_json(t.multivariate)},
                    {"prior_weight", t.prior_weight},
                    {"consider_magic_clip", t.consider_magic_clip},
                    {"consider_endpoints", t.consider_endpoints},
                    {"threads", t.threads},
                    {"acquisition", t.acquisition == tpe::Acquisition::Exact ? "exact" : "fast"}}}};
+  // Only "auto" writes its budget: the resolved configs of true and false (and so the config
+  // digests of runs made before "auto" existed, which resume checks) stay as they were.
+  if (t.multivariate == tpe::Multivariate::Auto) j["search"]["tpe"]["multivariate_budget"] = t.multivariate_budget;
   // Only a GA study writes its settings: other samplers' resolved configs (and so the config
   // digests of their existing runs, which resume checks) stay as they were.
   if (search.sampler == "ga") j["search"]["ga"] = ga_config_json(search.ga, space);

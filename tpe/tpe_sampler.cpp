@@ -125,6 +125,19 @@ struct ComponentPicker {
   }
 };
 
+// A joint kernel term of a stepped axis (int, stepped float, log int) is a cell's mass, a
+// difference of two normal CDFs in log space: 17 to 20 times a continuous axis' term on the
+// 2-core development box (`bench_ask_tell --single 10 500 100 multivariate 1 0 int|float`:
+// 1,332 ms against 78 ms in docs/measurements/dev-multivariate_cost-session8.txt, 1,364
+// against 69 in an earlier reading).
+// Auto's budget counts it so.
+constexpr double kSteppedTermCost = 20.0;
+
+double joint_term_cost_of(const detail::AxisModel& m) {
+  const bool cell_mass = m.type == detail::AxisModel::Type::Discrete || m.log_step > 0.0;
+  return cell_mass ? kSteppedTermCost : 1.0;
+}
+
 // Trials per work item of the candidate loop (one axis each).
 constexpr std::size_t kTrialRun = 1024;
 }  // namespace
@@ -134,7 +147,8 @@ struct TpeSampler::State {
   Direction direction;
   std::uint64_t seed;
   TpeConfig config;
-  detail::ParzenParameters params;
+  // The per-axis estimators' settings, and the joint estimator's.
+  detail::ParzenParameters params, joint_params;
   std::vector<detail::AxisModel> models;  // per axis of the space
   std::vector<std::size_t> active;        // axes with more than one value (modelled)
   std::vector<detail::AxisModel> active_models;
@@ -170,6 +184,11 @@ struct TpeSampler::State {
       : space(std::move(s)), direction(dir), seed(sd), config(cfg), pool(cfg.threads) {}
 
   void ask_startup(const Block& block, double* out);
+  // The joint estimator's cost per (candidate, observation), in continuous kernel terms
+  // (kSteppedTermCost per stepped axis, 1 per other modelled axis).
+  double joint_term_cost = 0.0;
+  // Whether an ask over n_obs observations uses the joint estimator (config.multivariate).
+  bool joint_model(std::size_t n_obs) const;
   void ask_tpe(Block& block, double* out);
   void ask_tpe_fast(Block& block, double* out);
 };
@@ -184,19 +203,21 @@ TpeSampler::TpeSampler(SearchSpace space, Direction direction, std::uint64_t see
     throw make_error("search.tpe.prior_weight: must be a positive number (got {})", config.prior_weight);
   state_ = std::make_unique<State>(std::move(space), direction, seed, config);
   State& s = *state_;
-  s.params = {config.prior_weight, config.consider_magic_clip, config.consider_endpoints, config.multivariate,
-              config.acquisition == Acquisition::Fast && !config.multivariate};
+  s.params = {config.prior_weight, config.consider_magic_clip, config.consider_endpoints, false,
+              config.acquisition == Acquisition::Fast};
+  s.joint_params = {config.prior_weight, config.consider_magic_clip, config.consider_endpoints, true, false};
   for (std::size_t a = 0; a < s.space.size(); ++a) {
     s.models.push_back(detail::AxisModel::of(s.space.axes[a]));
     if (!s.models.back().single) {
       s.active.push_back(a);
       s.active_models.push_back(s.models.back());
+      s.joint_term_cost += joint_term_cost_of(s.models.back());
     }
   }
   s.internal.resize(s.space.size());
   s.sorted.resize(s.space.size());
   s.observed.resize(s.space.size());
-  s.keep_sorted = config.acquisition == Acquisition::Fast && !config.multivariate;
+  s.keep_sorted = config.acquisition == Acquisition::Fast && config.multivariate != Multivariate::On;
 }
 
 TpeSampler::~TpeSampler() = default;
@@ -213,13 +234,26 @@ void TpeSampler::State::ask_startup(const Block& block, double* out) {
   });
 }
 
+bool TpeSampler::State::joint_model(std::size_t n_obs) const {
+  switch (config.multivariate) {
+    case Multivariate::Off: return false;
+    case Multivariate::On: return true;
+    case Multivariate::Auto: break;
+  }
+  // Cost of one trial's joint scoring, in continuous kernel terms; a double, so no product
+  // can wrap.
+  const double terms = static_cast<double>(config.n_ei_candidates) * static_cast<double>(n_obs) * joint_term_cost;
+  return terms <= static_cast<double>(config.multivariate_budget);
+}
+
 void TpeSampler::State::ask_tpe(Block& block, double* out) {
-  if (config.acquisition == Acquisition::Fast && !config.multivariate) {
+  const std::size_t n_obs = score.size();
+  const bool joint = joint_model(n_obs);
+  if (config.acquisition == Acquisition::Fast && !joint) {
     ask_tpe_fast(block, out);
     return;
   }
   const std::size_t d = space.size();
-  const std::size_t n_obs = score.size();
   const std::size_t n_cand = static_cast<std::size_t>(config.n_ei_candidates);
 
   // Split the observations once per ask; both groups in trial order.
@@ -230,8 +264,9 @@ void TpeSampler::State::ask_tpe(Block& block, double* out) {
   // l(x) and g(x) over the modelled axes, shared by every trial of the batch.
   std::vector<std::span<const double>> columns(active.size());
   for (std::size_t j = 0; j < active.size(); ++j) columns[j] = internal[active[j]];
-  const detail::ParzenEstimator l(active_models, columns, below, params);
-  const detail::ParzenEstimator g(active_models, columns, above, params);
+  const detail::ParzenParameters& model_params = joint ? joint_params : params;
+  const detail::ParzenEstimator l(active_models, columns, below, model_params);
+  const detail::ParzenEstimator g(active_models, columns, above, model_params);
 
   // Axes with one value: constant.
   for (std::size_t a = 0; a < d; ++a) {
@@ -245,12 +280,12 @@ void TpeSampler::State::ask_tpe(Block& block, double* out) {
     boost::random::uniform_01<double> uniform;
     std::vector<double> scratch;
     // Per-worker grid caches: [2 * grid index] = log l, [2 * grid index + 1] = log g; NaN = not yet.
-    std::vector<std::vector<double>> grid_cache(config.multivariate ? 0 : active.size());
+    std::vector<std::vector<double>> grid_cache(joint ? 0 : active.size());
     std::vector<std::size_t> component(n_cand);
     std::vector<double> raw(n_cand * active.size()), cand(n_cand * active.size());
     for (std::size_t i = begin; i < end; ++i) {
       const std::uint64_t t = block.first + i;
-      if (!config.multivariate) {
+      if (!joint) {
         for (std::size_t j = 0; j < active.size(); ++j) {
           const std::size_t a = active[j];
           const Axis& axis = space.axes[a];

@@ -22,6 +22,12 @@ namespace tpeopt::tpe {
 ///    the same candidates it picks Exact's argmax in >= 99% of draws.
 enum class Acquisition { Exact, Fast };
 
+/// Which Parzen model an ask uses (TpeConfig::multivariate).
+enum class Multivariate { Off, On, Auto };
+
+/// Auto's default budget, in kernel terms per trial (docs/tpe.md, "Multivariate TPE").
+inline constexpr std::uint64_t kDefaultMultivariateBudget = 120000;
+
 /// TPE settings; defaults are Optuna's (except acquisition, which Optuna does not have).
 struct TpeConfig {
   /// Trials sampled uniformly at random before TPE starts (counted in told,
@@ -32,8 +38,14 @@ struct TpeConfig {
   int n_ei_candidates = 24;
   /// Joint (multivariate) Parzen estimator over all axes instead of one per axis, with
   /// Optuna 4.9+'s bandwidths (Optuna 5's default; docs/tpe.md, "Multivariate"). Its asks
-  /// cost candidates x observations x axes per trial: for small studies.
-  bool multivariate = false;
+  /// cost candidates x observations x axes per trial. Off: one estimator per axis; On: the
+  /// joint one always; Auto: the joint one while a trial's scoring costs at most
+  /// multivariate_budget, one per axis after (the study config's default).
+  Multivariate multivariate = Multivariate::Off;
+  /// Auto's limit on a trial's joint scoring: n_ei_candidates x observations x modelled
+  /// axes, a stepped axis (int, stepped float, log int) counting 20 (its term costs 20 times
+  /// a continuous one's).
+  std::uint64_t multivariate_budget = kDefaultMultivariateBudget;
   /// Weight of the prior component (mu = (low+high)/2, sigma = high-low).
   double prior_weight = 1.0;
   /// Optuna's "magic clip" of bandwidths to [(high-low)/min(100, n+2), high-low].

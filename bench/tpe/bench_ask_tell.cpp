@@ -1,7 +1,7 @@
 // ask+tell time of one TPE batch versus observations, axes, batch size and acquisition.
 //
-//   bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact [THREADS] [WARM] [float|int]
-//       one case; prints one JSON line {"axes", "observations", "batch", "acquisition",
+//   bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact|multivariate [THREADS] [WARM] [float|int]
+//       one case (multivariate: `multivariate: true`, exact scoring); prints one JSON line {"axes", "observations", "batch", "acquisition",
 //       "threads", "warm", "kind", "ask_ms", "tell_ms", "build_ms"}. KIND (default float): the
 //       axes are floats on [0, 1] or ints on [0, 1000] (1,001 grid points). WARM (default 0) TPE batches are
 //       asked and told before the timed one (the random block is then OBSERVATIONS - WARM x
@@ -51,7 +51,7 @@ double cpu_ms() {
 }
 
 Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition acq, unsigned threads,
-                int repeats, std::size_t warm = 0, bool int_axes = false) {
+                int repeats, std::size_t warm = 0, bool int_axes = false, bool multivariate = false) {
   SearchSpace space;
   for (std::size_t a = 0; a < d; ++a) {
     Axis axis;
@@ -68,6 +68,7 @@ Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition
   for (int rep = 0; rep < repeats; ++rep) {
     TpeConfig config;
     config.acquisition = acq;
+    config.multivariate = multivariate ? Multivariate::On : Multivariate::Off;
     config.threads = threads;
     auto t0 = Clock::now();
     TpeSampler sampler(space, Direction::Minimize, 1234 + static_cast<std::uint64_t>(rep), config);
@@ -112,7 +113,9 @@ int main(int argc, char** argv) {
   if (argc >= 6 && std::strcmp(argv[1], "--single") == 0) {
     const std::size_t d = std::strtoull(argv[2], nullptr, 10), n = std::strtoull(argv[3], nullptr, 10),
                       batch = std::strtoull(argv[4], nullptr, 10);
-    const Acquisition acq = std::strcmp(argv[5], "exact") == 0 ? Acquisition::Exact : Acquisition::Fast;
+    const bool multivariate = std::strcmp(argv[5], "multivariate") == 0;
+    const Acquisition acq =
+        std::strcmp(argv[5], "exact") == 0 || multivariate ? Acquisition::Exact : Acquisition::Fast;
     const unsigned threads = argc >= 7 ? static_cast<unsigned>(std::atoi(argv[6])) : 0;
     const std::size_t warm = argc >= 8 ? std::strtoull(argv[7], nullptr, 10) : 0;
     const bool int_axes = argc >= 9 && std::strcmp(argv[8], "int") == 0;
@@ -121,12 +124,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     const int repeats = acq == Acquisition::Exact ? 1 : 3;
-    const Result r = run_case(d, n, batch, acq, threads, repeats, warm, int_axes);
+    const Result r = run_case(d, n, batch, acq, threads, repeats, warm, int_axes, multivariate);
     std::printf(
         "{\"axes\": %zu, \"observations\": %zu, \"batch\": %zu, \"acquisition\": \"%s\", \"threads\": %u, "
         "\"warm\": %zu, \"kind\": \"%s\", \"ask_ms\": %.3f, \"tell_ms\": %.3f, \"ask_cpu_ms\": %.3f, \"tell_cpu_ms\": %.3f, "
         "\"build_ms\": %.1f}\n",
-        d, n, batch, name(acq), threads == 0 ? std::thread::hardware_concurrency() : threads, warm,
+        d, n, batch, multivariate ? "multivariate" : name(acq), threads == 0 ? std::thread::hardware_concurrency() : threads, warm,
         int_axes ? "int" : "float", r.ask_ms,
         r.tell_ms, r.ask_cpu_ms, r.tell_cpu_ms, r.build_ms);
     return 0;

@@ -1,11 +1,14 @@
 // Best value found by tpeopt's TPE on a test function, per seed: the tpeopt half of
 // compare_optuna.py's quality table.
 //
-//   bench_tpe_quality rastrigin|styblinski_tang|hartmann6 SEEDS TRIALS BATCH [fast|exact] [multivariate]
+//   bench_tpe_quality rastrigin|styblinski_tang|hartmann6 SEEDS TRIALS BATCH [fast|exact] [MODEL]
+//
+// MODEL: univariate (the default here), multivariate, or auto[=BUDGET] (the study config's
+// default, `multivariate: "auto"`, with BUDGET kernel terms per trial; default the study's).
 //
 // Runs SEEDS studies (seeds 0 .. SEEDS-1) of TRIALS trials, asking BATCH trials and then
 // telling them (one batch in flight, like Optuna's ask BATCH / tell BATCH), and prints one
-// JSON line per seed: {"function", "batch", "seed", "best": {"200": .., "1000": .., "TRIALS": ..}}.
+// JSON line per seed: {"function", "batch", "seed", "acquisition", "model", "best": {"200": .., "1000": .., "TRIALS": ..}}.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,7 +26,7 @@ using tpeopt::strategies::TestFunction;
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: bench_tpe_quality FUNCTION SEEDS TRIALS BATCH [fast|exact] [multivariate]\n");
+    std::fprintf(stderr, "usage: bench_tpe_quality FUNCTION SEEDS TRIALS BATCH [fast|exact] [univariate|multivariate|auto[=BUDGET]]\n");
     return 2;
   }
   const std::string fname = argv[1];
@@ -44,7 +47,17 @@ int main(int argc, char** argv) {
              batch = std::strtoull(argv[4], nullptr, 10);
   TpeConfig config;
   if (argc >= 6 && std::strcmp(argv[5], "exact") == 0) config.acquisition = Acquisition::Exact;
-  if (argc >= 7 && std::strcmp(argv[6], "multivariate") == 0) config.multivariate = true;  // exact path only
+  const std::string model = argc >= 7 ? argv[6] : "univariate";
+  if (model == "multivariate") {
+    config.multivariate = Multivariate::On;
+  } else if (model.rfind("auto", 0) == 0) {
+    config.multivariate = Multivariate::Auto;
+    if (model.size() > 5 && model[4] == '=') config.multivariate_budget = std::strtoull(model.c_str() + 5, nullptr, 10);
+  } else if (model != "univariate") {
+    std::fprintf(stderr, "bench_tpe_quality: MODEL must be univariate, multivariate or auto[=BUDGET], got %s\n",
+                 model.c_str());
+    return 2;
+  }
   SearchSpace space;
   for (int i = 0; i < d; ++i) {
     Axis a;
@@ -74,10 +87,10 @@ int main(int argc, char** argv) {
       sampler.tell(t, std::span<const TrialOutcome>(outcomes.data(), n));
     }
     std::printf(
-        "{\"function\": \"%s\", \"batch\": %llu, \"seed\": %llu, \"acquisition\": \"%s\", \"multivariate\": %s, "
+        "{\"function\": \"%s\", \"batch\": %llu, \"seed\": %llu, \"acquisition\": \"%s\", \"model\": \"%s\", "
         "\"best\": {%s}}\n",
         fname.c_str(), static_cast<unsigned long long>(batch), static_cast<unsigned long long>(seed),
-        config.acquisition == Acquisition::Fast ? "fast" : "exact", config.multivariate ? "true" : "false", at.c_str());
+        config.acquisition == Acquisition::Fast ? "fast" : "exact", model.c_str(), at.c_str());
   }
   return 0;
 }

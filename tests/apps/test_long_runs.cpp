@@ -33,6 +33,10 @@ std::string write_config(const std::string& dir, std::uint64_t trials = 400, std
   io::Json j = {{"strategy", "functions"},
                 {"function", "styblinski_tang"},
                 {"search", {{"sampler", "tpe"}, {"trials", trials}, {"batch", batch}, {"depth", 2}, {"seed", 8}}}};
+  // "auto" (the default) with a budget that moves from the joint model to the per-axis one at
+  // 150 observations (24 candidates x 150 x (4 float axes + the int axis, which counts 20)),
+  // so runs, kills and resumes cross the switch.
+  j["search"]["tpe"] = {{"multivariate_budget", 24 * 150 * (4 + 20)}};
   io::Json params = io::Json::object();
   for (int i = 0; i < 4; ++i) params["x" + std::to_string(i)] = {{"type", "float"}, {"low", -5.0}, {"high", 5.0}};
   params["x4"] = {{"type", "int"}, {"low", -3}, {"high", 3}};
@@ -219,21 +223,30 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
                                                              recorded.value_or(1), current)));
   };
   // A run whose trials an older sampler proposed: without sampler_draws (version 1), the fast
-  // sampler of version 2 (g rebuilt by every ask) or 3 (running sums on continuous axes only;
-  // this study has an int axis).
+  // sampler of version 2 (g rebuilt by every ask), 3 (running sums on continuous axes only;
+  // this study has an int axis) or 5 (one estimator per axis throughout, before "auto").
   const std::string old_dir = tmp + "/old";
   REQUIRE(run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", old_dir}).exit_code == 0);
-  REQUIRE(read_json(fs::path(old_dir) / "run.json").at("sampler_draws") == 5);
-  for (const std::optional<int> recorded : {std::optional<int>{}, std::optional<int>{2}, std::optional<int>{3}})
-    require_refused(old_dir, recorded, 5);
+  REQUIRE(read_json(fs::path(old_dir) / "run.json").at("sampler_draws") == 6);
+  for (const std::optional<int> recorded :
+       {std::optional<int>{}, std::optional<int>{2}, std::optional<int>{3}, std::optional<int>{5}})
+    require_refused(old_dir, recorded, 6);
+  // The study run with `search.tpe.multivariate` set to `model`, in run directory tmp/name.
+  auto run_with_model = [&](const std::string& name, bool model) {
+    io::Json study = read_json(config);
+    study["search"]["tpe"] = {{"multivariate", model}};
+    const std::string study_config = tmp + "/" + name + ".json", run_dir = tmp + "/" + name;
+    std::ofstream(study_config) << study.dump(2);
+    REQUIRE(run_cli({"run", "-c", study_config, "--executor", "cpu", "-q", "--out", run_dir}).exit_code == 0);
+    return run_dir;
+  };
+  // `multivariate: false` proposes as version 5 did, so such runs made before "auto" resume.
+  const std::string per_axis_dir = run_with_model("per_axis", false);
+  REQUIRE(read_json(fs::path(per_axis_dir) / "run.json").at("sampler_draws") == 5);
+  require_refused(per_axis_dir, 3, 5);
   // Multivariate TPE's trials are version 4 (Optuna 4.9's bandwidths); a multivariate run
   // proposed with the earlier rule (recorded as 3, or as 1 with the exact acquisition) is refused.
-  io::Json mv_study = read_json(config);
-  mv_study["search"]["tpe"] = {{"multivariate", true}};
-  const std::string mv_config = tmp + "/multivariate.json";
-  std::ofstream(mv_config) << mv_study.dump(2);
-  const std::string mv_dir = tmp + "/multivariate";
-  REQUIRE(run_cli({"run", "-c", mv_config, "--executor", "cpu", "-q", "--out", mv_dir}).exit_code == 0);
+  const std::string mv_dir = run_with_model("multivariate", true);
   REQUIRE(read_json(fs::path(mv_dir) / "run.json").at("sampler_draws") == 4);
   for (const int recorded : {1, 3}) require_refused(mv_dir, recorded, 4);
 

@@ -82,7 +82,7 @@ TEST_CASE("Multivariate TPE beats univariate TPE early on Styblinski-Tang-10", "
   std::vector<double> multivariate_best, univariate_best, random_best;
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
     TpeConfig joint;
-    joint.multivariate = true;
+    joint.multivariate = Multivariate::On;
     TpeSampler multivariate(space, Direction::Minimize, seed, joint);
     TpeSampler univariate(space, Direction::Minimize, seed);
     RandomSampler random(space, seed);

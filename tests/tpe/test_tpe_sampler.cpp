@@ -71,6 +71,11 @@ TrialOutcome mixed_objective(const double* p, std::uint64_t trial) {
   return o;
 }
 
+// The joint model's cost per (candidate, observation) over mixed_space(), in continuous
+// kernel terms (TpeConfig::multivariate_budget): x, lr and c count 1; n, s, k (log int) and
+// m, whose terms are cells' masses, 20 each; the two one-value axes are not modelled.
+constexpr std::uint64_t kJointTermCost = 3 * 1 + 4 * 20;
+
 using Objective = TrialOutcome (*)(const double*, std::uint64_t);
 
 // Runs the pipeline's schedule (DESIGN.md section 3) with `depth` blocks in flight and
@@ -108,15 +113,17 @@ using tpeopt::testing::same_bits;
 
 TEST_CASE("TPE: same seed gives the same trials, for every thread count", "[cpu][tpe][determinism]") {
   const std::uint64_t seed = GENERATE(as<std::uint64_t>{}, 1, 42, 0xdeadbeefcafeULL);
-  const bool multivariate = GENERATE(false, true);
+  const Multivariate model = GENERATE(Multivariate::Off, Multivariate::On, Multivariate::Auto);
   const Acquisition acquisition = GENERATE(Acquisition::Fast, Acquisition::Exact);
-  CAPTURE(seed, multivariate, acquisition == Acquisition::Fast);
+  CAPTURE(seed, static_cast<int>(model), acquisition == Acquisition::Fast);
   TpeConfig config;
-  config.multivariate = multivariate;
+  config.multivariate = model;
+  // Auto: the joint model up to 150 observations, per axis after (kJointTermCost).
+  config.multivariate_budget = 24 * 150 * kJointTermCost;
   config.acquisition = acquisition;
   // The fast univariate sampler runs past ObservedKernels::kFromObservations (256
   // observations), where it keeps g as running sums.
-  const bool running_sums = acquisition == Acquisition::Fast && !multivariate;
+  const bool running_sums = acquisition == Acquisition::Fast && model != Multivariate::On;
   const std::size_t n_trials = running_sums ? 420 : 240, batch = 13, depth = 2;
 
   const auto reference = run_tpe(seed, config, n_trials, batch, depth);
@@ -134,6 +141,50 @@ TEST_CASE("TPE: same seed gives the same trials, for every thread count", "[cpu]
   CHECK_FALSE(std::equal(other.begin() + 100 * d, other.end(), reference.begin() + 100 * d));
   // A different schedule (depth) is a different, equally valid run.
   CHECK_FALSE(same_bits(run_tpe(seed, config, n_trials, batch, 1), reference));
+}
+
+TEST_CASE("TPE auto: the joint model while a trial costs at most the budget, one per axis after",
+          "[cpu][tpe]") {
+  // The same told trials (adopted from the random sampler) in samplers of each model; an
+  // auto sampler must propose, bit for bit, what the joint one does at its budget and what
+  // the per-axis one does one kernel term under it.
+  const std::size_t n_told = GENERATE(as<std::size_t>{}, 40, 300);  // 300: past the running sums' start
+  const Acquisition acquisition = GENERATE(Acquisition::Fast, Acquisition::Exact);
+  CAPTURE(n_told, acquisition == Acquisition::Fast);
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size(), batch = 16;
+  std::vector<double> history(n_told * d);
+  RandomSampler random(space, 21);
+  random.ask(0, n_told, history.data());
+  std::vector<TrialOutcome> outcomes(n_told);
+  for (std::size_t t = 0; t < n_told; ++t) outcomes[t] = mixed_objective(&history[t * d], t);
+
+  auto proposals = [&](Multivariate model, std::uint64_t budget, std::size_t* n_observations = nullptr) {
+    TpeConfig config;
+    config.multivariate = model;
+    config.multivariate_budget = budget;
+    config.acquisition = acquisition;
+    TpeSampler sampler(space, Direction::Minimize, 8, config);
+    // Told in two blocks, so the per-axis sampler's sorted order is built by merging.
+    const std::size_t first = n_told / 3;
+    sampler.adopt(0, first, history.data());
+    sampler.adopt(first, n_told - first, &history[first * d]);
+    sampler.tell(0, std::span<const TrialOutcome>(outcomes.data(), first));
+    sampler.tell(first, std::span<const TrialOutcome>(outcomes.data() + first, n_told - first));
+    if (n_observations) *n_observations = sampler.n_observations();
+    std::vector<double> out(batch * d);
+    sampler.ask(n_told, batch, out.data());
+    return out;
+  };
+  std::size_t n_obs = 0;
+  const auto joint = proposals(Multivariate::On, 0, &n_obs);
+  const auto per_axis = proposals(Multivariate::Off, 0);
+  REQUIRE_FALSE(same_bits(joint, per_axis));
+  // 24 candidates per trial.
+  const std::uint64_t terms = 24 * kJointTermCost * n_obs;
+  CHECK(same_bits(proposals(Multivariate::Auto, terms), joint));
+  CHECK(same_bits(proposals(Multivariate::Auto, terms - 1), per_axis));
+  CHECK(same_bits(proposals(Multivariate::Auto, 0), per_axis));
 }
 
 TEST_CASE("TPE: startup trials are the random sampler's", "[cpu][tpe]") {
@@ -178,7 +229,7 @@ TEST_CASE("TPE: 2000 trials stay in their domains and on their grids", "[cpu][tp
                                                  std::pair<bool, std::size_t>{true, 1000});
   CAPTURE(multivariate, n_trials);
   TpeConfig config;
-  config.multivariate = multivariate;
+  config.multivariate = multivariate ? Multivariate::On : Multivariate::Off;
   config.threads = 2;
   const SearchSpace space = mixed_space();
   const std::size_t d = space.size();
