@@ -20,7 +20,9 @@ int sampler_draws_version(const io::StudyConfig& config) {
   // observations on, its g is kept as running sums with weights ramped over trial order.
   // Version 4: multivariate TPE takes Optuna 4.9+'s bandwidths (either acquisition).
   // Version 5: the fast acquisition keeps g as running sums on int and stepped axes too.
-  // Version 6: multivariate "auto" (the joint model while it is cheap, then one per axis).
+  // Version 6: multivariate "auto" (the joint model while it is cheap, then one per axis):
+  // version 4's draws, then version 5's (fast) or 1's (exact); a change to either is a new
+  // version for "auto" too.
   if (config.search.sampler != "tpe") return 1;
   if (config.search.tpe.multivariate == tpe::Multivariate::Auto) return 6;
   if (config.search.tpe.multivariate == tpe::Multivariate::On) return 4;

@@ -57,12 +57,6 @@ struct HalvingConfig {
 };
 
 /// `search`: how trials are proposed and batched.
-inline tpe::TpeConfig study_tpe_defaults() {
-  tpe::TpeConfig t;
-  t.multivariate = tpe::Multivariate::Auto;
-  return t;
-}
-
 struct SearchConfig {
   std::string sampler = "tpe";    ///< tpe | random | grid | ga
   std::uint64_t trials = 1000;    ///< total trials (grid: all combinations unless smaller)
@@ -70,8 +64,7 @@ struct SearchConfig {
   std::uint64_t depth = 2;        ///< batches in flight (>= 1)
   std::uint64_t seed = 0;         ///< study seed: with the config, fixes the run
   std::uint64_t top_k = 10;       ///< size of top.json
-  /// `search.tpe`: TpeConfig's defaults, except the model, chosen by cost ("auto").
-  tpe::TpeConfig tpe = study_tpe_defaults();
+  tpe::TpeConfig tpe;
   tpe::GaConfig ga;  ///< `search.ga` (docs/samplers.md)
   HalvingConfig halving;
 };

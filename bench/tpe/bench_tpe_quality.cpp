@@ -3,8 +3,8 @@
 //
 //   bench_tpe_quality rastrigin|styblinski_tang|hartmann6 SEEDS TRIALS BATCH [fast|exact] [MODEL]
 //
-// MODEL: univariate (the default here), multivariate, or auto[=BUDGET] (the study config's
-// default, `multivariate: "auto"`, with BUDGET kernel terms per trial; default the study's).
+// MODEL: univariate (the default, here and in study configs), multivariate, or auto[=BUDGET]
+// (`multivariate: "auto"` with `multivariate_budget` BUDGET; default 120,000).
 //
 // Runs SEEDS studies (seeds 0 .. SEEDS-1) of TRIALS trials, asking BATCH trials and then
 // telling them (one batch in flight, like Optuna's ask BATCH / tell BATCH), and prints one
@@ -50,9 +50,10 @@ int main(int argc, char** argv) {
   const std::string model = argc >= 7 ? argv[6] : "univariate";
   if (model == "multivariate") {
     config.multivariate = Multivariate::On;
-  } else if (model.rfind("auto", 0) == 0) {
+  } else if (model == "auto" || (model.rfind("auto=", 0) == 0 && model.size() > 5 &&
+                                  model.find_first_not_of("0123456789", 5) == std::string::npos)) {
     config.multivariate = Multivariate::Auto;
-    if (model.size() > 5 && model[4] == '=') config.multivariate_budget = std::strtoull(model.c_str() + 5, nullptr, 10);
+    if (model != "auto") config.multivariate_budget = std::strtoull(model.c_str() + 5, nullptr, 10);
   } else if (model != "univariate") {
     std::fprintf(stderr, "bench_tpe_quality: MODEL must be univariate, multivariate or auto[=BUDGET], got %s\n",
                  model.c_str());

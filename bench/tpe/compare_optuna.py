@@ -106,10 +106,10 @@ def optuna_timing(settings, repeats):
     return out
 
 
-# tpeopt's sampler settings in the quality table: its default (`multivariate: "auto"`: the
-# joint model while a trial costs at most the default budget, then per-axis TPE with the fast
-# acquisition), per-axis TPE throughout (the default before "auto"), and its multivariate TPE
-# (Optuna 5's default model; exact acquisition). The timing table is per-axis TPE's: at 5,000
+# tpeopt's sampler settings in the quality table: `multivariate: "auto"` (the joint model
+# while a trial costs at most the default budget, then per-axis TPE with the fast
+# acquisition), per-axis TPE throughout (the default), and its multivariate TPE (Optuna 5's
+# default model; exact acquisition). The timing table is per-axis TPE's: at 5,000
 # observations and 32 or 142 axes "auto" is past its budget.
 TPEOPT_MODES = {"auto": ["fast", "auto"], "univariate": ["fast", "univariate"],
                 "multivariate": ["exact", "multivariate"]}

@@ -33,10 +33,10 @@ std::string write_config(const std::string& dir, std::uint64_t trials = 400, std
   io::Json j = {{"strategy", "functions"},
                 {"function", "styblinski_tang"},
                 {"search", {{"sampler", "tpe"}, {"trials", trials}, {"batch", batch}, {"depth", 2}, {"seed", 8}}}};
-  // "auto" (the default) with a budget that moves from the joint model to the per-axis one at
-  // 150 observations (24 candidates x 150 x (4 float axes + the int axis, which counts 20)),
-  // so runs, kills and resumes cross the switch.
-  j["search"]["tpe"] = {{"multivariate_budget", 24 * 150 * (4 + 20)}};
+  // "auto" with a budget that moves from the joint model to the per-axis one at 150
+  // observations (24 candidates x 150 x (4 float axes + the int axis, which counts 20)), so
+  // runs, kills and resumes cross the switch.
+  j["search"]["tpe"] = {{"multivariate", "auto"}, {"multivariate_budget", 24 * 150 * (4 + 20)}};
   io::Json params = io::Json::object();
   for (int i = 0; i < 4; ++i) params["x" + std::to_string(i)] = {{"type", "float"}, {"low", -5.0}, {"high", 5.0}};
   params["x4"] = {{"type", "int"}, {"low", -3}, {"high", 3}};
@@ -224,7 +224,7 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   };
   // A run whose trials an older sampler proposed: without sampler_draws (version 1), the fast
   // sampler of version 2 (g rebuilt by every ask), 3 (running sums on continuous axes only;
-  // this study has an int axis) or 5 (one estimator per axis throughout, before "auto").
+  // this study has an int axis) or 5 (one estimator per axis throughout; this study is "auto").
   const std::string old_dir = tmp + "/old";
   REQUIRE(run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", old_dir}).exit_code == 0);
   REQUIRE(read_json(fs::path(old_dir) / "run.json").at("sampler_draws") == 6);
@@ -240,7 +240,8 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
     REQUIRE(run_cli({"run", "-c", study_config, "--executor", "cpu", "-q", "--out", run_dir}).exit_code == 0);
     return run_dir;
   };
-  // `multivariate: false` proposes as version 5 did, so such runs made before "auto" resume.
+  // `multivariate: false` (the default) proposes as version 5 did: its runs made before
+  // "auto" existed resume.
   const std::string per_axis_dir = run_with_model("per_axis", false);
   REQUIRE(read_json(fs::path(per_axis_dir) / "run.json").at("sampler_draws") == 5);
   require_refused(per_axis_dir, 3, 5);

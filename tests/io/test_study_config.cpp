@@ -39,12 +39,15 @@ TEST_CASE("a valid config is read with its parameters in the order written", "[c
   REQUIRE(again.resolved() == c.resolved());
 }
 
-TEST_CASE("search.tpe.multivariate is true, false or \"auto\" (the default, with its budget)", "[cpu][config]") {
+TEST_CASE("search.tpe.multivariate is false (the default), true or \"auto\" with its budget", "[cpu][config]") {
   const auto by_default = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})"));
-  REQUIRE(by_default.search.tpe.multivariate == tpe::Multivariate::Auto);
-  REQUIRE(by_default.search.tpe.multivariate_budget == tpe::kDefaultMultivariateBudget);
-  REQUIRE(by_default.resolved()["search"]["tpe"]["multivariate"] == "auto");
-  REQUIRE(by_default.resolved()["search"]["tpe"]["multivariate_budget"] == tpe::kDefaultMultivariateBudget);
+  REQUIRE(by_default.search.tpe.multivariate == tpe::Multivariate::Off);
+  const auto automatic = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
+                                         R"({"tpe": {"multivariate": "auto"}})"));
+  REQUIRE(automatic.search.tpe.multivariate == tpe::Multivariate::Auto);
+  REQUIRE(automatic.search.tpe.multivariate_budget == tpe::kDefaultMultivariateBudget);
+  REQUIRE(automatic.resolved()["search"]["tpe"]["multivariate"] == "auto");
+  REQUIRE(automatic.resolved()["search"]["tpe"]["multivariate_budget"] == tpe::kDefaultMultivariateBudget);
 
   const auto budget = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
                                       R"({"tpe": {"multivariate": "auto", "multivariate_budget": 5000}})"));
@@ -96,7 +99,9 @@ TEST_CASE("config errors name the key and what was expected", "[cpu][config][err
        "search.tpe.multivariate: expected true, false or \"auto\", got an integer"},
       {base_with(R"({"x": 1})", R"({"tpe": {"multivariate": true, "multivariate_budget": 1000}})"),
        "search.tpe.multivariate_budget: only used with \"multivariate\": \"auto\" (it is true)"},
-      {base_with(R"({"x": 1})", R"({"tpe": {"multivariate_budget": -1}})"),
+      {base_with(R"({"x": 1})", R"({"tpe": {"multivariate_budget": 1000}})"),
+       "search.tpe.multivariate_budget: only used with \"multivariate\": \"auto\" (it is false)"},
+      {base_with(R"({"x": 1})", R"({"tpe": {"multivariate": "auto", "multivariate_budget": -1}})"),
        "search.tpe.multivariate_budget: expected an integer in [0,"},
       {R"({"strategy": "functions", "function": "sphere", "params": {"x": 1}, "extra": 1})", "extra: unknown key"},
       {R"({"strategy": "magic", "params": {"x": 1}})", "strategy: \"magic\" is not one of"},

@@ -187,6 +187,59 @@ TEST_CASE("TPE auto: the joint model while a trial costs at most the budget, one
   CHECK(same_bits(proposals(Multivariate::Auto, 0), per_axis));
 }
 
+TEST_CASE("TPE auto: a study's asks are the joint sampler's, then the per-axis sampler's, on the same trials",
+          "[cpu][tpe]") {
+  // An auto study whose joint asks were told (two blocks in flight), against fresh joint and
+  // per-axis samplers that adopt the same blocks on the same schedule: each of auto's blocks
+  // must be, bit for bit, the joint sampler's until the budget is passed and the per-axis
+  // sampler's after, so nothing the joint phase left behind changes the per-axis draws.
+  const Acquisition acquisition = GENERATE(Acquisition::Fast, Acquisition::Exact);
+  CAPTURE(acquisition == Acquisition::Fast);
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size(), batch = 16, n_blocks = 24, depth = 2;
+  TpeConfig config;
+  config.acquisition = acquisition;
+  config.multivariate = Multivariate::Auto;
+  config.multivariate_budget = 24 * 150 * kJointTermCost;  // joint up to 150 observations
+  TpeSampler automatic(space, Direction::Minimize, 13, config);
+  const auto params = run_study(automatic, d, n_blocks * batch, batch, depth, mixed_objective);
+
+  std::size_t joint_blocks = 0, per_axis_blocks = 0;
+  std::vector<TrialOutcome> outcomes(batch);
+  for (std::size_t k = 0; k < n_blocks; ++k) {
+    CAPTURE(k);
+    // The reference sampler sees what auto saw at this ask: blocks 0 .. k-1 asked, all but
+    // the last (depth - 1) told.
+    TpeConfig fixed = config;
+    TpeSampler joint_probe(space, Direction::Minimize, 13, [&] { fixed.multivariate = Multivariate::On; return fixed; }());
+    TpeSampler per_axis_probe(space, Direction::Minimize, 13, [&] { fixed.multivariate = Multivariate::Off; return fixed; }());
+    std::vector<double> joint_out(batch * d), per_axis_out(batch * d);
+    for (TpeSampler* probe : {&joint_probe, &per_axis_probe}) {
+      for (std::size_t b = 0; b < k; ++b) probe->adopt(b * batch, batch, &params[b * batch * d]);
+      for (std::size_t b = 0; b + depth - 1 < k; ++b) {
+        for (std::size_t i = 0; i < batch; ++i)
+          outcomes[i] = mixed_objective(&params[(b * batch + i) * d], b * batch + i);
+        probe->tell(b * batch, outcomes);
+      }
+    }
+    joint_probe.ask(k * batch, batch, joint_out.data());
+    per_axis_probe.ask(k * batch, batch, per_axis_out.data());
+    const std::vector<double> mine(params.begin() + k * batch * d, params.begin() + (k + 1) * batch * d);
+    const std::size_t n_obs = per_axis_probe.n_observations();
+    if (n_obs < 10) continue;  // startup: random either way
+    if (24 * kJointTermCost * n_obs <= config.multivariate_budget) {
+      CHECK(same_bits(mine, joint_out));
+      ++joint_blocks;
+    } else {
+      CHECK(same_bits(mine, per_axis_out));
+      ++per_axis_blocks;
+    }
+  }
+  // The schedule crosses the switch, with running sums (from 256 observations) after it.
+  CHECK(joint_blocks >= 5);
+  CHECK(per_axis_blocks >= 10);
+}
+
 TEST_CASE("TPE: startup trials are the random sampler's", "[cpu][tpe]") {
   const std::uint64_t seed = GENERATE(as<std::uint64_t>{}, 3, 77);
   CAPTURE(seed);
