@@ -2,11 +2,10 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <system_error>
-#include <unistd.h>  // for getpid
 
+#include "common/atomic_file.hpp"
 #include "common/digest.hpp"
 #include "common/error.hpp"
 #include "io/candles_csv.hpp"
@@ -67,24 +66,8 @@ void write_candles_cache(const std::filesystem::path& path, const Candles& c, co
   for (const auto* v : {&c.open, &c.high, &c.low, &c.close, &c.volume}) put_array(out, *v);
   put(out, checksum_of(out.data(), out.size()));
 
-  const std::filesystem::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw make_error("{}: cannot write the candles cache", tmp.string());
-    f.write(out.data(), static_cast<std::streamsize>(out.size()));
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw make_error("{}: write error while writing the candles cache", tmp.string());
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw make_error("{}: cannot move the candles cache into place: {}", path.string(), ec.message());
-  }
+  // Not fsynced: a cache lost in a crash is rebuilt from its source.
+  write_file_atomically(path, out, false);
 }
 
 Candles read_candles_cache(const std::filesystem::path& path, const CandlesSourceId& expected,

@@ -1,6 +1,5 @@
 #include "io/trade_filter_cache.hpp"
 
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -8,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "io/file_checksum.hpp"
 
@@ -26,11 +26,8 @@ using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
 
 class Writer {
  public:
-  Writer(std::FILE* f, const fs::path& p) : f_(f), path_(p) {}
-  void raw(const void* data, std::size_t n) {
-    if (n > 0 && std::fwrite(data, 1, n, f_) != n)
-      throw make_error("{}: write failed: {}", path_.string(), std::strerror(errno));
-  }
+  explicit Writer(AtomicFileWriter& file) : file_(file) {}
+  void raw(const void* data, std::size_t n) { file_.write(data, n); }
   template <typename T>
   void value(T v) {
     raw(&v, sizeof v);
@@ -48,8 +45,7 @@ class Writer {
   std::uint64_t checksum() const { return sum_.value(); }
 
  private:
-  std::FILE* f_;
-  const fs::path& path_;
+  AtomicFileWriter& file_;
   FastChecksum sum_;
 };
 
@@ -111,44 +107,35 @@ void write_trade_filter_cache(const TradeFilterData& d, const fs::path& path) {
   check_trade_filter_data(d, path.string());
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    File f(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-    if (!f) throw make_error("{}: cannot create: {}", tmp.string(), std::strerror(errno));
-    Writer w(f.get(), tmp);
-    w.raw(kMagic, 8);
-    w.value(kTradeFilterCacheVersion);
-    w.value(kByteOrder);
-    const std::uint64_t counts[9] = {d.tickers.size(), d.prices.size(),   d.n_trades(),
-                                     d.path.size(),    d.up_value.size(), d.down_value.size(),
-                                     d.sources.size(), d.dropped_trades,  d.empty_windows};
-    w.raw(counts, sizeof counts);
-    std::string tickers, sources;
-    for (const auto& t : d.tickers) tickers += t + "\n";
-    for (const auto& s : d.sources) sources += s.name + "\t" + std::to_string(s.size) + "\t" + s.checksum + "\n";
-    w.section(tickers.data(), tickers.size());
-    w.section(sources.data(), sources.size());
-    w.section(d.prices);
-    w.section(d.ticker_offset);
-    strategies::for_each_trade_column([&](auto column, const char*) { w.section(d.*column); });
-    w.section(d.path_offset);
-    w.section(d.path);
-    w.section(d.up_offset);
-    w.section(d.up_value);
-    w.section(d.up_pos);
-    w.section(d.down_offset);
-    w.section(d.down_value);
-    w.section(d.down_pos);
-    w.value(w.checksum());
-    w.raw(kEnd, 8);
-    if (std::fflush(f.get()) != 0 || ::fsync(::fileno(f.get())) != 0)
-      throw make_error("{}: write failed: {}", tmp.string(), std::strerror(errno));
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw make_error("{}: cannot rename the cache into place: {}", path.string(), ec.message());
-  }
+  // Written section by section (the data can be large), and renamed into place only whole.
+  AtomicFileWriter file(path);
+  Writer w(file);
+  w.raw(kMagic, 8);
+  w.value(kTradeFilterCacheVersion);
+  w.value(kByteOrder);
+  const std::uint64_t counts[9] = {d.tickers.size(), d.prices.size(),   d.n_trades(),
+                                   d.path.size(),    d.up_value.size(), d.down_value.size(),
+                                   d.sources.size(), d.dropped_trades,  d.empty_windows};
+  w.raw(counts, sizeof counts);
+  std::string tickers, sources;
+  for (const auto& t : d.tickers) tickers += t + "\n";
+  for (const auto& s : d.sources) sources += s.name + "\t" + std::to_string(s.size) + "\t" + s.checksum + "\n";
+  w.section(tickers.data(), tickers.size());
+  w.section(sources.data(), sources.size());
+  w.section(d.prices);
+  w.section(d.ticker_offset);
+  strategies::for_each_trade_column([&](auto column, const char*) { w.section(d.*column); });
+  w.section(d.path_offset);
+  w.section(d.path);
+  w.section(d.up_offset);
+  w.section(d.up_value);
+  w.section(d.up_pos);
+  w.section(d.down_offset);
+  w.section(d.down_value);
+  w.section(d.down_pos);
+  w.value(w.checksum());
+  w.raw(kEnd, 8);
+  file.commit(/*durable=*/true);
 }
 
 TradeFilterData read_trade_filter_cache(const fs::path& path) {

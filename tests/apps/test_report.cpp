@@ -97,7 +97,7 @@ TEST_CASE("tpeopt report: a self-contained page whose three figures render in he
   REQUIRE(report.exit_code == 0);
   const fs::path html_path = fs::path(run_dir) / "report.html";
   REQUIRE(fs::exists(html_path));
-  REQUIRE_FALSE(fs::exists(html_path.string() + ".tmp"));
+  REQUIRE(testing::temporaries_beside(html_path).empty());
   const std::string html = read_text(html_path);
 
   // Self-contained: nothing fetched from anywhere.

@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "io/trade_filter_cache.hpp"
 #include "io/trade_filter_prepare.hpp"
+#include "support/files.hpp"
 
 using namespace tpeopt;
 namespace fs = std::filesystem;
@@ -159,7 +160,7 @@ TEST_CASE("trade_filter cache: round trip, truncation and corruption", "[cpu][tr
   const auto d = io::prepare_trade_filter_data(t.inputs());
   const fs::path cache = t.dir / "c.tfc";
   io::write_trade_filter_cache(d, cache);
-  REQUIRE_FALSE(fs::exists(cache.string() + ".tmp"));
+  REQUIRE(testing::temporaries_beside(cache).empty());
   const auto e = io::read_trade_filter_cache(cache);
   REQUIRE(e.path == d.path);
   REQUIRE(e.up_value == d.up_value);
