@@ -15,7 +15,9 @@ namespace tpeopt {
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path path)
     : path_(std::move(path)), tmp_(path_.string() + ".tmp." + std::to_string(::getpid())) {
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw make_error("{}: cannot create the file: {}", tmp_.string(), std::strerror(errno));
+  if (fd_ < 0)
+    throw make_error("{}: cannot create the file (as {}): {}", path_.string(), tmp_.filename().string(),
+                     std::strerror(errno));
 }
 
 AtomicFileWriter::~AtomicFileWriter() {

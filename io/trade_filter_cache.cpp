@@ -1,6 +1,5 @@
 #include "io/trade_filter_cache.hpp"
 
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

@@ -203,6 +203,9 @@ TEST_CASE("TPE auto: a study's asks are the joint sampler's, then the per-axis s
   config.multivariate_budget = 24 * 150 * kJointTermCost;  // joint up to 150 observations
   TpeSampler automatic(space, Direction::Minimize, 13, config);
   const auto params = run_study(automatic, d, n_blocks * batch, batch, depth, mixed_objective);
+  TpeConfig joint_config = config, per_axis_config = config;
+  joint_config.multivariate = Multivariate::On;
+  per_axis_config.multivariate = Multivariate::Off;
 
   std::size_t joint_blocks = 0, per_axis_blocks = 0;
   std::vector<TrialOutcome> outcomes(batch);
@@ -210,9 +213,8 @@ TEST_CASE("TPE auto: a study's asks are the joint sampler's, then the per-axis s
     CAPTURE(k);
     // The reference sampler sees what auto saw at this ask: blocks 0 .. k-1 asked, all but
     // the last (depth - 1) told.
-    TpeConfig fixed = config;
-    TpeSampler joint_probe(space, Direction::Minimize, 13, [&] { fixed.multivariate = Multivariate::On; return fixed; }());
-    TpeSampler per_axis_probe(space, Direction::Minimize, 13, [&] { fixed.multivariate = Multivariate::Off; return fixed; }());
+    TpeSampler joint_probe(space, Direction::Minimize, 13, joint_config);
+    TpeSampler per_axis_probe(space, Direction::Minimize, 13, per_axis_config);
     std::vector<double> joint_out(batch * d), per_axis_out(batch * d);
     for (TpeSampler* probe : {&joint_probe, &per_axis_probe}) {
       for (std::size_t b = 0; b < k; ++b) probe->adopt(b * batch, batch, &params[b * batch * d]);
