@@ -53,6 +53,10 @@ fs::path default_run_dir(const io::StudyConfig& config) {
 std::string config_digest(const io::StudyConfig& config) {
   io::Json j = config.resolved();
   j.erase("executor");
+  // Runs of Optuna's TPE were started before presets existed: their digest is over the same
+  // settings without the preset's name, so that they resume.
+  if (config.search.sampler == "tpe" && config.search.tpe.preset == tpe::Preset::Optuna)
+    j["search"]["tpe"].erase("preset");
   Digest d;
   d.add(std::string_view(j.dump()));
   return d.hex();
@@ -61,7 +65,15 @@ std::string config_digest(const io::StudyConfig& config) {
 io::StudyConfig load_run_config(const fs::path& dir) {
   const io::Json run = read_json_file(dir / "run.json");
   const fs::path base_dir = run.value("base_dir", std::string("."));
-  return io::parse_study_config(read_json_file(dir / "config.json"), (dir / "config.json").string(), base_dir);
+  io::Json config = read_json_file(dir / "config.json");
+  // A TPE run whose config names no preset was started before presets existed, with
+  // Optuna's TPE (sampler draws versions 1 to 6): it resumes as the "optuna" preset.
+  auto search = config.find("search");
+  if (search != config.end() && search->value("sampler", "tpe") == "tpe" && run.value("sampler_draws", 1) <= 6) {
+    auto tpe = search->find("tpe");
+    if (tpe != search->end() && tpe->is_object() && !tpe->contains("preset")) (*tpe)["preset"] = "optuna";
+  }
+  return io::parse_study_config(config, (dir / "config.json").string(), base_dir);
 }
 
 io::Json param_value_json(const tpe::Axis& axis, double value) {

@@ -24,6 +24,7 @@
 #include "strategies/functions/functions_strategy.hpp"
 #include "io/trade_filter_source.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/grid_sampler.hpp"
 #include "tpe/random_sampler.hpp"
@@ -95,6 +96,8 @@ std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config) {
   if (s.sampler == "grid") return std::make_unique<tpe::GridSampler>(config.space);
   if (s.sampler == "ga")
     return std::make_unique<tpe::GaSampler>(config.space, config.objective.direction, s.seed, s.ga);
+  if (s.tpe.preset == tpe::Preset::Batch)
+    return std::make_unique<tpe::BatchTpeSampler>(config.space, config.objective.direction, s.seed, s.tpe.batch);
   return std::make_unique<tpe::TpeSampler>(config.space, config.objective.direction, s.seed, s.tpe);
 }
 

@@ -162,6 +162,81 @@ tpe::Multivariate parse_multivariate(const JsonFields& t, tpe::Multivariate fall
                    v.is_string() ? "\"" + v.get<std::string>() + "\"" : json_type_name(v));
 }
 
+Json operators_json(const std::array<bool, 3>& used) {
+  static const char* const names[] = {"joint", "marginal", "recombine"};
+  Json out = Json::array();
+  for (std::size_t o = 0; o < 3; ++o)
+    if (used[o]) out.push_back(names[o]);
+  return out;
+}
+
+// search.tpe.operators: a list of distinct names among joint, marginal, recombine.
+std::array<bool, 3> parse_operators(const Json& list, const std::string& key) {
+  static const char* const names[] = {"joint", "marginal", "recombine"};
+  if (!list.is_array() || list.empty())
+    throw make_error("{}: expected a list of operators among \"joint\", \"marginal\", \"recombine\"", key);
+  std::array<bool, 3> used{false, false, false};
+  for (const auto& item : list) {
+    const auto name = item.is_string() ? item.get<std::string>() : item.dump();
+    const auto it = std::find(std::begin(names), std::end(names), name);
+    if (it == std::end(names))
+      throw make_error("{}: \"{}\" is not one of: joint, marginal, recombine", key, name);
+    if (used[static_cast<std::size_t>(it - std::begin(names))]) throw make_error("{}: \"{}\" is listed twice", key, name);
+    used[static_cast<std::size_t>(it - std::begin(names))] = true;
+  }
+  return used;
+}
+
+// search.tpe: the preset picks the sampler (tpe/tpe_sampler.hpp); each preset takes its own
+// keys, and a key of the other preset is an error that says which preset it belongs to.
+tpe::TpeConfig parse_tpe_config(const Json& json) {
+  JsonFields t(json, "search.tpe");
+  const std::vector<std::string> batch_only = {"good_fraction", "min_good", "min_share", "operators"};
+  const std::vector<std::string> optuna_only = {"multivariate", "multivariate_budget", "prior_weight",
+                                                "consider_magic_clip", "consider_endpoints", "acquisition"};
+  t.reject_unknown({"preset", "n_startup_trials", "n_ei_candidates", "threads", "good_fraction", "min_good",
+                    "min_share", "operators", "multivariate", "multivariate_budget", "prior_weight", "consider_magic_clip",
+                    "consider_endpoints", "acquisition"});
+  tpe::TpeConfig tpe;
+  tpe.preset = t.get_choice("preset", {"batch", "optuna"}, "batch") == "optuna" ? tpe::Preset::Optuna : tpe::Preset::Batch;
+  const bool optuna = tpe.preset == tpe::Preset::Optuna;
+  for (const auto& key : optuna ? batch_only : optuna_only)
+    if (t.has(key))
+      throw make_error("{}: only with \"preset\": \"{}\" (this study's preset is \"{}\")", t.key_path(key),
+                       optuna ? "batch" : "optuna", optuna ? "optuna" : "batch");
+  if (!optuna) {
+    auto& b = tpe.batch;
+    b.n_startup_trials = static_cast<int>(t.get_int("n_startup_trials", b.n_startup_trials, 0, 1 << 30));
+    b.candidates = static_cast<int>(t.get_int("n_ei_candidates", b.candidates, 1, 1024));
+    b.good_fraction = t.get_number("good_fraction", b.good_fraction);
+    b.min_good = static_cast<int>(t.get_int("min_good", b.min_good, 2, 1 << 20));
+    b.min_share = t.get_number("min_share", b.min_share);
+    b.threads = static_cast<unsigned>(t.get_int("threads", b.threads, 0, 1024));
+    if (t.has("operators")) b.operators = parse_operators(json.at("operators"), t.key_path("operators"));
+    tpe::validate(b);
+    return tpe;
+  }
+  tpe.n_startup_trials = static_cast<int>(t.get_int("n_startup_trials", tpe.n_startup_trials, 0, 1 << 30));
+  tpe.n_ei_candidates = static_cast<int>(t.get_int("n_ei_candidates", tpe.n_ei_candidates, 1, 1 << 20));
+  tpe.multivariate = parse_multivariate(t, tpe.multivariate);
+  if (t.has("multivariate_budget")) {
+    if (tpe.multivariate != tpe::Multivariate::Auto)
+      throw make_error("search.tpe.multivariate_budget: only used with \"multivariate\": \"auto\" (it is {})",
+                       tpe.multivariate == tpe::Multivariate::On ? "true" : "false");
+    tpe.multivariate_budget =
+        static_cast<std::uint64_t>(t.get_int("multivariate_budget", std::nullopt, 0, std::int64_t{1} << 50));
+  }
+  tpe.prior_weight = t.get_number("prior_weight", tpe.prior_weight);
+  if (!(tpe.prior_weight > 0.0))
+    throw make_error("search.tpe.prior_weight: expected a positive number, got {}", tpe.prior_weight);
+  tpe.consider_magic_clip = t.get_bool("consider_magic_clip", tpe.consider_magic_clip);
+  tpe.consider_endpoints = t.get_bool("consider_endpoints", tpe.consider_endpoints);
+  tpe.threads = static_cast<unsigned>(t.get_int("threads", tpe.threads, 0, 1024));
+  tpe.acquisition =
+      t.get_choice("acquisition", {"fast", "exact"}, "fast") == "exact" ? tpe::Acquisition::Exact : tpe::Acquisition::Fast;
+  return tpe;
+}
+
 Json multivariate_json(tpe::Multivariate m) {
   switch (m) {
     case tpe::Multivariate::Off: return false;
@@ -280,30 +355,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       c.search.depth = static_cast<std::uint64_t>(s.get_int("depth", 2, 1, 64));
       c.search.seed = static_cast<std::uint64_t>(s.get_int("seed", 0, 0, kMaxCount));
       c.search.top_k = static_cast<std::uint64_t>(s.get_int("top_k", 10, 0, 1 << 20));
-      if (s.has("tpe")) {
-        JsonFields t(s.at("tpe"), "search.tpe");
-        t.reject_unknown({"n_startup_trials", "n_ei_candidates", "multivariate", "multivariate_budget",
-                          "prior_weight", "consider_magic_clip", "consider_endpoints", "threads", "acquisition"});
-        auto& tpe = c.search.tpe;
-        tpe.n_startup_trials = static_cast<int>(t.get_int("n_startup_trials", tpe.n_startup_trials, 0, 1 << 30));
-        tpe.n_ei_candidates = static_cast<int>(t.get_int("n_ei_candidates", tpe.n_ei_candidates, 1, 1 << 20));
-        tpe.multivariate = parse_multivariate(t, tpe.multivariate);
-        if (t.has("multivariate_budget")) {
-          if (tpe.multivariate != tpe::Multivariate::Auto)
-            throw make_error("search.tpe.multivariate_budget: only used with \"multivariate\": \"auto\" (it is {})",
-                             tpe.multivariate == tpe::Multivariate::On ? "true" : "false");
-          tpe.multivariate_budget =
-              static_cast<std::uint64_t>(t.get_int("multivariate_budget", std::nullopt, 0, std::int64_t{1} << 50));
-        }
-        tpe.prior_weight = t.get_number("prior_weight", tpe.prior_weight);
-        if (!(tpe.prior_weight > 0.0))
-          throw make_error("search.tpe.prior_weight: expected a positive number, got {}", tpe.prior_weight);
-        tpe.consider_magic_clip = t.get_bool("consider_magic_clip", tpe.consider_magic_clip);
-        tpe.consider_endpoints = t.get_bool("consider_endpoints", tpe.consider_endpoints);
-        tpe.threads = static_cast<unsigned>(t.get_int("threads", tpe.threads, 0, 1024));
-        tpe.acquisition = t.get_choice("acquisition", {"fast", "exact"}, "fast") == "exact" ? tpe::Acquisition::Exact
-                                                                                           : tpe::Acquisition::Fast;
-      }
+      if (s.has("tpe")) c.search.tpe = parse_tpe_config(s.at("tpe"));
       if (s.has("ga")) c.search.ga = parse_ga_config(s.at("ga"));
       if (s.has("halving")) c.search.halving = parse_halving(s.at("halving"));
     }
@@ -362,19 +414,31 @@ Json StudyConfig::resolved() const {
   if (!objective.aggregate.empty()) j["objective"]["aggregate"] = objective.aggregate;
   const auto& t = search.tpe;
   j["search"] = {{"sampler", search.sampler}, {"trials", search.trials}, {"batch", search.batch},
-                 {"depth", search.depth},     {"seed", search.seed},     {"top_k", search.top_k},
-                 {"tpe",
-                  {{"n_startup_trials", t.n_startup_trials},
-                   {"n_ei_candidates", t.n_ei_candidates},
-                   {"multivariate", multivariate_json(t.multivariate)},
-                   {"prior_weight", t.prior_weight},
-                   {"consider_magic_clip", t.consider_magic_clip},
-                   {"consider_endpoints", t.consider_endpoints},
-                   {"threads", t.threads},
-                   {"acquisition", t.acquisition == tpe::Acquisition::Exact ? "exact" : "fast"}}}};
-  // Only "auto" writes its budget: the resolved configs of true and false (and so the config
-  // digests of runs made before "auto" existed, which resume checks) stay as they were.
-  if (t.multivariate == tpe::Multivariate::Auto) j["search"]["tpe"]["multivariate_budget"] = t.multivariate_budget;
+                 {"depth", search.depth},     {"seed", search.seed},     {"top_k", search.top_k}};
+  if (t.preset == tpe::Preset::Batch) {
+    const auto& b = t.batch;
+    j["search"]["tpe"] = {{"preset", "batch"},
+                          {"n_startup_trials", b.n_startup_trials},
+                          {"n_ei_candidates", b.candidates},
+                          {"good_fraction", b.good_fraction},
+                          {"min_good", b.min_good},
+                          {"min_share", b.min_share},
+                          {"operators", operators_json(b.operators)},
+                          {"threads", b.threads}};
+  } else {
+    j["search"]["tpe"] = {{"preset", "optuna"},
+                          {"n_startup_trials", t.n_startup_trials},
+                          {"n_ei_candidates", t.n_ei_candidates},
+                          {"multivariate", multivariate_json(t.multivariate)},
+                          {"prior_weight", t.prior_weight},
+                          {"consider_magic_clip", t.consider_magic_clip},
+                          {"consider_endpoints", t.consider_endpoints},
+                          {"threads", t.threads},
+                          {"acquisition", t.acquisition == tpe::Acquisition::Exact ? "exact" : "fast"}};
+    // Only "auto" writes its budget: the resolved configs of true and false (and so the config
+    // digests of runs made before "auto" existed, which resume checks) stay as they were.
+    if (t.multivariate == tpe::Multivariate::Auto) j["search"]["tpe"]["multivariate_budget"] = t.multivariate_budget;
+  }
   // Only a GA study writes its settings: other samplers' resolved configs (and so the config
   // digests of their existing runs, which resume checks) stay as they were.
   if (search.sampler == "ga") j["search"]["ga"] = ga_config_json(search.ga, space);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/json_fields.hpp"
+#include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/search_space.hpp"
 #include "tpe/tpe_sampler.hpp"

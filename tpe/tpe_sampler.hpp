@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "tpe/batch_tpe_config.hpp"
 #include "tpe/sampler.hpp"
 #include "tpe/search_space.hpp"
 
@@ -25,11 +26,21 @@ enum class Acquisition { Exact, Fast };
 /// Which Parzen model an ask uses (TpeConfig::multivariate).
 enum class Multivariate { Off, On, Auto };
 
+/// Which TPE a study runs (TpeConfig::preset; docs/tpe.md).
+///  - Batch: the batch TPE sampler (tpe/batch_tpe_sampler.hpp), built for batches of hundreds
+///    to thousands of trials and budgets of 10^4 to 10^6; the default.
+///  - Optuna: Optuna's TPESampler (TpeSampler below), with every rule and setting of Optuna's.
+enum class Preset { Batch, Optuna };
+
 /// Auto's default budget, in kernel terms per trial (docs/tpe.md, "Multivariate TPE").
 inline constexpr std::uint64_t kDefaultMultivariateBudget = 120000;
 
-/// TPE settings; defaults are Optuna's (except acquisition, which Optuna does not have).
+/// TPE settings. `preset` picks the sampler; the fields after it are the Optuna preset's
+/// (defaults are Optuna's, except acquisition, which Optuna does not have), `batch` holds the
+/// batch preset's.
 struct TpeConfig {
+  Preset preset = Preset::Batch;
+  BatchTpeConfig batch;
   /// Trials sampled uniformly at random before TPE starts (counted in told,
   /// non-failed trials at the time of ask).
   int n_startup_trials = 10;

@@ -29,14 +29,17 @@ namespace {
 using testing::run_cli;
 using testing::read_json;
 
-std::string write_config(const std::string& dir, std::uint64_t trials = 400, std::uint64_t batch = 16) {
+// A TPE study with the default (batch) preset, or with Optuna's TPE in "auto" mode.
+std::string write_config(const std::string& dir, std::uint64_t trials = 400, std::uint64_t batch = 16,
+                         bool optuna = false) {
   io::Json j = {{"strategy", "functions"},
                 {"function", "styblinski_tang"},
                 {"search", {{"sampler", "tpe"}, {"trials", trials}, {"batch", batch}, {"depth", 2}, {"seed", 8}}}};
-  // "auto" with a budget that moves from the joint model to the per-axis one at 150
+  // Optuna's "auto" with a budget that moves from the joint model to the per-axis one at 150
   // observations (24 candidates x 150 x (4 float axes + the int axis, which counts 20)), so
   // runs, kills and resumes cross the switch.
-  j["search"]["tpe"] = {{"multivariate", "auto"}, {"multivariate_budget", 24 * 150 * (4 + 20)}};
+  if (optuna)
+    j["search"]["tpe"] = {{"preset", "optuna"}, {"multivariate", "auto"}, {"multivariate_budget", 24 * 150 * (4 + 20)}};
   io::Json params = io::Json::object();
   for (int i = 0; i < 4; ++i) params["x" + std::to_string(i)] = {{"type", "float"}, {"low", -5.0}, {"high", 5.0}};
   params["x4"] = {{"type", "int"}, {"low", -3}, {"high", 3}};
@@ -222,19 +225,25 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
                                                              "are version {}",
                                                              recorded.value_or(1), current)));
   };
-  // A run whose trials an older sampler proposed: without sampler_draws (version 1), the fast
-  // sampler of version 2 (g rebuilt by every ask), 3 (running sums on continuous axes only;
-  // this study has an int axis) or 5 (one estimator per axis throughout; this study is "auto").
+  // The default (batch TPE) records version 7; a run recorded by an earlier sampler is refused.
+  REQUIRE(read_json(fs::path(dir) / "run.json").at("sampler_draws") == 7);
+  require_refused(dir, 6, 7);
+  // Optuna's TPE: a run whose trials an older sampler proposed: without sampler_draws
+  // (version 1), the fast sampler of version 2 (g rebuilt by every ask), 3 (running sums on
+  // continuous axes only; this study has an int axis) or 5 (one estimator per axis throughout;
+  // this study is "auto").
+  fs::create_directories(tmp + "/optuna");
+  const std::string optuna_config = write_config(tmp + "/optuna", 64, 16, true);
   const std::string old_dir = tmp + "/old";
-  REQUIRE(run_cli({"run", "-c", config, "--executor", "cpu", "-q", "--out", old_dir}).exit_code == 0);
+  REQUIRE(run_cli({"run", "-c", optuna_config, "--executor", "cpu", "-q", "--out", old_dir}).exit_code == 0);
   REQUIRE(read_json(fs::path(old_dir) / "run.json").at("sampler_draws") == 6);
   for (const std::optional<int> recorded :
        {std::optional<int>{}, std::optional<int>{2}, std::optional<int>{3}, std::optional<int>{5}})
     require_refused(old_dir, recorded, 6);
   // The study run with `search.tpe.multivariate` set to `model`, in run directory tmp/name.
   auto run_with_model = [&](const std::string& name, bool model) {
-    io::Json study = read_json(config);
-    study["search"]["tpe"] = {{"multivariate", model}};
+    io::Json study = read_json(optuna_config);
+    study["search"]["tpe"] = {{"preset", "optuna"}, {"multivariate", model}};
     const std::string study_config = tmp + "/" + name + ".json", run_dir = tmp + "/" + name;
     std::ofstream(study_config) << study.dump(2);
     REQUIRE(run_cli({"run", "-c", study_config, "--executor", "cpu", "-q", "--out", run_dir}).exit_code == 0);
@@ -244,6 +253,22 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   // "auto" existed resume.
   const std::string per_axis_dir = run_with_model("per_axis", false);
   REQUIRE(read_json(fs::path(per_axis_dir) / "run.json").at("sampler_draws") == 5);
+  // A run started before presets existed names none in its config.json: it was Optuna's TPE
+  // and resumes as the "optuna" preset, to the same digest (its config digest is unchanged).
+  {
+    const std::string legacy = tmp + "/legacy";
+    fs::copy(per_axis_dir, legacy);
+    io::Json cfg = read_json(fs::path(legacy) / "config.json");
+    cfg["search"]["tpe"].erase("preset");
+    std::ofstream(fs::path(legacy) / "config.json") << cfg.dump(2);
+    io::Json summary = read_json(fs::path(legacy) / "summary.json");
+    const auto journal = fs::path(legacy) / "journal.bin";
+    fs::resize_file(journal, fs::file_size(journal) * 2 / 3);  // a torn tail: resume replays, then continues
+    const auto resumed = run_cli({"resume", legacy, "--executor", "cpu", "-q"});
+    INFO(resumed.output);
+    REQUIRE(resumed.exit_code == 0);
+    REQUIRE(digest_of(legacy) == summary.at("digest"));
+  }
   require_refused(per_axis_dir, 3, 5);
   // Multivariate TPE's trials are version 4 (Optuna 4.9's bandwidths); a multivariate run
   // proposed with the earlier rule (recorded as 3, or as 1 with the exact acquisition) is refused.

@@ -39,18 +39,19 @@ TEST_CASE("a valid config is read with its parameters in the order written", "[c
   REQUIRE(again.resolved() == c.resolved());
 }
 
-TEST_CASE("search.tpe.multivariate is false (the default), true or \"auto\" with its budget", "[cpu][config]") {
-  const auto by_default = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})"));
+TEST_CASE("search.tpe.multivariate (preset optuna) is false (the default), true or \"auto\" with its budget", "[cpu][config]") {
+  const auto by_default = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
+                                          R"({"tpe": {"preset": "optuna"}})"));
   REQUIRE(by_default.search.tpe.multivariate == tpe::Multivariate::Off);
   const auto automatic = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
-                                         R"({"tpe": {"multivariate": "auto"}})"));
+                                         R"({"tpe": {"preset": "optuna", "multivariate": "auto"}})"));
   REQUIRE(automatic.search.tpe.multivariate == tpe::Multivariate::Auto);
   REQUIRE(automatic.search.tpe.multivariate_budget == tpe::kDefaultMultivariateBudget);
   REQUIRE(automatic.resolved()["search"]["tpe"]["multivariate"] == "auto");
   REQUIRE(automatic.resolved()["search"]["tpe"]["multivariate_budget"] == tpe::kDefaultMultivariateBudget);
 
   const auto budget = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
-                                      R"({"tpe": {"multivariate": "auto", "multivariate_budget": 5000}})"));
+                                      R"({"tpe": {"preset": "optuna", "multivariate": "auto", "multivariate_budget": 5000}})"));
   REQUIRE(budget.search.tpe.multivariate_budget == 5000);
   REQUIRE(io::parse_study_config(budget.resolved(), "resolved", ".").search.tpe.multivariate_budget == 5000);
 
@@ -59,7 +60,7 @@ TEST_CASE("search.tpe.multivariate is false (the default), true or \"auto\" with
   for (const bool on : {false, true}) {
     CAPTURE(on);
     const auto c = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
-                                   on ? R"({"tpe": {"multivariate": true}})" : R"({"tpe": {"multivariate": false}})"));
+                                   on ? R"({"tpe": {"preset": "optuna", "multivariate": true}})" : R"({"tpe": {"preset": "optuna", "multivariate": false}})"));
     REQUIRE(c.search.tpe.multivariate == (on ? tpe::Multivariate::On : tpe::Multivariate::Off));
     REQUIRE(c.resolved()["search"]["tpe"]["multivariate"] == on);
     REQUIRE_FALSE(c.resolved()["search"]["tpe"].contains("multivariate_budget"));
@@ -93,15 +94,15 @@ TEST_CASE("config errors name the key and what was expected", "[cpu][config][err
       {base_with(R"({"x": 1})", R"({"sampler": "cmaes"})"), "search.sampler: \"cmaes\" is not one of: tpe, random, grid"},
       {base_with(R"({"x": 1})", R"({"tpe": {"gamma": 0.2}})"), "search.tpe.gamma: unknown key"},
       {base_with(R"({"x": 1})", R"({"speed": 3})"), "search.speed: unknown key"},
-      {base_with(R"({"x": 1})", R"({"tpe": {"multivariate": "yes"}})"),
+      {base_with(R"({"x": 1})", R"({"tpe": {"preset": "optuna", "multivariate": "yes"}})"),
        "search.tpe.multivariate: expected true, false or \"auto\", got \"yes\""},
-      {base_with(R"({"x": 1})", R"({"tpe": {"multivariate": 1}})"),
+      {base_with(R"({"x": 1})", R"({"tpe": {"preset": "optuna", "multivariate": 1}})"),
        "search.tpe.multivariate: expected true, false or \"auto\", got an integer"},
-      {base_with(R"({"x": 1})", R"({"tpe": {"multivariate": true, "multivariate_budget": 1000}})"),
+      {base_with(R"({"x": 1})", R"({"tpe": {"preset": "optuna", "multivariate": true, "multivariate_budget": 1000}})"),
        "search.tpe.multivariate_budget: only used with \"multivariate\": \"auto\" (it is true)"},
-      {base_with(R"({"x": 1})", R"({"tpe": {"multivariate_budget": 1000}})"),
+      {base_with(R"({"x": 1})", R"({"tpe": {"preset": "optuna", "multivariate_budget": 1000}})"),
        "search.tpe.multivariate_budget: only used with \"multivariate\": \"auto\" (it is false)"},
-      {base_with(R"({"x": 1})", R"({"tpe": {"multivariate": "auto", "multivariate_budget": -1}})"),
+      {base_with(R"({"x": 1})", R"({"tpe": {"preset": "optuna", "multivariate": "auto", "multivariate_budget": -1}})"),
        "search.tpe.multivariate_budget: expected an integer in [0,"},
       {R"({"strategy": "functions", "function": "sphere", "params": {"x": 1}, "extra": 1})", "extra: unknown key"},
       {R"({"strategy": "magic", "params": {"x": 1}})", "strategy: \"magic\" is not one of"},

@@ -1,0 +1,229 @@
+"""The quality benchmark's workloads: test functions and real strategies.
+
+A workload gives, for one seed: the search space (quality_server's `info` axes), a tpeopt
+study config to serve the tpeopt samplers, and the objective, evaluate(X, part) ->
+(scores, violations) on external values X. Scores are to be minimized or maximized as
+`maximize` says; run.py compares samplers on the workload's own scale.
+
+Functions (minimized, reported as f - f_opt, so 0 is the optimum):
+  - tpeopt's own test functions (strategies/functions), evaluated by the functions strategy
+    through quality_server: rastrigin and styblinski_tang on [-5.12, 5.12] and [-5, 5],
+    hartmann6 on examples/functions_hartmann6.json's mixed space (a stepped and a log axis);
+  - COCO's BBOB functions (cocoex, suite "bbob"): separable (f2 ellipsoid, f3 Rastrigin,
+    f20 Schwefel), rotated or not separable (f8 Rosenbrock, f10 ellipsoid, f15 Rastrigin,
+    f21 Gallagher's 101 peaks); COCO instance = seed + 1, so every seed has its own shift and
+    rotation;
+  - shifted and rotated Ackley and Levy (not in BBOB), the rotation and shift drawn from the
+    seed;
+  - integer axes: cocoex's "bbob-mixint" suite (f10, f15);
+  - categorical axes: BBOB f15 with its first three axes categorical over -4, -3, ..., 4.
+Strategies (their objective, in-sample during the run, out-of-sample for the in-sample best):
+  the examples' configs with data.holdout (the last 30% of the bars or days held out)."""
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def float_axes(d, low, high):
+    return [{"name": f"x{i}", "kind": "float", "low": low, "high": high, "step": 0.0, "log": False} for i in range(d)]
+
+
+def functions_config(axes, function="sphere"):
+    """A tpeopt functions study over `axes` (what quality_server needs to serve a sampler)."""
+    params = {}
+    for a in axes:
+        if a["kind"] == "categorical":
+            params[a["name"]] = {"type": "categorical", "choices": list(a["choices"])}
+        else:
+            p = {"type": a["kind"], "low": a["low"], "high": a["high"]}
+            if a.get("step") and not (a["kind"] == "int" and a["step"] == 1):
+                p["step"] = a["step"]
+            if a.get("log"):
+                p["log"] = True
+            params[a["name"]] = p
+    return {"strategy": "functions", "function": function, "objective": {"direction": "minimize"},
+            "search": {"sampler": "tpe", "trials": 1000, "batch": 100, "depth": 2, "seed": 0}, "params": params}
+
+
+def write_config(cfg, tag):
+    fd, path = tempfile.mkstemp(prefix=f"quality-{tag}-", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump(cfg, f)
+    return path
+
+
+class Workload:
+    kind = "function"
+    maximize = False
+    holdout = False
+
+    def __init__(self, name, label, dim):
+        self.name, self.label, self.dim = name, label, dim
+
+    def instance(self, seed):
+        """(axes, tpeopt config path, evaluate) for this seed."""
+        raise NotImplementedError
+
+
+class TpeoptFunction(Workload):
+    """One of tpeopt's own test functions, evaluated by the functions strategy."""
+
+    def __init__(self, name, label, function, axes=None, example=None, f_opt=0.0):
+        self.function, self.axes, self.example, self.f_opt = function, axes, example, f_opt
+        super().__init__(name, label, len(axes) if axes else 6)
+
+    def config(self):
+        if self.example:
+            cfg = json.loads((ROOT / "examples" / self.example).read_text())
+        else:
+            cfg = functions_config(self.axes, self.function)
+        cfg["function"] = self.function
+        return cfg
+
+    def instance(self, seed):
+        path = write_config(self.config(), self.name)
+        return path, None  # evaluated by the server ("eval in")
+
+
+class BbobFunction(Workload):
+    def __init__(self, fid, dim, suite="bbob", categorical=0):
+        self.fid, self.suite, self.categorical = fid, suite, categorical
+        tag = {"bbob": "", "bbob-mixint": "-int"}[suite] + (f"-cat{categorical}" if categorical else "")
+        super().__init__(f"bbob{tag}-f{fid}-d{dim}", f"BBOB{tag} f{fid} {dim}-d", dim)
+
+    def problem(self, seed):
+        import cocoex
+
+        suite = cocoex.Suite(self.suite, f"instances: {seed + 1}", f"dimensions: {self.dim}")
+        return suite.get_problem_by_function_dimension_instance(self.fid, self.dim, seed + 1)
+
+    def f_opt(self, problem):
+        """f at the optimum: cocoex writes x_opt to a file in the working directory."""
+        cwd = os.getcwd()
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chdir(tmp)
+            try:
+                problem._best_parameter("print")
+                x = np.loadtxt("._bbob_problem_best_parameter.txt")[: self.dim]
+            finally:
+                os.chdir(cwd)
+        if self.suite == "bbob-mixint":
+            return None  # x_opt of the continuous relaxation; report f as it is
+        return float(problem(x))
+
+    def instance(self, seed):
+        p = self.problem(seed)
+        lo, hi = p.lower_bounds, p.upper_bounds
+        n_int = p.number_of_integer_variables
+        axes = []
+        for i in range(self.dim):
+            if i < self.categorical:
+                axes.append({"name": f"x{i}", "kind": "categorical", "choices": [float(v) for v in range(-4, 5)]})
+            elif i < n_int:
+                axes.append({"name": f"x{i}", "kind": "int", "low": float(lo[i]), "high": float(hi[i]), "step": 1.0,
+                             "log": False})
+            else:
+                axes.append({"name": f"x{i}", "kind": "float", "low": float(lo[i]), "high": float(hi[i]), "step": 0.0,
+                             "log": False})
+        f_opt = self.f_opt(p) or 0.0
+
+        def evaluate(X, part="in"):
+            y = np.array([p(x) for x in X]) - f_opt
+            return y, np.zeros(len(X))
+
+        return write_config(functions_config(axes), self.name), evaluate
+
+
+class RotatedFunction(Workload):
+    """Ackley or Levy, shifted and rotated by the seed (like BBOB's instances)."""
+
+    def __init__(self, which, dim):
+        self.which = which
+        self.half = {"ackley": 32.768, "levy": 10.0}[which]
+        super().__init__(f"{which}-rot-d{dim}", f"{which.capitalize()} rotated {dim}-d", dim)
+
+    def instance(self, seed):
+        rng = np.random.default_rng(1000 + seed)
+        q, r = np.linalg.qr(rng.standard_normal((self.dim, self.dim)))
+        q = q * np.sign(np.diag(r))
+        shift = rng.uniform(-0.6 * self.half, 0.6 * self.half, self.dim)
+        which = self.which
+
+        def evaluate(X, part="in"):
+            Z = (np.asarray(X) - shift) @ q.T
+            if which == "ackley":
+                d = Z.shape[1]
+                y = (-20 * np.exp(-0.2 * np.sqrt((Z ** 2).sum(1) / d)) - np.exp(np.cos(2 * np.pi * Z).sum(1) / d)
+                     + 20 + math.e)
+            else:
+                w = 1 + Z / 4
+                y = (np.sin(np.pi * w[:, 0]) ** 2
+                     + ((w[:, :-1] - 1) ** 2 * (1 + 10 * np.sin(np.pi * w[:, :-1] + 1) ** 2)).sum(1)
+                     + (w[:, -1] - 1) ** 2 * (1 + np.sin(2 * np.pi * w[:, -1]) ** 2))
+            return np.maximum(y, 0.0), np.zeros(len(Z))
+
+        axes = float_axes(self.dim, -self.half, self.half)
+        return write_config(functions_config(axes), self.name), evaluate
+
+
+class Strategy(Workload):
+    """A real strategy: an example config with data.holdout."""
+
+    kind = "strategy"
+    holdout = True
+
+    def __init__(self, name, label, example, holdout=0.3, patch=None):
+        self.example, self.fraction, self.patch = example, holdout, patch or {}
+        cfg = json.loads((ROOT / "examples" / example).read_text())
+        self.maximize = cfg.get("objective", {}).get("direction", "maximize") == "maximize"
+        super().__init__(name, label, len(cfg["params"]))
+
+    def instance(self, seed):
+        cfg = json.loads((ROOT / "examples" / self.example).read_text())
+        data = dict(cfg["data"])
+        for k, v in list(data.items()):  # paths relative to the example's folder
+            if isinstance(v, str) and k in ("candles", "candles_dir", "cache", "trades", "market_dir"):
+                data[k] = str((ROOT / "examples" / v).resolve())
+        data["holdout"] = {"fraction": self.fraction}
+        cfg["data"] = data
+        for k, v in self.patch.items():
+            cfg[k] = v
+        return write_config(cfg, self.name), None
+
+
+def function_workloads():
+    ras = float_axes(10, -5.12, 5.12)
+    st = float_axes(10, -5.0, 5.0)
+    out = [
+        TpeoptFunction("rastrigin-d10", "Rastrigin 10-d", "rastrigin", axes=ras),
+        TpeoptFunction("styblinski_tang-d10", "Styblinski-Tang 10-d", "styblinski_tang", axes=st,
+                       f_opt=-39.16616570377142 * 10),
+        TpeoptFunction("hartmann6", "Hartmann-6 (stepped, log axes)", "hartmann6", example="functions_hartmann6.json",
+                       f_opt=-3.32236801141551),
+    ]
+    for dim in (10, 20):
+        out += [BbobFunction(f, dim) for f in (2, 3, 8, 10, 15, 20, 21)]
+        out += [RotatedFunction("ackley", dim), RotatedFunction("levy", dim)]
+    out += [BbobFunction(10, 40), BbobFunction(15, 40), BbobFunction(8, 40)]
+    out += [BbobFunction(10, 10, "bbob-mixint"), BbobFunction(15, 10, "bbob-mixint"),
+            BbobFunction(15, 10, categorical=3)]
+    return out
+
+
+def strategy_workloads():
+    return [
+        Strategy("exhaustion", "exhaustion (EURUSD 1h)", "exhaustion_eurusd.json"),
+        Strategy("ema_cross", "ema_cross (BTCUSDT 1m)", "ema_cross_btc.json"),
+        Strategy("atc", "atc (3 Binance symbols, 1m)", "atc_binance.json"),
+        Strategy("trade_filter", "trade_filter (generated)", "trade_filter_tpe.json"),
+    ]
+
+
+def all_workloads():
+    return {w.name: w for w in function_workloads() + strategy_workloads()}

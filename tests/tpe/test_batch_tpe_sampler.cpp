@@ -1,0 +1,324 @@
+// BatchTpeSampler (docs/tpe.md, "Batch TPE"): the same trials for any thread count and
+// pipelined == serial, domains, startup, failed and infeasible trials, resume (adopt),
+// protocol, the operators' shares following their successes, the screening, the config keys
+// of both presets, and that it out-searches random search and the GA.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "common/error.hpp"
+#include "engine/study.hpp"
+#include "io/study_config.hpp"
+#include "support/bits.hpp"
+#include "support/sampler_fixtures.hpp"
+#include "support/study_fixtures.hpp"
+#include "tpe/batch_tpe_sampler.hpp"
+#include "tpe/ga_sampler.hpp"
+#include "tpe/random_sampler.hpp"
+
+using namespace tpeopt;
+using namespace tpeopt::testing;
+using tpe::BatchTpeConfig;
+using tpe::BatchTpeSampler;
+using tpe::Direction;
+
+namespace {
+
+BatchTpeConfig with_threads(unsigned threads) {
+  BatchTpeConfig c;
+  c.threads = threads;
+  return c;
+}
+
+// Rotated ellipsoid on [-5, 5]^d (condition 1e4): not separable.
+double rotated_ellipsoid(const double* x, std::size_t d) {
+  double f = 0.0;
+  for (std::size_t i = 0; i < d; ++i) {
+    // a fixed rotation: Householder reflection about (1, 1, ..., 1)/sqrt(d)
+    double s = 0.0;
+    for (std::size_t k = 0; k < d; ++k) s += x[k] - 1.0;
+    const double z = (x[i] - 1.0) - 2.0 * s / static_cast<double>(d);
+    f += std::pow(1e4, static_cast<double>(i) / static_cast<double>(d - 1)) * z * z;
+  }
+  return f;
+}
+
+double rastrigin(const double* x, std::size_t d) {
+  double f = 10.0 * static_cast<double>(d);
+  for (std::size_t i = 0; i < d; ++i) f += x[i] * x[i] - 10.0 * std::cos(2.0 * M_PI * x[i]);
+  return f;
+}
+
+SearchSpace box(std::size_t d, double low, double high) {
+  SearchSpace s;
+  for (std::size_t i = 0; i < d; ++i) s.axes.push_back(float_axis(("x" + std::to_string(i)).c_str(), low, high));
+  return s;
+}
+
+template <typename F>
+auto objective_of(F f, std::size_t d) {
+  return [f, d](const double* p, std::uint64_t) { return TrialOutcome{f(p, d), 0.0}; };
+}
+
+}  // namespace
+
+TEST_CASE("Batch TPE: the same trials for every thread count and at every depth, pipelined or not",
+          "[cpu][tpe][batch][determinism]") {
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size();
+  const std::size_t depth = GENERATE(1u, 2u, 3u);
+  const std::size_t batch = GENERATE(37u, 100u);
+  CAPTURE(depth, batch);
+  BatchTpeSampler one(space, Direction::Minimize, 7, with_threads(1));
+  const auto expected = run_schedule(one, d, 1000, batch, depth, mixed_objective);
+  for (unsigned threads : {2u, 4u}) {
+    CAPTURE(threads);
+    BatchTpeSampler many(space, Direction::Minimize, 7, with_threads(threads));
+    const auto got = run_schedule(many, d, 1000, batch, depth, mixed_objective);
+    REQUIRE(std::memcmp(got.data(), expected.data(), got.size() * sizeof(double)) == 0);
+  }
+  // Another seed gives other trials (the comparison above is not vacuous).
+  BatchTpeSampler other(space, Direction::Minimize, 8, with_threads(1));
+  const auto different = run_schedule(other, d, 1000, batch, depth, mixed_objective);
+  REQUIRE(std::memcmp(different.data(), expected.data(), different.size() * sizeof(double)) != 0);
+}
+
+TEST_CASE("Batch TPE: a study's pipelined and serial runs are identical bit for bit", "[cpu][tpe][batch][determinism][pipeline]") {
+  const std::uint64_t depth = GENERATE(1u, 2u, 3u);
+  const std::uint64_t batch = GENERATE(64u, 20u);
+  CAPTURE(depth, batch);
+  auto config = mixed_space_config(400, batch, depth, 3);
+  REQUIRE(config.search.tpe.preset == tpe::Preset::Batch);  // the default
+  engine::RunOptions o;
+  o.executor = "cpu";
+  o.cpu_threads = 2;
+  o.keep_trials = true;
+  const auto pipelined = engine::run_study(config, o);
+  o.serial = true;
+  const auto serial = engine::run_study(config, o);
+  REQUIRE(pipelined.result.n_trials() == 400);
+  REQUIRE(pipelined.result.digest_hex() == serial.result.digest_hex());
+  const auto& a = pipelined.result.trials();
+  const auto& b = serial.result.trials();
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t p = 0; p < a[i].params.size(); ++p) REQUIRE(same_bits(a[i].params[p], b[i].params[p]));
+}
+
+TEST_CASE("Batch TPE: 3000 trials stay in their domains and on their grids", "[cpu][tpe][batch]") {
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size();
+  BatchTpeSampler sampler(space, Direction::Minimize, 11);
+  const auto params = run_schedule(sampler, d, 3000, 150, 2, mixed_objective);
+  for (std::size_t t = 0; t < 3000; ++t)
+    for (std::size_t a = 0; a < d; ++a) {
+      CAPTURE(t, a, params[t * d + a]);
+      REQUIRE(in_domain(space.axes[a], params[t * d + a]));
+    }
+  // Single-valued axes never move.
+  for (std::size_t t = 0; t < 3000; ++t) {
+    REQUIRE(params[t * d + 7] == 2.5);
+    REQUIRE(params[t * d + 8] == 7.0);
+  }
+}
+
+TEST_CASE("Batch TPE: startup trials are the random sampler's", "[cpu][tpe][batch]") {
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size();
+  BatchTpeSampler sampler(space, Direction::Minimize, 5);
+  tpe::RandomSampler random(space, 5);
+  std::vector<double> a(50 * d), b(50 * d);
+  sampler.ask(0, 50, a.data());  // nothing told yet: random
+  random.ask(0, 50, b.data());
+  REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  std::vector<TrialOutcome> outcomes(50);
+  for (std::size_t i = 0; i < 50; ++i) outcomes[i] = mixed_objective(&a[i * d], i);
+  sampler.tell(0, outcomes);
+  sampler.ask(50, 50, a.data());  // modelled now
+  random.ask(50, 50, b.data());
+  REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) != 0);
+}
+
+TEST_CASE("Batch TPE: failed trials are not observations and infeasible ones rank last", "[cpu][tpe][batch]") {
+  // One float axis; every trial with x > 0.5 fails. The sampler must keep proposing: with
+  // only failed trials told it stays random (startup counts non-failed trials).
+  SearchSpace space = box(1, 0.0, 1.0);
+  BatchTpeSampler sampler(space, Direction::Minimize, 3);
+  std::vector<double> x(100);
+  std::vector<TrialOutcome> o(100);
+  sampler.ask(0, 100, x.data());
+  for (std::size_t i = 0; i < 100; ++i)
+    o[i] = x[i] > 0.5 ? TrialOutcome{std::numeric_limits<double>::quiet_NaN(), 0.0}
+                      : TrialOutcome{x[i], x[i] < 0.1 ? 1.0 : 0.0};  // x < 0.1 infeasible
+  sampler.tell(0, o);
+  // Good set: feasible trials first, best (smallest x >= 0.1) first; the next batch gathers
+  // around 0.1 from above, not around the infeasible trials below 0.1 nor the failed ones.
+  for (int k = 1; k < 6; ++k) {
+    sampler.ask(100 * k, 100, x.data());
+    for (std::size_t i = 0; i < 100; ++i)
+      o[i] = x[i] > 0.5 ? TrialOutcome{std::numeric_limits<double>::quiet_NaN(), 0.0}
+                        : TrialOutcome{x[i], x[i] < 0.1 ? 1.0 : 0.0};
+    sampler.tell(100 * k, o);
+  }
+  sampler.ask(600, 100, x.data());
+  std::vector<double> sorted(x);
+  std::sort(sorted.begin(), sorted.end());
+  const double median = 0.5 * (sorted[49] + sorted[50]);
+  CAPTURE(median);
+  CHECK(median > 0.08);
+  CHECK(median < 0.2);
+}
+
+TEST_CASE("Batch TPE: maximize mirrors minimize", "[cpu][tpe][batch]") {
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size();
+  BatchTpeSampler min_sampler(space, Direction::Minimize, 9), max_sampler(space, Direction::Maximize, 9);
+  const auto a = run_schedule(min_sampler, d, 600, 60, 2, mixed_objective);
+  const auto b = run_schedule(max_sampler, d, 600, 60, 2, [](const double* p, std::uint64_t t) {
+    TrialOutcome o = mixed_objective(p, t);
+    o.score = -o.score;
+    return o;
+  });
+  REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("Batch TPE: adopting journaled blocks resumes the run bit for bit", "[cpu][tpe][batch]") {
+  const SearchSpace space = mixed_space();
+  const std::size_t d = space.size();
+  constexpr std::size_t batch = 40, n_trials = 800, depth = 2, replayed_blocks = 9;
+  BatchTpeSampler whole(space, Direction::Minimize, 21);
+  const auto expected = run_schedule(whole, d, n_trials, batch, depth, mixed_objective);
+  BatchTpeSampler resumed(space, Direction::Minimize, 21);
+  std::vector<double> params(n_trials * d);
+  const std::size_t n_blocks = n_trials / batch;
+  auto issue = [&](std::size_t k) {
+    double* block = &params[k * batch * d];
+    if (k < replayed_blocks) {
+      std::copy(&expected[k * batch * d], &expected[(k + 1) * batch * d], block);
+      resumed.adopt(k * batch, batch, block);
+    } else {
+      resumed.ask(k * batch, batch, block);
+    }
+  };
+  for (std::size_t k = 0; k < depth; ++k) issue(k);
+  for (std::size_t k = 0; k < n_blocks; ++k) {
+    std::vector<TrialOutcome> outcomes(batch);
+    for (std::size_t i = 0; i < batch; ++i) outcomes[i] = mixed_objective(&params[(k * batch + i) * d], k * batch + i);
+    resumed.tell(k * batch, outcomes);
+    if (k + depth < n_blocks) issue(k + depth);
+  }
+  REQUIRE(std::memcmp(params.data(), expected.data(), params.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("Batch TPE: the ask/tell protocol is checked", "[cpu][tpe][batch]") {
+  const SearchSpace space = box(1, 0.0, 1.0);
+  BatchTpeSampler sampler(space, Direction::Minimize, 1);
+  std::vector<double> out(10);
+  std::vector<TrialOutcome> five(5), four(4);
+  CHECK_THROWS_AS(sampler.tell(0, five), Error);  // nothing asked
+  sampler.ask(0, 5, out.data());
+  sampler.ask(5, 5, out.data() + 5);
+  CHECK_THROWS_AS(sampler.ask(20, 5, out.data()), Error);    // gap
+  CHECK_THROWS_AS(sampler.ask(5, 5, out.data()), Error);     // asked twice
+  CHECK_THROWS_AS(sampler.adopt(20, 5, out.data()), Error);  // gap
+  CHECK_THROWS_AS(sampler.tell(5, five), Error);             // out of order
+  CHECK_THROWS_AS(sampler.tell(0, four), Error);             // wrong size
+  five[2].violation = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(sampler.tell(0, five), Error);  // NaN violation
+  five[2].violation = 0.0;
+  sampler.tell(0, five);
+  sampler.tell(5, five);
+  CHECK_THROWS_AS(sampler.tell(10, five), Error);  // not asked
+  std::vector<double> bad = {2.0};
+  CHECK_THROWS_AS(sampler.adopt(10, 1, bad.data()), Error);  // outside the axis
+}
+
+TEST_CASE("Batch TPE: each operator's share follows its successes", "[cpu][tpe][batch]") {
+  // On a rotated ellipsoid the joint kernel (which draws along the good set's correlations)
+  // earns the largest share; on separable Rastrigin the per-axis operators do while the
+  // search is still choosing among the basins (the first batches; once it is in the right
+  // basin, the joint kernel's refinement wins there too).
+  constexpr std::size_t d = 10;
+  BatchTpeSampler rotated(box(d, -5.0, 5.0), Direction::Minimize, 2);
+  run_schedule(rotated, d, 20000, 1000, 1, objective_of(rotated_ellipsoid, d));
+  const auto r = rotated.shares();
+  CAPTURE(r[0], r[1], r[2]);
+  CHECK(r[0] > r[1]);
+  CHECK(r[0] > r[2]);
+  BatchTpeSampler separable(box(d, -5.12, 5.12), Direction::Minimize, 2);
+  run_schedule(separable, d, 5000, 1000, 1, objective_of(rastrigin, d));
+  const auto s = separable.shares();
+  CAPTURE(s[0], s[1], s[2]);
+  CHECK(s[0] < std::max(s[1], s[2]));
+  for (const auto& shares : {r, s})
+    for (double v : shares) CHECK(v >= 0.05 - 1e-12);  // min_share
+}
+
+TEST_CASE("Batch TPE out-searches random search and the GA at 20,000 trials in batches of 1,000",
+          "[cpu][tpe][batch]") {
+  // Rastrigin-10 and a rotated ellipsoid, median of 5 seeds, the pipeline's schedule at depth
+  // 2 (the default), the GA with its defaults.
+  constexpr std::size_t d = 10;
+  for (int f = 0; f < 2; ++f) {
+    auto objective = f == 0 ? objective_of(rastrigin, d) : objective_of(rotated_ellipsoid, d);
+    const SearchSpace space = f == 0 ? box(d, -5.12, 5.12) : box(d, -5.0, 5.0);
+    std::vector<double> best_tpe, best_ga, best_random;
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+      BatchTpeSampler t(space, Direction::Minimize, seed);
+      tpe::GaSampler g(space, Direction::Minimize, seed);
+      tpe::RandomSampler r(space, seed);
+      for (auto [sampler, out] : {std::pair<tpe::Sampler*, std::vector<double>*>{&t, &best_tpe}, {&g, &best_ga}, {&r, &best_random}}) {
+        double best = std::numeric_limits<double>::infinity();
+        run_schedule(*sampler, d, 20000, 1000, 2, [&](const double* p, std::uint64_t i) {
+          const TrialOutcome o = objective(p, i);
+          best = std::min(best, o.score);
+          return o;
+        });
+        out->push_back(best);
+      }
+    }
+    CAPTURE(f, best_tpe, best_ga, best_random);
+    CHECK(median(best_tpe) < median(best_ga));
+    CHECK(median(best_tpe) < median(best_random));
+  }
+}
+
+TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and written back", "[cpu][tpe][batch][config]") {
+  auto parse = [](const io::Json& tpe) {
+    io::Json j = {{"strategy", "functions"},
+                  {"function", "sphere"},
+                  {"search", {{"tpe", tpe}}},
+                  {"params", {{"x", {{"type", "float"}, {"low", 0}, {"high", 1}}}}}};
+    return io::parse_study_config(j, "test.json", ".");
+  };
+  const auto batch = parse(io::Json::object());
+  CHECK(batch.search.tpe.preset == tpe::Preset::Batch);
+  CHECK(batch.search.tpe.batch.candidates == 4);
+  CHECK(batch.resolved()["search"]["tpe"]["preset"] == "batch");
+  const auto custom = parse({{"good_fraction", 0.2}, {"min_good", 10}, {"n_ei_candidates", 8}, {"min_share", 0.1}});
+  CHECK(custom.search.tpe.batch.good_fraction == 0.2);
+  CHECK(custom.search.tpe.batch.min_good == 10);
+  CHECK(custom.search.tpe.batch.candidates == 8);
+  CHECK(parse(custom.resolved()["search"]["tpe"]).resolved() == custom.resolved());
+  const auto optuna = parse({{"preset", "optuna"}, {"multivariate", true}});
+  CHECK(optuna.search.tpe.preset == tpe::Preset::Optuna);
+  CHECK(optuna.search.tpe.n_ei_candidates == 24);
+  auto message = [&](const io::Json& tpe) {
+    try {
+      parse(tpe);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK_THAT(message({{"multivariate", true}}), Catch::Contains("search.tpe.multivariate: only with \"preset\": \"optuna\""));
+  CHECK_THAT(message({{"preset", "optuna"}, {"good_fraction", 0.2}}),
+             Catch::Contains("search.tpe.good_fraction: only with \"preset\": \"batch\""));
+  CHECK_THAT(message({{"good_fraction", 0.0}}), Catch::Contains("search.tpe.good_fraction"));
+  CHECK_THAT(message({{"min_good", 1}}), Catch::Contains("search.tpe.min_good"));
+  CHECK_THAT(message({{"min_share", 0.5}}), Catch::Contains("search.tpe.min_share"));
+  CHECK_THAT(message({{"preset", "bayes"}}), Catch::Contains("search.tpe.preset"));
+}

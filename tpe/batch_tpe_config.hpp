@@ -1,0 +1,28 @@
+#pragma once
+#include <array>
+// Settings of the batch TPE sampler (tpe/batch_tpe_sampler.hpp; docs/tpe.md, "Batch TPE").
+
+namespace tpeopt::tpe {
+
+/// Batch TPE's settings (`search.tpe` with `"preset": "batch"`, the default).
+struct BatchTpeConfig {
+  /// Random trials before the model starts, counted in told, non-failed trials at ask time.
+  int n_startup_trials = 10;
+  /// The good set of an ask of n trials holds the best max(min_good, ceil(good_fraction * n))
+  /// told trials (all of them while there are fewer). In (0, 1].
+  double good_fraction = 0.1;
+  /// Smallest good set, >= 2.
+  int min_good = 25;
+  /// Candidates drawn per trial; the one with the largest log l(x) - log g(x) is proposed.
+  int candidates = 4;
+  /// Least share of a batch that each proposal operator in use keeps, in [0, 1/operators].
+  double min_share = 0.05;
+  /// Which proposal operators are used (joint, marginal, recombine; good_set_model.hpp): all
+  /// by default, at least one.
+  std::array<bool, 3> operators{true, true, true};
+  /// Worker threads for ask() (1 = the sampler thread alone; 0 = all cores). Results do not
+  /// depend on it.
+  unsigned threads = 1;
+};
+
+}  // namespace tpeopt::tpe

@@ -1,0 +1,259 @@
+#include "tpe/batch_tpe_sampler.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/worker_pool.hpp"
+#include "tpe/density_ratio.hpp"
+#include "tpe/good_pool.hpp"
+#include "tpe/good_set_model.hpp"
+#include "tpe/random_sampler.hpp"
+#include "tpe/trial_rng.hpp"
+#include "tpe/unit_space.hpp"
+
+namespace tpeopt::tpe {
+
+namespace {
+
+// Stream purposes within one trial (trial_rng.hpp). Random (startup) trials are the random
+// sampler's trials of the same seed; modelled trials draw from their own purpose.
+constexpr std::uint64_t kRandomPurpose = 0;
+constexpr std::uint64_t kModelPurpose = 0x6274ULL << 32;  // "bt"
+
+// g is built from the last kRecentBatches batches' trials (at most kMaxRecent) that are not
+// in the good set.
+constexpr std::size_t kRecentBatches = 4;
+constexpr std::size_t kMaxRecent = 8192;
+
+constexpr int kRandom = -1;  // a block's operator code for its random trials
+
+}  // namespace
+
+void validate(const BatchTpeConfig& c) {
+  if (c.n_startup_trials < 0) throw make_error("search.tpe.n_startup_trials: expected an integer >= 0, got {}", c.n_startup_trials);
+  if (!(c.good_fraction > 0.0 && c.good_fraction <= 1.0))
+    throw make_error("search.tpe.good_fraction: expected a number in (0, 1], got {}", c.good_fraction);
+  if (c.min_good < 2 || c.min_good > (1 << 20))
+    throw make_error("search.tpe.min_good: expected an integer in [2, {}], got {}", 1 << 20, c.min_good);
+  if (c.candidates < 1 || c.candidates > 1024)
+    throw make_error("search.tpe.n_ei_candidates: expected an integer in [1, 1024], got {}", c.candidates);
+  const int used = static_cast<int>(c.operators[0]) + c.operators[1] + c.operators[2];
+  if (used == 0) throw make_error("search.tpe.operators: expected at least one of joint, marginal, recombine");
+  if (!(c.min_share >= 0.0 && c.min_share * used <= 1.0))
+    throw make_error("search.tpe.min_share: expected a number in [0, 1/{}] ({} operators), got {}", used, used,
+                     c.min_share);
+}
+
+struct BatchTpeSampler::State {
+  SearchSpace space;
+  Direction direction;
+  std::uint64_t seed;
+  BatchTpeConfig config;
+  UnitSpace unit;
+  GoodPool pool;
+  WorkerPool workers;
+  std::array<double, kOperators> shares{};  // 0 for an operator not in use
+  std::uint64_t n_told = 0;  // told, non-failed trials
+
+  // Asked blocks not yet told, in ask order.
+  struct Block {
+    std::uint64_t first = 0;
+    std::size_t n = 0;
+    std::vector<double> codes;  // [i * n_codes + c]
+    std::vector<int> ops;       // per trial: ProposalOperator, or kRandom
+  };
+  std::deque<Block> pending;
+  bool asked_any = false;
+  std::uint64_t next_trial = 0;
+
+  State(SearchSpace s, Direction dir, std::uint64_t sd, BatchTpeConfig cfg)
+      : space(std::move(s)), direction(dir), seed(sd), config(cfg), unit(space), pool(unit.n_codes(), dir),
+        workers(cfg.threads) {
+    validate(config);
+    const double used = static_cast<double>(n_used());
+    for (std::size_t o = 0; o < kOperators; ++o) shares[o] = config.operators[o] ? 1.0 / used : 0.0;
+  }
+
+  std::size_t n_used() const {
+    return static_cast<std::size_t>(std::count(config.operators.begin(), config.operators.end(), true));
+  }
+
+  std::size_t good_size_for(std::size_t n) const {
+    const auto target = static_cast<std::size_t>(std::ceil(config.good_fraction * static_cast<double>(n)));
+    return std::max<std::size_t>(static_cast<std::size_t>(config.min_good), target);
+  }
+
+  bool modelled() const {
+    return pool.size() > 0 && n_told >= static_cast<std::uint64_t>(std::max(config.n_startup_trials, 1));
+  }
+
+  // How many trials of a block of n each operator proposes: floor(share * n), the rest to the
+  // operator with the largest share (the first on ties).
+  std::array<std::size_t, kOperators> counts(std::size_t n) const {
+    std::array<std::size_t, kOperators> out{};
+    std::size_t used = 0;
+    for (std::size_t o = 0; o < kOperators; ++o) {
+      out[o] = static_cast<std::size_t>(std::floor(shares[o] * static_cast<double>(n)));
+      used += out[o];
+    }
+    out[static_cast<std::size_t>(std::max_element(shares.begin(), shares.end()) - shares.begin())] += n - used;
+    return out;
+  }
+
+  std::vector<int> operators_of(std::size_t n) const {
+    std::vector<int> ops;
+    ops.reserve(n);
+    const auto c = counts(n);
+    for (std::size_t o = 0; o < kOperators; ++o) ops.insert(ops.end(), c[o], static_cast<int>(o));
+    return ops;
+  }
+
+  void check_next(std::uint64_t first_trial, const char* verb) const {
+    if (asked_any && first_trial != next_trial)
+      throw make_error("tpe sampler: {} of trials {}.. out of order (expected trial {} next)", verb, first_trial,
+                       next_trial);
+  }
+
+  void start_block(Block block) {
+    asked_any = true;
+    next_trial = block.first + block.n;
+    pending.push_back(std::move(block));
+  }
+
+  void update_shares(const Block& block);
+};
+
+BatchTpeSampler::BatchTpeSampler(SearchSpace space, Direction direction, std::uint64_t seed, BatchTpeConfig config)
+    : state_(std::make_unique<State>(std::move(space), direction, seed, config)) {}
+
+BatchTpeSampler::~BatchTpeSampler() = default;
+
+std::array<double, 3> BatchTpeSampler::shares() const { return state_->shares; }
+
+void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out) {
+  State& s = *state_;
+  s.check_next(first_trial, "ask");
+  const std::size_t d = s.space.size(), nc = s.unit.n_codes();
+  s.pool.reserve_best(s.good_size_for(n));
+  s.pool.reserve_recent(std::min(kRecentBatches * n, kMaxRecent));
+  State::Block block{first_trial, n, std::vector<double>(n * nc), {}};
+  if (!s.modelled()) {
+    block.ops.assign(n, kRandom);
+    for (std::size_t i = 0; i < n; ++i) {
+      auto engine = make_trial_engine(s.seed, first_trial + i, kRandomPurpose);
+      for (std::size_t a = 0; a < d; ++a) out[i * d + a] = sample_uniform(s.space.axes[a], engine);
+      s.unit.to_codes(out + i * d, &block.codes[i * nc]);
+    }
+    s.start_block(std::move(block));
+    return;
+  }
+  const GoodSetModel model(s.unit, s.pool, std::min(s.pool.size(), s.good_size_for(n)));
+  const int candidates = s.config.candidates;
+  std::optional<DensityRatio> ratio;
+  if (candidates > 1) ratio.emplace(s.unit, model, s.pool, s.workers);
+  block.ops = s.operators_of(n);
+  s.workers.parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    std::vector<double> candidate(nc);
+    for (std::size_t i = begin; i < end; ++i) {
+      TrialEngine engine = make_trial_engine(s.seed, first_trial + i, kModelPurpose);
+      const auto op = static_cast<ProposalOperator>(block.ops[i]);
+      double* best = &block.codes[i * nc];
+      double best_score = -std::numeric_limits<double>::infinity();
+      // The joint kernel's draw is not screened: the per-axis ratio ignores the correlations
+      // it draws along, and screening it lost on rotated problems (docs/tpe.md, "Batch TPE").
+      const int n_candidates = op == ProposalOperator::Joint ? 1 : candidates;
+      for (int k = 0; k < n_candidates; ++k) {
+        model.propose(op, engine, candidate.data());
+        const double score = ratio ? ratio->score(candidate.data()) : 0.0;
+        // The first candidate with the largest score; a NaN score never wins.
+        if (k == 0 || score > best_score) {
+          best_score = k == 0 && std::isnan(score) ? -std::numeric_limits<double>::infinity() : score;
+          std::copy(candidate.begin(), candidate.end(), best);
+        }
+      }
+      s.unit.to_external(best, out + i * d);
+      // Keep the codes of what is proposed, as adopt() computes them from a journal's values.
+      s.unit.to_codes(out + i * d, best);
+    }
+  });
+  s.start_block(std::move(block));
+}
+
+void BatchTpeSampler::adopt(std::uint64_t first_trial, std::size_t n, const double* values) {
+  State& s = *state_;
+  s.check_next(first_trial, "adopt");
+  s.space.check_rows("tpe sampler: adopt", first_trial, n, values);
+  const std::size_t d = s.space.size(), nc = s.unit.n_codes();
+  s.pool.reserve_best(s.good_size_for(n));
+  s.pool.reserve_recent(std::min(kRecentBatches * n, kMaxRecent));
+  State::Block block{first_trial, n, std::vector<double>(n * nc), {}};
+  // The operators ask() would have given these trials: they depend only on what was told.
+  block.ops = s.modelled() ? s.operators_of(n) : std::vector<int>(n, kRandom);
+  for (std::size_t i = 0; i < n; ++i) s.unit.to_codes(values + i * d, &block.codes[i * nc]);
+  s.start_block(std::move(block));
+}
+
+void BatchTpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> outcomes) {
+  State& s = *state_;
+  if (s.pending.empty()) throw make_error("tpe sampler: tell of trials {}.. that were not asked", first_trial);
+  const State::Block& block = s.pending.front();
+  if (first_trial != block.first || outcomes.size() != block.n)
+    throw make_error("tpe sampler: tell of trials {}..{} does not match the oldest asked block {}..{}", first_trial,
+                     first_trial + outcomes.size(), block.first, block.first + block.n);
+  const std::size_t nc = s.unit.n_codes();
+  std::vector<RankedTrial> told;
+  std::vector<double> codes;
+  for (std::size_t i = 0; i < block.n; ++i) {
+    const TrialOutcome& o = outcomes[i];
+    if (std::isnan(o.violation))
+      throw make_error("tpe sampler: trial {} was told a NaN violation", block.first + i);
+    if (std::isnan(o.score)) continue;  // failed: not an observation
+    told.push_back({block.first + i, o.score, o.violation});
+    codes.insert(codes.end(), &block.codes[i * nc], &block.codes[i * nc] + nc);
+  }
+  s.pool.add(told, codes);
+  s.n_told += told.size();
+  s.update_shares(block);
+  s.pending.pop_front();
+}
+
+// Each operator's success rate in this block: the share of its trials that are now among the
+// good set of a batch of this size. The new shares move half way to the rates' proportions,
+// each kept at least min_share. Operators with no trial in the block count as the average.
+void BatchTpeSampler::State::update_shares(const Block& block) {
+  if (block.ops.empty() || block.ops.front() == kRandom) return;
+  const std::size_t good = std::min(pool.size(), good_size_for(block.n));
+  std::unordered_set<std::uint64_t> top;
+  for (std::size_t r = 0; r < good; ++r) top.insert(pool.best(r).trial);
+  std::array<double, kOperators> hits{}, tried{};
+  for (std::size_t i = 0; i < block.n; ++i) {
+    const auto o = static_cast<std::size_t>(block.ops[i]);
+    tried[o] += 1.0;
+    if (top.count(block.first + i)) hits[o] += 1.0;
+  }
+  std::array<double, kOperators> rate{};
+  double sum = 0.0, with_trials = 0.0;
+  for (std::size_t o = 0; o < kOperators; ++o)
+    if (config.operators[o] && tried[o] > 0.0) {
+      rate[o] = hits[o] / tried[o];
+      sum += rate[o];
+      with_trials += 1.0;
+    }
+  for (std::size_t o = 0; o < kOperators; ++o)
+    if (config.operators[o] && tried[o] == 0.0) rate[o] = sum / with_trials;
+  double total = 0.0;
+  for (double r : rate) total += r;
+  if (!(total > 0.0)) return;
+  const double free = 1.0 - static_cast<double>(n_used()) * config.min_share;
+  for (std::size_t o = 0; o < kOperators; ++o)
+    if (config.operators[o]) shares[o] = 0.5 * shares[o] + 0.5 * (config.min_share + free * rate[o] / total);
+}
+
+}  // namespace tpeopt::tpe

@@ -1,0 +1,45 @@
+#pragma once
+// Batch TPE: the default TPE of tpeopt, built for batches of hundreds to thousands of trials
+// and budgets of 10^4 to 10^6 (docs/tpe.md, "Batch TPE", states every rule; the quality
+// benchmark that chose it is docs/benchmarks.md, "Search quality").
+//
+// Each ask takes the good set (the best trials so far, a tenth of the batch or at least 25)
+// and proposes every trial as the best of a few candidates by log l(x) - log g(x), where the
+// candidates come from one of three shapes of l's Parzen estimator (good_set_model.hpp). How
+// many trials each shape proposes follows, batch by batch, how many of its trials entered the
+// good set. Every trial draws from its own stream, and the shares, the good set and the
+// tables change only in tell(), so a pipelined run equals the serial one.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "tpe/batch_tpe_config.hpp"
+#include "tpe/sampler.hpp"
+#include "tpe/search_space.hpp"
+
+namespace tpeopt::tpe {
+
+class BatchTpeSampler final : public Sampler {
+ public:
+  BatchTpeSampler(SearchSpace space, Direction direction, std::uint64_t seed, BatchTpeConfig config = {});
+  ~BatchTpeSampler() override;
+
+  std::string name() const override { return "tpe"; }
+  void ask(std::uint64_t first_trial, std::size_t n, double* out) override;
+  void tell(std::uint64_t first_trial, std::span<const TrialOutcome> outcomes) override;
+  void adopt(std::uint64_t first_trial, std::size_t n, const double* values) override;
+
+  /// Share of the next batch each proposal operator gets (Joint, Marginal, Recombine).
+  std::array<double, 3> shares() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Throws tpeopt::Error naming the search.tpe key of the first setting out of its range.
+void validate(const BatchTpeConfig& config);
+
+}  // namespace tpeopt::tpe
