@@ -1,7 +1,8 @@
 // ask+tell time of one TPE batch versus observations, axes, batch size and acquisition.
 //
-//   bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact|multivariate [THREADS] [WARM] [float|int]
-//       one case (multivariate: `multivariate: true`, exact scoring); prints one JSON line {"axes", "observations", "batch", "acquisition",
+//   bench_ask_tell --single AXES OBSERVATIONS BATCH batch|fast|exact|multivariate [THREADS] [WARM] [float|int]
+//       one case (batch: batch TPE, the default preset; fast, exact: the optuna preset's
+//       acquisitions; multivariate: its `multivariate: true`, exact scoring); prints one JSON line {"axes", "observations", "batch", "acquisition",
 //       "threads", "warm", "kind", "ask_ms", "tell_ms", "build_ms"}. KIND (default float): the
 //       axes are floats on [0, 1] or ints on [0, 1000] (1,001 grid points). WARM (default 0) TPE batches are
 //       asked and told before the timed one (the random block is then OBSERVATIONS - WARM x
@@ -22,11 +23,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <ctime>
 #include <thread>
 #include <vector>
 
+#include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/tpe_sampler.hpp"
 #include "tpe/trial_rng.hpp"
 
@@ -53,7 +56,8 @@ double cpu_ms() {
 }
 
 Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition acq, unsigned threads,
-                int repeats, std::size_t warm = 0, bool int_axes = false, bool multivariate = false) {
+                int repeats, std::size_t warm = 0, bool int_axes = false, bool multivariate = false,
+                bool batch_tpe = false) {
   SearchSpace space;
   for (std::size_t a = 0; a < d; ++a) {
     Axis axis;
@@ -72,8 +76,15 @@ Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition
     config.acquisition = acq;
     config.multivariate = multivariate ? Multivariate::On : Multivariate::Off;
     config.threads = threads;
+    config.batch.threads = threads;
     auto t0 = Clock::now();
-    TpeSampler sampler(space, Direction::Minimize, 1234 + static_cast<std::uint64_t>(rep), config);
+    const std::uint64_t seed = 1234 + static_cast<std::uint64_t>(rep);
+    std::unique_ptr<Sampler> owned;
+    if (batch_tpe)
+      owned = std::make_unique<BatchTpeSampler>(space, Direction::Minimize, seed, config.batch);
+    else
+      owned = std::make_unique<TpeSampler>(space, Direction::Minimize, seed, config);
+    Sampler& sampler = *owned;
     std::vector<double> params(std::max(n_obs, batch) * d);
     std::vector<TrialOutcome> outcomes(std::max(n_obs, batch));
     SplitMix64 rng(99 + static_cast<std::uint64_t>(rep));
@@ -116,6 +127,7 @@ int main(int argc, char** argv) {
     const std::size_t d = std::strtoull(argv[2], nullptr, 10), n = std::strtoull(argv[3], nullptr, 10),
                       batch = std::strtoull(argv[4], nullptr, 10);
     const bool multivariate = std::strcmp(argv[5], "multivariate") == 0;
+    const bool batch_tpe = std::strcmp(argv[5], "batch") == 0;
     const Acquisition acq =
         std::strcmp(argv[5], "exact") == 0 || multivariate ? Acquisition::Exact : Acquisition::Fast;
     const unsigned threads = argc >= 7 ? static_cast<unsigned>(std::atoi(argv[6])) : 0;
@@ -126,12 +138,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     const int repeats = acq == Acquisition::Exact ? 1 : 3;
-    const Result r = run_case(d, n, batch, acq, threads, repeats, warm, int_axes, multivariate);
+    const Result r = run_case(d, n, batch, acq, threads, repeats, warm, int_axes, multivariate, batch_tpe);
     std::printf(
         "{\"axes\": %zu, \"observations\": %zu, \"batch\": %zu, \"acquisition\": \"%s\", \"threads\": %u, "
         "\"warm\": %zu, \"kind\": \"%s\", \"ask_ms\": %.3f, \"tell_ms\": %.3f, \"ask_cpu_ms\": %.3f, \"tell_cpu_ms\": %.3f, "
         "\"build_ms\": %.1f}\n",
-        d, n, batch, multivariate ? "multivariate" : name(acq), threads == 0 ? std::thread::hardware_concurrency() : threads, warm,
+        d, n, batch, batch_tpe ? "batch" : multivariate ? "multivariate" : name(acq), threads == 0 ? std::thread::hardware_concurrency() : threads, warm,
         int_axes ? "int" : "float", r.ask_ms,
         r.tell_ms, r.ask_cpu_ms, r.tell_cpu_ms, r.build_ms);
     return 0;
@@ -172,7 +184,7 @@ int main(int argc, char** argv) {
     std::fclose(f);
     return 0;
   }
-  std::fprintf(stderr, "usage: bench_ask_tell --single AXES OBSERVATIONS BATCH fast|exact [THREADS] [WARM] [float|int]\n"
+  std::fprintf(stderr, "usage: bench_ask_tell --single AXES OBSERVATIONS BATCH batch|fast|exact|multivariate [THREADS] [WARM] [float|int]\n"
                        "       bench_ask_tell --sweep OUT.csv [THREADS] [MAX_OBSERVATIONS]\n");
   return 2;
 }
