@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "engine/data_subsets.hpp"
 #include "engine/grid_run.hpp"
+#include "engine/python_objective.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
 #include "io/study_config.hpp"
@@ -36,6 +37,7 @@ struct GridCommand {
 
   int operator()() const {
     io::StudyConfig config = io::load_study_config(config_path);
+    if (config.strategy == "python") throw Error(engine::python_objective_only_message(config));
     if (!executor.empty()) config.executor = executor;
     const std::string exec = engine::resolve_executor(config.executor);
     auto strategy = engine::make_strategy(config);

@@ -10,6 +10,7 @@
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
 #include "engine/grid_run.hpp"
+#include "engine/python_objective.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
@@ -29,6 +30,7 @@ struct ResumeCommand {
 
   int operator()() const {
     const io::StudyConfig config = engine::load_run_config(dir);
+    if (config.strategy == "python") throw Error(engine::python_objective_only_message(config));
     engine::RunOptions options;
     options.executor = engine::resolve_executor(executor.empty() ? config.executor : executor);
     options.serial = serial;

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "engine/interrupt.hpp"
+#include "engine/recorded_study.hpp"
 #include "engine/run_files.hpp"
 #include "engine/walk_forward.hpp"
 
@@ -15,20 +15,12 @@ namespace tpeopt::app {
 
 int run_recorded(const io::StudyConfig& config, const strategies::Strategy& strategy, engine::RunOptions options,
                  engine::RunRecorder& recorder, std::vector<engine::ReplayedBatch> replay) {
-  engine::InterruptGuard interrupts;
   if (options.log && ::isatty(STDERR_FILENO)) options.progress_line = true;
   const std::string dir = recorder.dir().string();
-  engine::StudyRun run = [&] {
-    try {
-      return engine::run_study(config, strategy, options, &recorder, std::move(replay));
-    } catch (const Error& e) {
-      // Every batch told so far is in the journal (fsynced before it counted).
-      throw make_error("{}\nthe run stopped; the trials told so far are safe in {}/journal.bin; continue with: tpeopt "
-                       "resume {}{}",
-                       e.what(), dir, dir, options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : "");
-    }
-  }();
-  recorder.finish(run.result, run.summary, run.holdout ? &*run.holdout : nullptr);
+  const engine::StudyRun run = engine::run_recorded_study(
+      config, strategy, options, recorder, std::move(replay), true,
+      fmt::format("tpeopt resume {}{}", dir,
+                  options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : ""));
 
   const auto& s = run.summary;
   std::cout << fmt::format("trials: {} in {:.3f} s ({:.0f} trials/s) | executor busy {:.1f}% | ask {:.1f} ms, {} "

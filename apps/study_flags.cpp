@@ -1,6 +1,7 @@
 #include "apps/study_flags.hpp"
 
 #include "common/error.hpp"
+#include "engine/python_objective.hpp"
 
 namespace tpeopt::app {
 
@@ -24,20 +25,8 @@ void StudyFlags::add_to(CLI::App& cmd) {
 
 io::StudyConfig StudyFlags::load() const {
   io::StudyConfig c = io::load_study_config(config);
-  if (trials) {
-    if (*trials == 0) throw make_error("--trials: must be at least 1");
-    c.search.trials = *trials;
-  }
-  if (batch) {
-    if (*batch == 0) throw make_error("--batch: must be at least 1");
-    c.search.batch = *batch;
-  }
-  if (depth) {
-    if (*depth == 0) throw make_error("--depth: must be at least 1");
-    c.search.depth = *depth;
-  }
-  if (seed) c.search.seed = *seed;
-  if (!executor.empty()) c.executor = executor;
+  if (c.strategy == "python") throw Error(engine::python_objective_only_message(c));
+  io::apply_overrides(c, {trials, batch, depth, seed, executor}, "--");
   return c;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/halving_executor.hpp"
 #include "engine/fault_injection.hpp"
 #include "engine/mpi_ranks.hpp"
+#include "engine/python_objective.hpp"
 #include "engine/run_log.hpp"
 #include "engine/split_executor.hpp"
 #include "engine/synthetic_load.hpp"
@@ -33,6 +34,7 @@
 namespace tpeopt::engine {
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config) {
+  if (config.strategy == "python") return std::make_unique<PythonObjectiveStrategy>(config);
   try {
     if (!config.objective.aggregate.empty() && config.strategy != "exhaustion" && config.strategy != "atc")
       throw make_error("objective.aggregate: strategy {} has no symbols to aggregate (exhaustion and atc do)",
@@ -181,6 +183,7 @@ std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, con
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options) {
   const auto& halving = config.search.halving;
+  if (config.strategy == "python") throw Error(python_objective_only_message(config));
   if (config.walk_forward.is_parent())
     throw make_error("{}: data.walk_forward: a walk-forward study runs fold by fold (tpeopt run does it); this is "
                      "the parent of its folds",
@@ -312,7 +315,9 @@ StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, Bat
 
 StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& strategy, const RunOptions& options,
                    BatchObserver* observer, std::vector<ReplayedBatch> replay) {
-  auto executor = make_executor(config, strategy, options);
+  std::unique_ptr<Executor> own_executor;
+  if (!options.external_executor) own_executor = make_executor(config, strategy, options);
+  Executor* executor = options.external_executor ? options.external_executor : own_executor.get();
   auto sampler = make_sampler(config);
   const std::uint64_t total = study_trial_count(config);
 
@@ -332,7 +337,7 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
   LoadedSampler loaded_sampler(*sampler, options.sampler_load_ms);
   LoadedExecutor loaded_executor(*executor, options.executor_load_ms);
   tpe::Sampler& s = options.sampler_load_ms > 0 ? static_cast<tpe::Sampler&>(loaded_sampler) : *sampler;
-  Executor* e = options.executor_load_ms > 0 ? static_cast<Executor*>(&loaded_executor) : executor.get();
+  Executor* e = options.executor_load_ms > 0 ? static_cast<Executor*>(&loaded_executor) : executor;
   std::unique_ptr<Executor> faulty;
   if (const auto fail_at = injected_failure_batch()) {
     faulty = make_fault_injector(*e, *fail_at);

@@ -31,6 +31,10 @@ struct RunOptions {
   /// Synthetic extra work per batch (ms), for `tpeopt bench` (engine/synthetic_load.hpp).
   double sampler_load_ms = 0.0;
   double executor_load_ms = 0.0;
+  /// The caller's executor, used instead of the one the config names (the Python API's
+  /// objective executor, python/src/objective_executor.hpp); not owned. Required by a
+  /// "python" study (engine/python_objective.hpp), whose trials tpeopt cannot score.
+  Executor* external_executor = nullptr;
 };
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config);

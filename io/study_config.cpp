@@ -1,6 +1,7 @@
 #include "io/study_config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -135,6 +136,29 @@ WalkForwardConfig parse_walk_forward(const Json& spec) {
   // "fold" is written by tpeopt into each fold's run directory.
   w.fold = f.get_int("fold", -1, -1, static_cast<std::int64_t>(w.folds) - 1);
   return w;
+}
+
+/// `objective.metrics` (strategy python): a list of distinct metric names, each a name a
+/// CSV header and a Python keyword can hold.
+std::vector<std::string> parse_metric_names(const Json& spec) {
+  if (!spec.is_array()) throw make_error("objective.metrics: expected a list of names, got {}", json_type_name(spec));
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    const std::string path = fmt::format("objective.metrics[{}]", i);
+    if (!spec[i].is_string()) throw make_error("{}: expected a name, got {}", path, json_type_name(spec[i]));
+    const std::string name = spec[i].get<std::string>();
+    const bool word = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                      std::all_of(name.begin(), name.end(), [](char ch) {
+                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+                      });
+    if (!word) throw make_error("{}: \"{}\" is not a name (letters, digits and _, not starting with a digit)", path, name);
+    if (name == "score" || name == "violation" || name == "trial" || name == "batch")
+      throw make_error("{}: \"{}\" is a column of every trial already; pick another name", path, name);
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw make_error("{}: \"{}\" is named twice", path, name);
+    names.push_back(name);
+  }
+  return names;
 }
 
 HalvingConfig parse_halving(const Json& spec) {
@@ -302,10 +326,16 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
   try {
     JsonFields root(json, "");
     root.reject_unknown({"strategy", "function", "data", "objective", "search", "params", "executor", "description"});
-    c.strategy = root.get_choice("strategy", {"functions", "exhaustion", "ema_cross", "trade_filter", "atc"});
+    c.strategy = root.get_choice("strategy", {"functions", "exhaustion", "ema_cross", "trade_filter", "atc", "python"});
     c.executor = root.get_choice("executor", {"auto", "cpu", "cuda"}, "auto");
-    const bool functions = c.strategy == "functions";
-    if (functions) {
+    // "python": trials scored by a Python function (python/, tpeopt.optimize); like the
+    // functions strategy it reads no data and minimizes "value" unless told otherwise.
+    const bool python = c.strategy == "python";
+    const bool functions = c.strategy == "functions" || python;
+    if (python) {
+      if (root.has("function")) throw make_error("function: only the functions strategy takes a function");
+      if (root.has("data")) throw make_error("data: a Python objective reads its own data; remove this key");
+    } else if (functions) {
       c.function = root.get_choice("function", {"sphere", "rastrigin", "styblinski_tang", "hartmann6"});
       if (root.has("data")) throw make_error("data: the functions strategy reads no data; remove this key");
     } else {
@@ -331,7 +361,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     c.objective.direction = functions ? tpe::Direction::Minimize : tpe::Direction::Maximize;
     if (root.has("objective")) {
       JsonFields o(root.at("objective"), "objective");
-      o.reject_unknown({"name", "direction", "min_trades", "aggregate"});
+      o.reject_unknown({"name", "direction", "min_trades", "aggregate", "metrics"});
       c.objective.name = o.get_string("name", c.objective.name);
       c.objective.direction = o.get_choice("direction", {"minimize", "maximize"},
                                            functions ? "minimize" : "maximize") == "minimize"
@@ -343,6 +373,10 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       }
       // Candle strategies over several symbols (docs/strategies.md); checked by the strategy factory.
       if (o.has("aggregate")) c.objective.aggregate = o.get_choice("aggregate", {"sum", "mean", "worst", "portfolio"});
+      if (o.has("metrics")) {
+        if (!python) throw make_error("objective.metrics: only a Python objective (strategy python) names its metrics");
+        c.objective.metrics = parse_metric_names(o.at("metrics"));
+      }
     }
 
     // search
@@ -358,6 +392,8 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       if (s.has("tpe")) c.search.tpe = parse_tpe_config(s.at("tpe"));
       if (s.has("ga")) c.search.ga = parse_ga_config(s.at("ga"));
       if (s.has("halving")) c.search.halving = parse_halving(s.at("halving"));
+      if (python && c.search.halving.enabled)
+        throw make_error("search.halving: a Python objective has no data slices for tpeopt to halve over");
     }
 
     // params
@@ -368,6 +404,10 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       const std::string path = params.key_path(name);
       c.param_order.push_back(name);
       if (spec.is_number()) {
+        if (python)
+          throw make_error("{}: a Python objective is given the searched parameters only; keep fixed values in the "
+                           "objective",
+                           path);
         const double v = spec.get<double>();
         if (!std::isfinite(v)) throw make_error("{}: expected a finite number", path);
         c.fixed[name] = v;
@@ -379,6 +419,9 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       }
     }
     c.space.validate();
+    for (const auto& m : c.objective.metrics)
+      if (c.space.find(m) != tpe::Axis::npos)
+        throw make_error("objective.metrics: \"{}\" is also a parameter's name; trials.csv needs distinct columns", m);
     if (c.search.sampler == "grid")
       for (const auto& a : c.space.axes)
         if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
@@ -389,6 +432,27 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     throw make_error("{}: invalid config: {}", source, e.what());
   }
   return c;
+}
+
+void apply_overrides(StudyConfig& c, const ConfigOverrides& o, const std::string& prefix) {
+  if (o.trials) {
+    if (*o.trials == 0) throw make_error("{}trials: must be at least 1", prefix);
+    c.search.trials = *o.trials;
+  }
+  if (o.batch) {
+    if (*o.batch == 0) throw make_error("{}batch: must be at least 1", prefix);
+    c.search.batch = *o.batch;
+  }
+  if (o.depth) {
+    if (*o.depth == 0) throw make_error("{}depth: must be at least 1", prefix);
+    c.search.depth = *o.depth;
+  }
+  if (o.seed) c.search.seed = *o.seed;
+  if (!o.executor.empty()) {
+    if (o.executor != "cpu" && o.executor != "cuda" && o.executor != "auto")
+      throw make_error("{}executor: \"{}\" is not one of: cpu, cuda, auto", prefix, o.executor);
+    c.executor = o.executor;
+  }
 }
 
 Json StudyConfig::resolved() const {
@@ -412,6 +476,7 @@ Json StudyConfig::resolved() const {
                     {"direction", objective.direction == tpe::Direction::Minimize ? "minimize" : "maximize"}};
   if (objective.min_trades_set) j["objective"]["min_trades"] = objective.min_trades;
   if (!objective.aggregate.empty()) j["objective"]["aggregate"] = objective.aggregate;
+  if (!objective.metrics.empty()) j["objective"]["metrics"] = objective.metrics;
   const auto& t = search.tpe;
   j["search"] = {{"sampler", search.sampler}, {"trials", search.trials}, {"batch", search.batch},
                  {"depth", search.depth},     {"seed", search.seed},     {"top_k", search.top_k}};

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct ObjectiveConfig {
   std::int64_t min_trades = 0;  ///< trials with fewer trades are infeasible (strategy default if unset)
   bool min_trades_set = false;
   std::string aggregate;  ///< candle strategies: sum | mean | worst | portfolio over symbols ("" = sum)
+  std::vector<std::string> metrics;  ///< strategy python: the names of the metrics its function returns
 };
 
 /// `data.holdout` (issue [subsets], docs/user-guide.md "Hold-out"): the out-of-sample part
@@ -74,7 +76,7 @@ struct SearchConfig {
 struct StudyConfig {
   std::string source;              ///< where it came from, for messages
   std::filesystem::path base_dir;  ///< relative data paths are resolved against this
-  std::string strategy;            ///< functions | exhaustion | trade_filter | ...
+  std::string strategy;            ///< functions | exhaustion | trade_filter | ... | python (a Python function)
   std::string function;            ///< functions: the test function
   Json data = Json::object();      ///< strategy-specific; validated by the strategy factory
                                    ///< (without `holdout`, parsed into `holdout`)
@@ -92,6 +94,17 @@ struct StudyConfig {
   /// The config with every default filled in (written to a run's directory).
   Json resolved() const;
 };
+
+/// Values given beside a config (the command line's --trials, ...; tpeopt.run's keywords),
+/// each overriding the config key of the same name.
+struct ConfigOverrides {
+  std::optional<std::uint64_t> trials, batch, depth, seed;
+  std::string executor;  ///< cpu | cuda | auto; "" = the config's
+};
+
+/// Applies `overrides` to `config`; errors name each value as `prefix` + its name
+/// ("--trials" on the command line).
+void apply_overrides(StudyConfig& config, const ConfigOverrides& overrides, const std::string& prefix);
 
 /// Reads and validates a config file. Errors name the file and the key (or the line
 /// and column of a JSON syntax error).
