@@ -12,6 +12,7 @@
 #include "apps/commands.hpp"
 #include "common/error.hpp"
 #include "engine/study.hpp"
+#include "engine/trial_params.hpp"
 #include "gpu/atc_kernel.hpp"
 #include "gpu/exhaustion_trades.hpp"
 #include "io/candles_csv.hpp"
@@ -30,36 +31,12 @@ std::vector<double> read_params(const std::string& path, const strategies::Strat
                                 const io::StudyConfig& config) {
   const io::Json json = io::parse_json_text(io::read_file_bytes(path), path);
   if (!json.is_object()) throw make_error("{}: expected a flat object {{\"name\": value, ...}}", path);
-  const auto& names = strategy.param_names();
-  const auto defaults = strategy.param_defaults();
-  std::vector<double> values(names.size(), NAN);
+  std::vector<std::pair<std::string, double>> given;
   for (const auto& [key, value] : json.items()) {
-    const auto it = std::find(names.begin(), names.end(), key);
-    if (it == names.end())
-      throw make_error("{}: {}: not a parameter of strategy {} (its parameters: {})", path, key, strategy.name(),
-                       fmt::join(names, ", "));
-    if (!value.is_number() || !std::isfinite(value.get<double>()))
-      throw make_error("{}: {}: expected a finite number, got {}", path, key, io::json_type_name(value));
-    values[static_cast<std::size_t>(it - names.begin())] = value.get<double>();
+    if (!value.is_number()) throw make_error("{}: {}: expected a finite number, got {}", path, key, io::json_type_name(value));
+    given.emplace_back(key, value.get<double>());
   }
-  std::vector<std::string> missing;
-  for (std::size_t s = 0; s < names.size(); ++s) {
-    if (!std::isnan(values[s])) continue;
-    if (auto f = config.fixed.find(names[s]); f != config.fixed.end()) values[s] = f->second;
-    else if (s < defaults.size() && !std::isnan(defaults[s])) values[s] = defaults[s];
-    else missing.push_back(names[s]);
-  }
-  if (!missing.empty())
-    throw make_error("{}: missing parameter(s) {} (not fixed by the config and without a default)", path,
-                     fmt::join(missing, ", "));
-  for (std::size_t s = 0; s < names.size(); ++s) {
-    try {
-      strategy.check_param_range(s, values[s], values[s]);
-    } catch (const Error& e) {
-      throw make_error("{}: {}", path, e.what());
-    }
-  }
-  return values;
+  return engine::full_params(strategy, config, given, path);
 }
 
 /// One symbol's trades ("" when the data set has one series: no symbol column).

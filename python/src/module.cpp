@@ -24,9 +24,13 @@
 #include "engine/recorded_study.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
+#include "engine/trial_params.hpp"
 #include "engine/verify.hpp"
 #include "io/study_config.hpp"
 #include "objective_executor.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
+#include "strategies/symbol_strategy.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -151,7 +155,7 @@ Config load_config(std::optional<std::string> path, std::optional<std::string> j
   return c;
 }
 
-nb::dict run(const Config& config, std::optional<std::string> out, const CallOptions& call) {
+nb::dict run(const Config& config, const std::string& out, const CallOptions& call) {
   const std::string exec = executor_label(config);
   CallState state(config, call, exec);
   std::filesystem::path dir;
@@ -163,7 +167,7 @@ nb::dict run(const Config& config, std::optional<std::string> out, const CallOpt
                        "each fold's run directory with tpeopt.load(DIR/fold-N)",
                        config.source);
     const auto strategy = engine::make_strategy(config);
-    dir = out ? std::filesystem::path(*out) : engine::default_run_dir(config);
+    dir = out;
     engine::check_data_subsets(*strategy, config);  // before any run directory exists
     auto recorder = engine::RunRecorder::create(dir, config, *strategy, config.executor);
     run = engine::run_recorded_study(config, *strategy, state.options, *recorder, {}, call.handle_signals,
@@ -210,6 +214,89 @@ nb::dict verify(const Config& config, const CallOptions& call) {
   d["digest"] = v.digest;
   d["serial_digest"] = v.serial_digest;
   d["difference"] = v.difference;
+  return d;
+}
+
+/// One series' trades as columns; `symbol` non-empty adds a symbol column.
+void add_trades(nb::dict& columns, const strategies::ExhaustionStrategy& s, const double* params,
+                const std::string& symbol) {
+  auto column = [&](const char* name) {
+    if (!columns.contains(name)) columns[name] = nb::list();
+    return nb::borrow<nb::list>(columns[name]);
+  };
+  for (const auto& t : s.trades(params)) {
+    if (!symbol.empty()) column("symbol").append(symbol);
+    column("signal_bar").append(t.signal_bar);
+    column("entry_bar").append(t.entry_bar);
+    column("exit_bar").append(t.exit_bar);
+    // Times in ms since 1970 (UTC) of the bars opened at entry and exit.
+    column("entry_time").append(s.atom_time_s(static_cast<std::size_t>(t.entry_bar)) * 1000);
+    column("exit_time").append(s.atom_time_s(static_cast<std::size_t>(t.exit_bar)) * 1000);
+    column("entry_price").append(t.entry_price);
+    column("exit_price").append(t.exit_price);
+    column("reason").append(strategies::exit_reason_name(t.reason));
+    column("return").append(t.ret);
+    column("r_multiple").append(t.r_multiple);
+  }
+}
+
+nb::dict backtest(const Config& config, const nb::dict& params, const std::string& executor, bool with_trades) {
+  if (executor != "cpu")
+    throw make_error("executor: tpeopt.backtest runs on the CPU reference (executors agree bit for bit; the command "
+                     "line's tpeopt backtest --executor cuda runs it on the GPU)");
+  std::vector<std::pair<std::string, double>> given;
+  for (auto [key, value] : params) {
+    const std::string name = nb::cast<std::string>(nb::str(key));
+    if (!nb::isinstance<nb::float_>(value) && !nb::isinstance<nb::int_>(value))
+      throw make_error("params: {}: expected a number, got {}", name, nb::cast<std::string>(nb::str(value)));
+    given.emplace_back(name, nb::cast<double>(value));
+  }
+  nb::dict d;
+  std::unique_ptr<strategies::Strategy> strategy;
+  std::vector<double> slots, metrics;
+  strategies::TrialScore score;
+  {
+    nb::gil_scoped_release release;
+    strategy = engine::make_strategy(config);
+    slots = engine::full_params(*strategy, config, given, "params");
+    metrics.resize(strategy->metric_names().size());
+    score = strategy->evaluate(slots.data(), metrics.data());
+  }
+  const auto* ex = dynamic_cast<const strategies::ExhaustionStrategy*>(strategy.get());
+  const auto* exs = dynamic_cast<const strategies::ExhaustionSymbolsStrategy*>(strategy.get());
+  const auto* sym = dynamic_cast<const strategies::SymbolStrategy*>(strategy.get());
+  nb::dict p, m;
+  for (std::size_t s = 0; s < slots.size(); ++s) p[strategy->param_names()[s].c_str()] = slots[s];
+  for (std::size_t k = 0; k < metrics.size(); ++k) m[strategy->metric_names()[k].c_str()] = metrics[k];
+  d["params"] = p;
+  d["score"] = score.score;
+  d["violation"] = score.violation;
+  d["metrics"] = m;
+  d["trades"] = nb::none();
+  d["symbols"] = nb::none();
+  if (with_trades && (ex || exs)) {
+    nb::dict columns;
+    if (ex) add_trades(columns, *ex, slots.data(), "");
+    if (exs)
+      for (std::size_t k = 0; k < exs->n_symbols(); ++k)
+        add_trades(columns, exs->symbol(k), slots.data(), exs->symbol_names()[k]);
+    d["trades"] = columns;
+  }
+  if (sym) {
+    const std::size_t S = sym->n_symbols(), M = metrics.size();
+    std::vector<double> objective(S), equity(S), symbol_metrics(S * M);
+    sym->evaluate_symbols(slots.data(), objective.data(), equity.data(), symbol_metrics.data());
+    nb::dict columns;
+    columns["symbol"] = sym->symbol_names();
+    columns["objective"] = objective;
+    columns["equity"] = equity;
+    for (std::size_t k = 0; k < M; ++k) {
+      std::vector<double> c(S);
+      for (std::size_t i = 0; i < S; ++i) c[i] = symbol_metrics[i * M + k];
+      columns[strategy->metric_names()[k].c_str()] = c;
+    }
+    d["symbols"] = columns;
+  }
   return d;
 }
 
@@ -334,10 +421,14 @@ NB_MODULE(_tpeopt, m) {
       .def_rw("handle_signals", &CallOptions::handle_signals)
       .def_rw("adapter", &CallOptions::adapter, nb::arg().none());
 
-  m.def("run", &run, "config"_a, "out"_a.none(), "call"_a,
+  m.def("default_run_dir", [](const Config& c) { return tpeopt::engine::default_run_dir(c).string(); }, "config"_a,
+        "runs/<YYYYmmdd-HHMMSS>-<strategy> under the current directory (a new name).");
+  m.def("run", &run, "config"_a, "out"_a, "call"_a,
         "Runs a study into a new run directory (as `tpeopt run`); returns its outcome.");
   m.def("resume", &resume, "dir"_a, "executor"_a, "call"_a,
         "Continues a run directory from its journal (as `tpeopt resume`); returns its outcome.");
+  m.def("backtest", &backtest, "config"_a, "params"_a, "executor"_a, "trades"_a,
+        "Backtests one parameter set on the CPU reference (as `tpeopt backtest`).");
   m.def("verify", &verify, "config"_a, "call"_a, "Runs a study pipelined and serial and compares them bit for bit.");
 
   nb::class_<PySampler>(m, "Sampler", "A config's sampler driven by ask/tell.")

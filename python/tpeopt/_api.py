@@ -97,13 +97,12 @@ def _adapter(cfg: _tpeopt.Config, objective: Optional[Callable], labels: bool, o
     return Adapter(objective, cfg.axes, cfg.metrics, labels, on_nan)
 
 
-def _with_journal_hint(e: ObjectiveError, out: str, resume_args: str) -> ObjectiveError:
+def _add_journal_hint(e: ObjectiveError, dir: str) -> None:
     """Adds where the told trials are and how to continue to an objective's error."""
     e.args = (
-        f"{e.args[0] if e.args else e}\nthe run stopped; the trials told so far are safe in {out}/journal.bin; fix "
-        f"the objective and continue with: tpeopt.resume({resume_args})",
+        f"{e.args[0] if e.args else e}\nthe run stopped; the trials told so far are safe in {dir}/journal.bin; fix "
+        f"the objective and continue with: tpeopt.resume({dir!r}, objective)",
     )
-    return e
 
 
 # ---- studies from configs ----------------------------------------------------------------
@@ -143,11 +142,12 @@ def run(
     cfg = _config(config, trials=trials, batch=batch, depth=depth, seed=seed, executor=executor)
     call = _call(serial=serial, threads=threads, block_size=block_size, devices=devices, quiet=quiet,
                  adapter=_adapter(cfg, objective, labels, on_nan))
-    out_text = None if out is None else os.fspath(out)
+    d = _tpeopt.default_run_dir(cfg) if out is None else os.fspath(out)
     try:
-        outcome = _tpeopt.run(cfg, out_text, call)
+        outcome = _tpeopt.run(cfg, d, call)
     except ObjectiveError as e:
-        raise _with_journal_hint(e, out_text or "the run directory", "DIR, objective") from e.__cause__
+        _add_journal_hint(e, d)
+        raise
     return _finish(outcome)
 
 
@@ -180,7 +180,8 @@ def resume(
     try:
         outcome = _tpeopt.resume(d, executor or "", call)
     except ObjectiveError as e:
-        raise _with_journal_hint(e, d, f"{d!r}, objective") from e.__cause__
+        _add_journal_hint(e, d)
+        raise
     return _finish(outcome)
 
 
@@ -240,24 +241,20 @@ class Backtest:
 
 
 def backtest(
-    config: ConfigLike,
+    config: Union[ConfigLike, _tpeopt.Config],
     params: Mapping[str, Any],
     *,
     executor: str = "cpu",
     trades: bool = True,
-    block_size: int = 128,
     base_dir: Optional[str] = None,
 ) -> Backtest:
     """Backtests one parameter set, as ``tpeopt backtest`` does: score, violation, metrics,
     and (for a strategy with trades) its trades as a DataFrame with entry and exit times;
     over several symbols also each symbol's results. ``params`` maps names to values
     (labels for string categoricals); names it leaves out take the config's fixed value,
-    then the strategy's default."""
-    if isinstance(config, Mapping):
-        cfg = _tpeopt.load_config(None, json.dumps(config), "<dict>", base_dir or os.getcwd(), None, None, None, None, "")
-    else:
-        cfg = _config(config)
-    r = _tpeopt.backtest(cfg, {str(k): v for k, v in params.items()}, executor, trades, block_size)
+    then the strategy's default. Runs on the CPU reference (executors agree bit for bit)."""
+    cfg = config if isinstance(config, _tpeopt.Config) else _config(config, base_dir=base_dir)
+    r = _tpeopt.backtest(cfg, dict(params), executor, trades)
     t = pd.DataFrame(r["trades"]) if r["trades"] is not None else None
     if t is not None:
         for c in ("entry_time", "exit_time"):

@@ -93,17 +93,13 @@ class Study:
     @property
     def trades(self) -> Optional[pd.DataFrame]:
         """The best trial's trades (a backtest of its parameters), or None when the strategy has none."""
+        from . import _tpeopt
         from ._api import backtest
 
         b = self.best
         if b is None or self.config.get("strategy") == "python":
             return None
-        config = dict(self.config)
-        return backtest(config, b["params"], base_dir=self._base_dir()).trades
-
-    def _base_dir(self) -> str:
-        run = _read_json(self.dir / "run.json")
-        return run.get("base_dir", ".")
+        return backtest(_tpeopt.load_run_config(str(self.dir)), b["params"]).trades
 
     def to_optuna(self, storage: str, study_name: Optional[str] = None):
         """Writes this run's trials into an Optuna storage (tpeopt.to_optuna)."""

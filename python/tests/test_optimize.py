@@ -1,0 +1,162 @@
+"""tpeopt.optimize: a Python objective through the pipeline, journal and resume."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tpeopt
+from objectives import SPACE, FailAt, KillAt, mixed, sphere
+
+RUN = dict(trials=384, batch=64, seed=7, metrics=["twice", "n_plus"], quiet=True)
+
+
+def journal_batches(dir: Path) -> int:
+    return int(tpeopt.load(dir).trials["batch"].max()) + 1
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> tpeopt.Study:
+    """The uninterrupted pipelined run every other run of SPACE is compared with."""
+    return tpeopt.optimize(mixed, SPACE, out=tmp_path_factory.mktemp("ref") / "run", **RUN)
+
+
+def test_a_run_records_every_trial(reference):
+    t = reference.trials
+    assert len(t) == 384 and reference.complete
+    assert list(t.columns[:8]) == ["trial", "batch", "x0", "x1", "x2", "n", "k", "w"]
+    assert {"score", "violation", "twice", "n_plus", "ask_ms", "exec_ms", "tell_ms", "wall_ms"} <= set(t.columns)
+    assert set(t["k"]) <= {"a", "b", "c"} and set(t["w"]) <= {0.5, 1.0, 2.0}
+    assert (t["n"] == t["n"].round()).all() and t["n"].between(1, 50).all()
+    assert np.array_equal(t["twice"], 2 * t["score"])
+    assert (t["violation"] == np.maximum(0.0, t["x0"] - 4.0)).all()
+    best = reference.best
+    feasible = t[t["violation"] == 0]
+    assert best["score"] == feasible["score"].min() and best["violation"] == 0
+    assert set(best["params"]) == set(SPACE) and best["metrics"]["twice"] == 2 * best["score"]
+    assert reference.config["strategy"] == "python" and reference.config["objective"]["metrics"] == ["twice", "n_plus"]
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_pipelined_equals_serial(tmp_path, depth):
+    pipelined = tpeopt.optimize(mixed, SPACE, depth=depth, out=tmp_path / "p", **RUN)
+    serial = tpeopt.optimize(mixed, SPACE, depth=depth, serial=True, out=tmp_path / "s", **RUN)
+    assert pipelined.digest == serial.digest
+    v = tpeopt.verify(json.loads((tmp_path / "p" / "config.json").read_text()), objective=mixed)
+    assert v.identical and v.digest == pipelined.digest and v.trials == 384
+
+
+def test_equals_the_builtin_executor(tmp_path):
+    """The numpy sphere through the Python executor gives the functions strategy's run bit for bit."""
+    space = {f"x{i}": {"type": "float", "low": -5.12, "high": 5.12} for i in range(4)}
+    config = {"strategy": "functions", "function": "sphere", "search": {"trials": 256, "batch": 32, "seed": 3},
+              "params": space}
+    builtin = tpeopt.run(config, out=tmp_path / "builtin", executor="cpu", quiet=True)
+    python = tpeopt.optimize(sphere, space, trials=256, batch=32, seed=3, out=tmp_path / "py", quiet=True)
+    assert python.digest == builtin.digest
+    assert python.trials[["x0", "score"]].equals(builtin.trials[["x0", "score"]])
+
+
+def test_resume_after_kill_9_equals_the_uninterrupted_run(tmp_path, reference):
+    out = tmp_path / "killed"
+    code = (
+        "import tpeopt, objectives as o\n"
+        f"tpeopt.optimize(o.KillAt(4), o.SPACE, out={str(out)!r}, **{RUN!r})\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent, capture_output=True, text=True)
+    assert r.returncode == -9, r.stderr
+    assert not (out / "summary.json").exists()
+    told = journal_batches(out)
+    assert 1 <= told <= 4  # batches 0..3 were evaluated; the kill came during batch 4
+    study = tpeopt.resume(out, mixed, quiet=True)
+    assert study.complete and study.digest == reference.digest
+    assert study.summary["replayed_batches"] == told
+
+
+def bad_length(X):
+    return np.zeros(len(X) - 1)
+
+
+def nan_score(X):
+    s = mixed(X)
+    s["score"] = s["score"].copy()
+    s["score"][5] = np.nan
+    return s
+
+
+def raises(X):
+    raise ZeroDivisionError("boom")
+
+
+def strings(X):
+    s = mixed(X)
+    s["score"] = ["x"] * len(X)
+    return s
+
+
+def negative_violation(X):
+    s = mixed(X)
+    s["violation"] = -np.ones(len(X))
+    return s
+
+
+def undeclared_metric(X):
+    s = mixed(X)
+    s["extra"] = s["score"]
+    return s
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (bad_length, r"scores of shape \(63,\) on batch 2 \(trials 128\.\.191\): expected \(64,\)"),
+        (nan_score, r"NaN scores on batch 2 \(trials 128\.\.191\): 1 of 64, first trial 133 \(row 5\).*on_nan='fail'"),
+        (raises, r"the objective raised ZeroDivisionError on batch 2 \(trials 128\.\.191\): boom"),
+        (strings, r"the objective's scores on batch 2 .* are not numbers"),
+        (negative_violation, r"violation -1\.0 for trial 128 on batch 2 .*expected a finite number >= 0"),
+        (undeclared_metric, r"returned \['extra'\] on batch 2 .*not among the declared metrics"),
+    ],
+)
+def test_bad_outputs_stop_with_a_clear_error_and_a_consistent_journal(tmp_path, reference, bad, message):
+    out = tmp_path / "bad"
+    with pytest.raises(tpeopt.ObjectiveError, match=message) as e:
+        tpeopt.optimize(FailAt(2, bad), SPACE, out=out, **RUN)
+    assert f"safe in {out}/journal.bin" in str(e.value) and "tpeopt.resume(" in str(e.value)
+    if bad is raises:
+        assert isinstance(e.value.__cause__, ZeroDivisionError)
+    # Batches 0 and 1 were told and journaled before batch 2 failed; resuming with a good
+    # objective ends where the uninterrupted run does.
+    assert journal_batches(out) == 2
+    assert tpeopt.resume(out, mixed, quiet=True).digest == reference.digest
+
+
+def test_nan_as_failed_trials(tmp_path):
+    study = tpeopt.optimize(nan_score, SPACE, on_nan="fail", out=tmp_path / "r", **RUN)
+    t = study.trials
+    assert t["score"].isna().sum() == 384 // 64  # row 5 of every batch
+    assert not np.isnan(study.best["score"])
+
+
+def test_labels_and_tuples(tmp_path):
+    seen = []
+
+    def objective(X):
+        seen.append(X)
+        return (X[:, 0] ** 2, np.zeros(len(X)))
+
+    space = {"x": {"type": "float", "low": -1, "high": 1}, "k": {"type": "categorical", "choices": ["lo", "hi"]}}
+    tpeopt.optimize(objective, space, trials=64, batch=32, labels=True, out=tmp_path / "r", quiet=True)
+    assert seen[0].dtype == object and set(seen[0][:, 1]) <= {"lo", "hi"} and isinstance(seen[0][0, 0], float)
+
+
+def test_a_python_run_is_refused_without_its_objective(tmp_path, reference, cli_or_none=None):
+    with pytest.raises(tpeopt.Error, match="give the objective function"):
+        tpeopt.resume(reference.dir)
+    with pytest.raises(tpeopt.Error, match="objective.metrics: only a Python objective"):
+        tpeopt.run({"strategy": "functions", "function": "sphere", "objective": {"metrics": ["a"]},
+                    "params": {"x": {"type": "float", "low": 0, "high": 1}}})
