@@ -61,7 +61,7 @@ def test_run_equals_the_command_line(tmp_path, name, data_for):
     assert len(t) == 64 and list(t["trial"]) == list(range(64)) and set(t["batch"]) == {0, 1}
     assert {"score", "violation", "ask_ms", "exec_ms"} <= set(t.columns)
     best = study.best
-    assert best["rank"] == 1 and study.top[0] == best and len(study.top) == 10
+    assert best["rank"] == 1 and study.top[0] == best and 1 <= len(study.top) <= 10
     if isinstance(config, dict):
         path = tmp_path / "config.json"
         path.write_text(json.dumps(config))

@@ -35,6 +35,9 @@ def test_a_run_records_every_trial(reference):
     assert (t["n"] == t["n"].round()).all() and t["n"].between(1, 50).all()
     assert np.array_equal(t["twice"], 2 * t["score"])
     assert (t["violation"] == np.maximum(0.0, t["x0"] - 4.0)).all()
+    # trials.csv reads back to the very bits the objective saw and returned.
+    X = np.column_stack([t["x0"], t["x1"], t["x2"], t["n"], t["k"].map({"a": 0, "b": 1, "c": 2}), t["w"]])
+    assert np.array_equal(mixed(X)["score"], t["score"].to_numpy())
     best = reference.best
     feasible = t[t["violation"] == 0]
     assert best["score"] == feasible["score"].min() and best["violation"] == 0
@@ -71,15 +74,23 @@ def test_resume_after_kill_9_equals_the_uninterrupted_run(tmp_path, reference):
     r = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent, capture_output=True, text=True)
     assert r.returncode == -9, r.stderr
     assert not (out / "summary.json").exists()
-    told = journal_batches(out)
-    assert 1 <= told <= 4  # batches 0..3 were evaluated; the kill came during batch 4
+    rows = len(tpeopt.load(out).trials)
     study = tpeopt.resume(out, mixed, quiet=True)
     assert study.complete and study.digest == reference.digest
-    assert study.summary["replayed_batches"] == told
+    # Batches 0..3 were evaluated; the kill came while batch 4 was (the sampler thread may
+    # have journaled fewer, never more, and trials.csv follows the journal).
+    told = study.summary["replayed_batches"]
+    assert 1 <= told <= 4 and rows <= told * 64
 
 
 def bad_length(X):
-    return np.zeros(len(X) - 1)
+    s = mixed(X)
+    s["score"] = s["score"][:-1]
+    return s
+
+
+def plain_scores(X):
+    return mixed(X)["score"]
 
 
 def nan_score(X):
@@ -120,6 +131,8 @@ def undeclared_metric(X):
         (strings, r"the objective's scores on batch 2 .* are not numbers"),
         (negative_violation, r"violation -1\.0 for trial 128 on batch 2 .*expected a finite number >= 0"),
         (undeclared_metric, r"returned \['extra'\] on batch 2 .*not among the declared metrics"),
+        (plain_scores, r"declared metrics \['twice', 'n_plus'\] but returned no dict on batch 2 \(trials 128\.\.191\): "
+                       r"return \{'score': \.\.\., 'twice': \.\.\., 'n_plus': \.\.\.\}"),
     ],
 )
 def test_bad_outputs_stop_with_a_clear_error_and_a_consistent_journal(tmp_path, reference, bad, message):

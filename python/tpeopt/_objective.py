@@ -96,7 +96,7 @@ class Adapter:
         if self.metrics and not isinstance(out, Mapping):
             raise ObjectiveError(
                 f"the objective declared metrics {self.metrics} but returned no dict on {where}: return "
-                f"{{'score': ..., {', '.join(repr(m) for m in self.metrics)}: ...}}"
+                f"{{'score': ..., {', '.join(f'{m!r}: ...' for m in self.metrics)}}}"
             )
 
         s = self._column(scores, n, "scores", where)

@@ -9,8 +9,9 @@ from typing import Any, Optional
 
 import pandas as pd
 
-# trials.csv writes every double as its shortest exact text: read it back to the same bits.
-_EXACT = {"float_precision": "round_trip"}
+# trials.csv writes every double as its shortest exact text: read it back to the same bits
+# (pandas 3 does by default and deprecates the option).
+_EXACT = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
 
 
 def _read_json(path: Path) -> Any:
