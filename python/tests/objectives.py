@@ -62,3 +62,16 @@ def nan_half(X: np.ndarray) -> np.ndarray:
     s = np.array(mixed(X)["score"], dtype=float)
     s[X[:, 0] < -2.5] = np.nan
     return s
+
+
+class Slow:
+    """mixed(), taking `seconds` per batch (for the Ctrl-C test)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __call__(self, X: np.ndarray) -> dict:
+        import time
+
+        time.sleep(self.seconds)
+        return mixed(X)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +83,27 @@ def test_resume_after_kill_9_equals_the_uninterrupted_run(tmp_path, reference):
     # have journaled fewer, never more, and trials.csv follows the journal).
     told = study.summary["replayed_batches"]
     assert 1 <= told <= 4 and rows <= told * 64
+
+
+def test_ctrl_c_stops_after_a_batch_and_resumes(tmp_path, reference):
+    out = tmp_path / "interrupted"
+    code = (
+        "import tpeopt, objectives as o\n"
+        f"tpeopt.optimize(o.Slow(0.25), o.SPACE, out={str(out)!r}, **{RUN!r})\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).parent, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (out / "trials.csv").exists() or len((out / "trials.csv").read_text().splitlines()) < 2:
+        assert time.monotonic() < deadline and p.poll() is None
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode != 0
+    assert "tpeopt: interrupt: finishing the batch being told" in err
+    assert "KeyboardInterrupt: interrupted after" in err and f"tpeopt.resume({str(out)!r}, objective)" in err
+    summary = tpeopt.load(out).summary
+    assert summary is not None and not summary["complete"] and 64 <= summary["trials"] < 384
+    assert tpeopt.resume(out, mixed, quiet=True).digest == reference.digest
 
 
 def bad_length(X):

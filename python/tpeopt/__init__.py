@@ -20,6 +20,9 @@ from ._optuna import to_optuna
 
 __version__ = "0.1.0"
 
+# Errors print as tpeopt.Error / tpeopt.ObjectiveError, where users catch them.
+Error.__module__ = ObjectiveError.__module__ = "tpeopt"
+
 __all__ = [
     "Backtest",
     "Error",
