@@ -1,8 +1,9 @@
 #pragma once
-// The host side of a device series cache: which per-parameter series (by key) sits in which
-// slot of a pool of equal device buffers, least recently used out first. Series depend only
-// on their key and the data, so keeping them across batches saves their computation and
-// never changes a result. Host-only, no CUDA: tests/gpu-free unit tests cover it.
+// The host side of a device series cache, shared by the CUDA twins: which per-parameter
+// series (by key) sits in which slot of a pool of equal device buffers, least recently used
+// out first. Series depend only on their key and the data, so keeping them across batches
+// saves their computation and never changes a result. Host-only, no CUDA (unit-tested on
+// the CPU: tests/engine/test_series_slots.cpp).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -14,11 +15,42 @@
 
 namespace tpeopt::gpu {
 
+/// Key -> slot, a hash map (SeriesSlots' default table). A twin whose lookups must be faster
+/// passes a table of its own with the same four members.
 template <typename Key, typename Hash = std::hash<Key>>
+class HashSlotTable {
+ public:
+  int find(const Key& key) const {
+    const auto it = map_.find(key);
+    return it == map_.end() ? -1 : it->second;
+  }
+  void assign(const Key& key, int slot) { map_[key] = slot; }
+  void erase(const Key& key) { map_.erase(key); }
+  void clear() { map_.clear(); }
+
+ private:
+  std::unordered_map<Key, int, Hash> map_;
+};
+
+/// Key -> slot for keys in [0, size): a flat array (fast lookups for small integer keys).
+class DenseSlotTable {
+ public:
+  explicit DenseSlotTable(std::size_t size = 0) : slot_(size, -1) {}
+  int find(int key) const { return slot_[static_cast<std::size_t>(key)]; }
+  void assign(int key, int slot) { slot_[static_cast<std::size_t>(key)] = slot; }
+  void erase(int key) { slot_[static_cast<std::size_t>(key)] = -1; }
+  void clear() { std::fill(slot_.begin(), slot_.end(), -1); }
+
+ private:
+  std::vector<int> slot_;
+};
+
+template <typename Key, typename Table = HashSlotTable<Key>>
 class SeriesSlots {
  public:
   /// At most `max_slots` series at once.
-  explicit SeriesSlots(std::size_t max_slots) : max_slots_(max_slots) {}
+  explicit SeriesSlots(std::size_t max_slots, Table table = Table{})
+      : max_slots_(max_slots), table_(std::move(table)) {}
 
   std::size_t max_slots() const { return max_slots_; }
   std::size_t slots() const { return key_.size(); }
@@ -32,15 +64,12 @@ class SeriesSlots {
     key_.assign(grown, Key{});
     used_.assign(grown, 0);
     filled_.assign(grown, false);
-    resident_.clear();
+    table_.clear();
     return true;
   }
 
   /// The slot holding `key`, or -1.
-  int slot(const Key& key) const {
-    const auto it = resident_.find(key);
-    return it == resident_.end() ? -1 : it->second;
-  }
+  int slot(const Key& key) const { return table_.find(key); }
 
   /// Places one part's distinct keys (at most slots() of them): the resident ones stay where
   /// they are, and each missing one, in order, takes the least recently used slot outside
@@ -61,11 +90,11 @@ class SeriesSlots {
       if (slot(k) >= 0) continue;
       if (next >= free_slots.size()) throw std::logic_error("series slots: a part holds more series than the pool");
       const std::size_t s = free_slots[next++];
-      if (filled_[s]) resident_.erase(key_[s]);
+      if (filled_[s]) table_.erase(key_[s]);
       key_[s] = k;
       filled_[s] = true;
       used_[s] = part_;
-      resident_[k] = static_cast<int>(s);
+      table_.assign(k, static_cast<int>(s));
       missing.emplace_back(k, static_cast<int>(s));
     }
     return missing;
@@ -73,10 +102,10 @@ class SeriesSlots {
 
  private:
   std::size_t max_slots_;
+  Table table_;                      ///< key -> slot of the resident series
   std::vector<Key> key_;             ///< what each slot holds (when filled_)
   std::vector<std::uint64_t> used_;  ///< the part that last used each slot
   std::vector<bool> filled_;
-  std::unordered_map<Key, int, Hash> resident_;  ///< key -> slot
   std::uint64_t part_ = 0;
 };
 

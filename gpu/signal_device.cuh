@@ -233,21 +233,9 @@ class SignalDevice final : public DeviceStrategy {
         run_part(batch, begin, end, chunk, chunk_count, part_keys, stream, block_size, d_trade_offsets, d_trades);
         begin = end;
       }
-      AggregateLaunch A;
-      A.objective = rows_objective_.data();
-      A.equity = rows_equity_.data();
-      A.metrics = rows_metrics_.data();
-      A.trial_stride = 1;
-      A.symbol_stride = static_cast<long long>(chunk_count);
-      A.metrics_trial_stride = strategies::kNumTradeMetrics;
-      A.metrics_symbol_stride = static_cast<long long>(chunk_count) * strategies::kNumTradeMetrics;
-      A.n_trials = static_cast<int>(chunk_count);
-      A.n_symbols = n_symbols_;
-      A.spec = spec_;
-      A.scores = batch.scores + chunk;
-      A.violations = batch.violations + chunk;
-      A.out_metrics = batch.metrics + chunk * strategies::kNumTradeMetrics;
-      launch_symbol_aggregate(A, stream);
+      launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
+                            static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
+                            batch.violations + chunk, batch.metrics + chunk * strategies::kNumTradeMetrics, stream);
     }
   }
 

@@ -14,4 +14,13 @@ struct BarBlock {
   bool operator==(const BarBlock&) const = default;
 };
 
+/// The bars of block [begin, end) of `all`, for any strategy's bars with the walk's first bar
+/// `begin` and its end `n` (the walk's last bar is n - 1); the arrays stay the whole series'.
+template <typename Bars>
+TPEOPT_HD_INLINE Bars block_bars(Bars all, int begin, int end) {
+  all.begin = begin;
+  all.n = end;
+  return all;
+}
+
 }  // namespace tpeopt::strategies

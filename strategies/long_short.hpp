@@ -9,6 +9,7 @@
 // operation order as vectorbt's numba code where it computes the same number (fills, stop
 // levels), so that the prices agree with vectorbt's to the last bit.
 #include "common/hd.hpp"
+#include "strategies/bar_block.hpp"
 #include "strategies/trade_stats.hpp"
 
 #ifdef __CUDACC__
@@ -57,12 +58,8 @@ struct Bars {
   const double* close = nullptr;
 };
 
-/// The bars of block [begin, end) of `all`.
-TPEOPT_HD_INLINE Bars block_bars(Bars all, int begin, int end) {
-  all.begin = begin;
-  all.n = end;
-  return all;
-}
+/// The bars of block [begin, end) (strategies/bar_block.hpp).
+using strategies::block_bars;
 
 enum ExitReason : int { kNoExit = 0, kSignal = 1, kStop = 2, kEnd = 3 };
 

@@ -1,14 +1,17 @@
 #include "strategies/signal_register.hpp"
 
+#include "strategies/candle_settings.hpp"
+
 namespace tpeopt::strategies {
 
 std::shared_ptr<const StrategySettings> parse_signal_settings(const SettingsInput& in, const std::string& strategy) {
   auto s = std::make_shared<SignalSettings>();
-  s->data = io::parse_candle_data_config(*in.data, io::CandleSources::Many);
+  const CandleSymbolsConfig c = parse_candle_symbols(in, s->options.min_trades);
+  s->data = c.data;
   s->options.objective = parse_signal_objective(in.objective.name, strategy);
-  s->options.min_trades = min_trades_or(in.objective, s->options.min_trades);
-  s->options.aggregate = parse_aggregate(in.objective.aggregate.empty() ? "sum" : in.objective.aggregate);
-  s->options.maximize = in.objective.maximize;
+  s->options.min_trades = c.min_trades;
+  s->options.aggregate = c.aggregate;
+  s->options.maximize = c.maximize;
   return s;
 }
 

@@ -33,6 +33,7 @@
 #include "strategies/atc/atc_device.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
+#include "gpu/series_slots.hpp"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/atc/atc.hpp"
 
@@ -90,11 +91,15 @@ struct TrialLaunch {
   double* metrics_out;    ///< [symbol][chunk trial][metric]
 };
 
-__device__ __forceinline__ void write_row(const TrialLaunch& L, int s, int trial, const atc::TradeState& tr) {
+/// Writes symbol s's row of a trial: finish_symbol's metrics and equity, and its objective
+/// (or *objective when given: a blocked trial's sum over its blocks).
+__device__ __forceinline__ void write_row(const TrialLaunch& L, int s, int trial, const atc::TradeState& tr,
+                                          const double* objective = nullptr) {
   const long long row = static_cast<long long>(s) * L.row_count + L.row_offset + trial;
   double m[atc::kNumMetrics];
   double equity = 0.0;
-  L.objective_out[row] = atc::finish_symbol(tr, L.objective, m, &equity);
+  const double own = atc::finish_symbol(tr, L.objective, m, &equity);
+  L.objective_out[row] = objective ? *objective : own;
   L.equity_out[row] = equity;
   for (int k = 0; k < atc::kNumMetrics; ++k) L.metrics_out[row * atc::kNumMetrics + k] = m[k];
 }
@@ -157,7 +162,11 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
   if (valid && m == 0) write_row(L, s, trial, trade);
 }
 
-__global__ void simple_kernel(TrialLaunch L) {
+/// One thread per (trial, symbol): atc::run_symbol, the CPU's loop (the simple kernel, kept
+/// for parity tests), or for a blocked strategy (issue [subsets]) atc::run_symbol_blocks over
+/// the symbol's blocks, whose score is the symbol's objective.
+template <bool kBlocked>
+__global__ void thread_kernel(TrialLaunch L) {
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= static_cast<long long>(L.sy.n) * L.count) return;
   const int s = static_cast<int>(idx / L.count);
@@ -168,35 +177,15 @@ __global__ void simple_kernel(TrialLaunch L) {
     words[j] = L.pool + static_cast<long long>(L.slots[static_cast<long long>(trial) * atc::kStreams + j]) *
                             L.sy.total_words +
                L.sy.words[s];
-  const atc::TradeState trade =
-      atc::run_symbol(p, L.R + L.sy.offset[s], static_cast<int>(L.sy.length[s]), words);
-  write_row(L, s, trial, trade);
-}
-
-/// A blocked strategy (issue [subsets]): one thread per (trial, symbol) running the CPU's
-/// atc::run_symbol_blocks over the symbol's blocks.
-__global__ void blocked_kernel(TrialLaunch L) {
-  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= static_cast<long long>(L.sy.n) * L.count) return;
-  const int s = static_cast<int>(idx / L.count);
-  const int trial = static_cast<int>(idx % L.count);
-  const atc::Params p = atc::unpack_params(L.params + static_cast<long long>(trial) * atc::kNumSlots);
-  const atc::SignalWord* words[atc::kStreams];
-  for (int j = 0; j < atc::kStreams; ++j)
-    words[j] = L.pool + static_cast<long long>(L.slots[static_cast<long long>(trial) * atc::kStreams + j]) *
-                            L.sy.total_words +
-               L.sy.words[s];
-  atc::TradeState all;
-  const int first = L.block_offset[s];
-  const double score = atc::run_symbol_blocks(p, L.R + L.sy.offset[s], words, L.blocks + first,
-                                              L.block_offset[s + 1] - first, L.objective, &all);
-  const long long row = static_cast<long long>(s) * L.row_count + L.row_offset + trial;
-  double m[atc::kNumMetrics];
-  double equity = 0.0;
-  atc::finish_symbol(all, L.objective, m, &equity);
-  L.objective_out[row] = score;
-  L.equity_out[row] = equity;
-  for (int k = 0; k < atc::kNumMetrics; ++k) L.metrics_out[row * atc::kNumMetrics + k] = m[k];
+  if constexpr (kBlocked) {
+    atc::TradeState all;
+    const int first = L.block_offset[s];
+    const double score = atc::run_symbol_blocks(p, L.R + L.sy.offset[s], words, L.blocks + first,
+                                                L.block_offset[s + 1] - first, L.objective, &all);
+    write_row(L, s, trial, all, &score);
+  } else {
+    write_row(L, s, trial, atc::run_symbol(p, L.R + L.sy.offset[s], static_cast<int>(L.sy.length[s]), words));
+  }
 }
 
 template <typename T>
@@ -248,12 +237,11 @@ class AtcDevice final : public DeviceStrategy {
       throw Error("executor cuda: not enough device memory for the atc signal series (" +
                   std::to_string(free_bytes >> 20) + " MiB free; need 54 x " + std::to_string(series_bytes >> 20) +
                   " MiB)");
-    max_series_ = cap;
+    slots_ = SeriesSlots<int, DenseSlotTable>(cap, DenseSlotTable(static_cast<std::size_t>(atc::kNumTypes) * kLengthKeys));
     const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) * kRowDoubles * sizeof(double);
     chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / std::max<std::size_t>(1, row_bytes));
     if (options_.max_chunk_trials > 0) chunk_trials_ = std::min(chunk_trials_, options_.max_chunk_trials);
-    resident_.assign(static_cast<std::size_t>(atc::kNumTypes) * kLengthKeys, -1);
-    in_part_.assign(resident_.size(), 0);
+    in_part_.assign(static_cast<std::size_t>(atc::kNumTypes) * kLengthKeys, 0);
     for (auto& st : stages_) CUDA_CHECK(cudaEventCreateWithFlags(&st.uploaded, cudaEventDisableTiming));
   }
 
@@ -299,7 +287,7 @@ class AtcDevice final : public DeviceStrategy {
             for (int q = 0; q < j && !dup; ++q) dup = k[q] == k[j];
             fresh += dup ? 0 : 1;
           }
-          if (part_keys.size() + fresh > max_series_) break;
+          if (part_keys.size() + fresh > slots_.max_slots()) break;
           for (int j = 0; j < atc::kStreams; ++j)
             if (in_part_[k[j]] != part_stamp_) {
               in_part_[k[j]] = part_stamp_;
@@ -311,21 +299,9 @@ class AtcDevice final : public DeviceStrategy {
         run_part(batch, begin, end, chunk, chunk_count, part_keys, stream, block_size);
         begin = end;
       }
-      AggregateLaunch A;
-      A.objective = rows_objective_.data();
-      A.equity = rows_equity_.data();
-      A.metrics = rows_metrics_.data();
-      A.trial_stride = 1;
-      A.symbol_stride = static_cast<long long>(chunk_count);
-      A.metrics_trial_stride = atc::kNumMetrics;
-      A.metrics_symbol_stride = static_cast<long long>(chunk_count) * atc::kNumMetrics;
-      A.n_trials = static_cast<int>(chunk_count);
-      A.n_symbols = n_symbols_;
-      A.spec = spec_;
-      A.scores = batch.scores + chunk;
-      A.violations = batch.violations + chunk;
-      A.out_metrics = batch.metrics + chunk * atc::kNumMetrics;
-      launch_symbol_aggregate(A, stream);
+      launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
+                            static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
+                            batch.violations + chunk, batch.metrics + chunk * atc::kNumMetrics, stream);
     }
   }
 
@@ -335,49 +311,26 @@ class AtcDevice final : public DeviceStrategy {
   int n_symbols() const { return n_symbols_; }
 
  private:
+  /// Room in the pool for `slots` series (a grown pool holds none).
   void ensure_pool(std::size_t slots, cudaStream_t stream) {
-    if (slots <= pool_slots_) return;
-    const std::size_t grown = std::min(max_series_, std::max(slots, 2 * pool_slots_));
+    if (!slots_.reserve(slots)) return;
     CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
     pool_ = DeviceBuffer<atc::SignalWord>();
-    pool_ = DeviceBuffer<atc::SignalWord>(grown * static_cast<std::size_t>(total_words_));
-    pool_slots_ = grown;
-    slot_key_.assign(grown, -1);
-    slot_used_.assign(grown, 0);
-    std::fill(resident_.begin(), resident_.end(), -1);
+    pool_ = DeviceBuffer<atc::SignalWord>(slots_.slots() * static_cast<std::size_t>(total_words_));
   }
 
   void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, std::size_t chunk,
                 std::size_t chunk_count, const std::vector<int>& keys, cudaStream_t stream, int block_size) {
     ensure_pool(keys.size(), stream);
-    ++part_counter_;
-    for (const int k : keys)
-      if (resident_[k] >= 0) slot_used_[resident_[k]] = part_counter_;
-    // Free slots, least recently used first (ties: the lowest slot).
-    std::vector<std::size_t> free_slots;
-    for (std::size_t s = 0; s < pool_slots_; ++s)
-      if (slot_used_[s] != part_counter_) free_slots.push_back(s);
-    std::stable_sort(free_slots.begin(), free_slots.end(),
-                     [&](std::size_t a, std::size_t b) { return slot_used_[a] < slot_used_[b]; });
-    std::size_t next_free = 0;
     std::vector<SignalTask> tasks;
-    for (const int k : keys) {
-      if (resident_[k] >= 0) continue;
-      TPEOPT_ASSERT(next_free < free_slots.size(), "atc: series cache overcommitted");
-      const std::size_t slot = free_slots[next_free++];
-      if (slot_key_[slot] >= 0) resident_[slot_key_[slot]] = -1;
-      slot_key_[slot] = k;
-      slot_used_[slot] = part_counter_;
-      resident_[k] = static_cast<int>(slot);
-      tasks.push_back({k / kLengthKeys, k % kLengthKeys, static_cast<int>(slot)});
-    }
+    for (const auto& [k, slot] : slots_.place(keys)) tasks.push_back({k / kLengthKeys, k % kLengthKeys, slot});
     // Same type side by side: the signal kernel's warps then mostly run one code path.
     std::sort(tasks.begin(), tasks.end(), [](const SignalTask& a, const SignalTask& b) {
       return a.type != b.type ? a.type < b.type : a.length < b.length;
     });
     const std::size_t count = end - begin;
     std::vector<int> slots(count * atc::kStreams);
-    for (std::size_t i = 0; i < count * atc::kStreams; ++i) slots[i] = resident_[keys_[begin * atc::kStreams + i]];
+    for (std::size_t i = 0; i < count * atc::kStreams; ++i) slots[i] = slots_.slot(keys_[begin * atc::kStreams + i]);
 
     // Stage the plan in pinned memory (a ring of stages guarded by events) and upload it.
     const std::size_t b_slots = slots.size() * sizeof(int), b_tasks = tasks.size() * sizeof(SignalTask);
@@ -423,8 +376,8 @@ class AtcDevice final : public DeviceStrategy {
     if (blocked_) {
       const int threads = std::max(32, std::min(1024, block_size));
       const long long work = static_cast<long long>(n_symbols_) * L.count;
-      blocked_kernel<<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
-      CUDA_CHECK_LAUNCH("atc blocked_kernel");
+      thread_kernel<true><<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
+      CUDA_CHECK_LAUNCH("atc thread_kernel (blocked)");
     } else if (options_.grouped) {
       // The kernel's own block size (its launch bound and exchange buffer); results do not
       // depend on it.
@@ -437,8 +390,8 @@ class AtcDevice final : public DeviceStrategy {
     } else {
       const int threads = std::max(32, std::min(1024, block_size));
       const long long work = static_cast<long long>(n_symbols_) * L.count;
-      simple_kernel<<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
-      CUDA_CHECK_LAUNCH("atc simple_kernel");
+      thread_kernel<false><<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
+      CUDA_CHECK_LAUNCH("atc thread_kernel");
     }
   }
 
@@ -455,15 +408,13 @@ class AtcDevice final : public DeviceStrategy {
   bool blocked_ = false;
   DeviceBuffer<strategies::BarBlock> d_blocks_;
   DeviceBuffer<int> d_block_offset_;
-  // The series cache: pool_slots_ series of total_words_ words; slot_key_[s] = the key in
-  // slot s (type * 1001 + length; -1: none), resident_[key] = its slot or -1.
+  // The series cache: slots_.slots() series of total_words_ words; slots_ says which key
+  // (type * 1001 + length) each holds.
   DeviceBuffer<atc::SignalWord> pool_;
-  std::size_t pool_slots_ = 0, max_series_ = 0, chunk_trials_ = 1;
-  std::vector<int> slot_key_;
-  std::vector<std::uint64_t> slot_used_;
-  std::vector<int> resident_;
+  SeriesSlots<int, DenseSlotTable> slots_{0};
+  std::size_t chunk_trials_ = 1;
   std::vector<std::uint64_t> in_part_;
-  std::uint64_t part_stamp_ = 0, part_counter_ = 0;
+  std::uint64_t part_stamp_ = 0;
   std::vector<int> keys_;  // per trial of the batch: its 54 series keys
   DeviceBuffer<double> rows_objective_, rows_equity_, rows_metrics_;
   DeviceBuffer<char> d_plan_;

@@ -1,6 +1,6 @@
 // The atc strategy in the registry (strategies/registry.hpp): seed 002's adaptive trend
 // classification over a data set of one or more symbols.
-#include "io/candle_data_config.hpp"
+#include "strategies/candle_settings.hpp"
 #include "strategies/atc/atc_strategy.hpp"
 #include "strategies/registry.hpp"
 
@@ -23,11 +23,12 @@ struct AtcSettings final : StrategySettings {
 
 std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<AtcSettings>();
-  s->data = io::parse_candle_data_config(*in.data, io::CandleSources::Many);
+  const CandleSymbolsConfig c = parse_candle_symbols(in, s->options.min_trades);
+  s->data = c.data;
   s->options.objective = parse_atc_objective(in.objective.name);
-  s->options.min_trades = min_trades_or(in.objective, s->options.min_trades);
-  s->options.aggregate = parse_aggregate(in.objective.aggregate.empty() ? "sum" : in.objective.aggregate);
-  s->options.maximize = in.objective.maximize;
+  s->options.min_trades = c.min_trades;
+  s->options.aggregate = c.aggregate;
+  s->options.maximize = c.maximize;
   return s;
 }
 

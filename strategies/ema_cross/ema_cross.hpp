@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "common/hd.hpp"
+#include "strategies/bar_block.hpp"
 #include "strategies/trade_stats.hpp"
 
 #ifdef __CUDACC__
@@ -122,13 +123,9 @@ struct Bars {
   const double* close = nullptr;
 };
 
-/// The bars of block [begin, end) of `all` (strategies/bar_block.hpp): the walk starts flat at
-/// begin and its last bar is end - 1, where an open position is marked at the close (kEnd).
-TPEOPT_HD_INLINE Bars block_bars(Bars all, int begin, int end) {
-  all.begin = begin;
-  all.n = end;
-  return all;
-}
+/// The bars of block [begin, end) (strategies/bar_block.hpp): the walk starts flat at begin and
+/// its last bar is end - 1, where an open position is marked at the close (kEnd).
+using strategies::block_bars;
 
 /// The two EMA series a trial reads (shared by all trials with the same spans).
 struct TrialSeries {

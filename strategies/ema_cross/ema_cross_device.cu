@@ -28,6 +28,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
 #include "gpu/device_trade_lists.cuh"
+#include "gpu/series_slots.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 
@@ -258,7 +259,7 @@ class EmaCrossDevice final : public DeviceStrategy {
       throw Error("executor cuda: not enough device memory for the ema_cross series of " + std::to_string(n_) +
                   " bars (" + std::to_string(free_bytes >> 20) + " MiB free; need 2 x " +
                   std::to_string(series_bytes >> 20) + " MiB)");
-    max_series_ = cap;
+    slots_ = SeriesSlots<int>(cap);
   }
 
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
@@ -285,7 +286,7 @@ class EmaCrossDevice final : public DeviceStrategy {
       while (end < n) {
         const auto [a, b] = spans_[end];
         const std::size_t added = (in_part.count(a) ? 0 : 1) + (a != b && !in_part.count(b) ? 1 : 0);
-        if (part_spans.size() + added > max_series_) break;
+        if (part_spans.size() + added > slots_.max_slots()) break;
         for (const int sp : {a, b})
           if (in_part.emplace(sp, 0).second) part_spans.push_back(sp);
         ++end;
@@ -297,22 +298,15 @@ class EmaCrossDevice final : public DeviceStrategy {
   }
 
  private:
+  /// Room in the pool for `slots` series (a grown pool holds none).
   void ensure_pool(std::size_t slots, cudaStream_t stream) {
-    if (slots <= pool_slots_) return;
-    const std::size_t grown = std::min(max_series_, std::max(slots, 2 * pool_slots_));
+    if (!slots_.reserve(slots)) return;
     CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
     pool_ = DeviceBuffer<double>();
-    pool_ = DeviceBuffer<double>(grown * static_cast<std::size_t>(n_));
-    pool_slots_ = grown;
-    slot_span_.assign(grown, -1);
-    slot_used_.assign(grown, 0);
-    resident_.clear();
+    pool_ = DeviceBuffer<double>(slots_.slots() * static_cast<std::size_t>(n_));
   }
 
-  int resident(int span) const {
-    const auto it = resident_.find(span);
-    return it == resident_.end() ? -1 : it->second;
-  }
+  int resident(int span) const { return slots_.slot(span); }
 
   bool ema_on_host(std::size_t new_spans) const {
     if (options_.ema_on == EmaCrossDeviceOptions::EmaOn::Host) return true;
@@ -344,37 +338,18 @@ class EmaCrossDevice final : public DeviceStrategy {
   void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<int>& part_spans,
                 cudaStream_t stream, int block_size, const long long* d_trade_offsets, ec::Trade* d_trades) {
     ensure_pool(part_spans.size(), stream);
-    ++part_counter_;
-    for (const int sp : part_spans)
-      if (const int slot = resident(sp); slot >= 0) slot_used_[slot] = part_counter_;
-    // Free slots, least recently used first (ties: the lowest slot).
-    std::vector<std::size_t> free_slots;
-    for (std::size_t s = 0; s < pool_slots_; ++s)
-      if (slot_used_[s] != part_counter_) free_slots.push_back(s);
-    std::stable_sort(free_slots.begin(), free_slots.end(),
-                     [&](std::size_t a, std::size_t b) { return slot_used_[a] < slot_used_[b]; });
-    std::size_t next_free = 0;
     std::vector<EmaTask> tasks;
-    for (const int sp : part_spans) {
-      if (resident(sp) >= 0) continue;
-      TPEOPT_ASSERT(next_free < free_slots.size(), "ema_cross: series cache overcommitted");
-      const std::size_t slot = free_slots[next_free++];
-      if (slot_span_[slot] >= 0) resident_.erase(slot_span_[slot]);
-      slot_span_[slot] = sp;
-      slot_used_[slot] = part_counter_;
-      resident_[sp] = static_cast<int>(slot);
-      tasks.push_back({sp, static_cast<int>(slot)});
-    }
+    for (const auto& [span, slot] : slots_.place(part_spans)) tasks.push_back({span, slot});
     // Trials in launch order: grouped by the fast span's slot (counting sort).
     const std::size_t count = end - begin;
     std::vector<TrialPlan> plan(count), ordered(count);
-    std::vector<int> bucket(pool_slots_ + 1, 0);
+    std::vector<int> bucket(slots_.slots() + 1, 0);
     for (std::size_t i = 0; i < count; ++i) {
       const auto [fast, slow] = spans_[begin + i];
       plan[i] = {static_cast<int>(begin + i), resident(fast), resident(slow)};
       ++bucket[static_cast<std::size_t>(plan[i].fast_slot) + 1];
     }
-    for (std::size_t b = 1; b <= pool_slots_; ++b) bucket[b] += bucket[b - 1];
+    for (std::size_t b = 1; b <= slots_.slots(); ++b) bucket[b] += bucket[b - 1];
     for (std::size_t i = 0; i < count; ++i) ordered[static_cast<std::size_t>(bucket[plan[i].fast_slot]++)] = plan[i];
 
     // Upload the plan and the device EMA tasks (pageable copies: staged before the call
@@ -447,15 +422,10 @@ class EmaCrossDevice final : public DeviceStrategy {
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_sink_;
   DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (issue [subsets])
   int n_blocks_ = 0;
-  // The series cache: pool_slots_ series of n_ doubles; slot_span_[s] = the span slot s
-  // holds (-1: none), slot_used_[s] = the part counter of its last use (LRU).
+  // The series cache: slots_.slots() series of n_ doubles; slots_ says which span each holds.
   DeviceBuffer<double> pool_;
-  std::size_t pool_slots_ = 0, max_series_ = 0;
-  std::vector<int> slot_span_;
-  std::vector<std::uint64_t> slot_used_;
-  std::unordered_map<int, int> resident_;  // span -> slot
+  SeriesSlots<int> slots_{0};
   std::vector<std::pair<int, int>> spans_;  // the batch's trials' (fast, slow) spans
-  std::uint64_t part_counter_ = 0;
   DeviceBuffer<char> d_plan_;
 };
 

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "common/hd.hpp"
+#include "strategies/bar_block.hpp"
 #include "strategies/candle_indicators.hpp"
 #include "strategies/trade_stats.hpp"
 
@@ -145,13 +146,9 @@ struct Bars {
   const double* s_tr = nullptr;  ///< prefix sums of TR (n + 1), for ATR
 };
 
-/// The bars of block [begin, end) of `all` (issue [subsets]): the walk starts flat at begin and
-/// its last bar is end - 1 (Bars::n is where it stops; indicators still read the full series).
-TPEOPT_HD_INLINE Bars block_bars(Bars all, int begin, int end) {
-  all.begin = begin;
-  all.n = end;
-  return all;
-}
+/// The bars of block [begin, end) (strategies/bar_block.hpp): the walk starts flat at begin
+/// and its last bar is end - 1; indicators still read the full series.
+using strategies::block_bars;
 
 /// The series a trial reads that depend on one parameter each (shared by trials with the
 /// same value): EMAs of its two spans, z-scores of volume and TR over its z_window.

@@ -53,6 +53,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
 #include "gpu/device_trade_lists.cuh"
+#include "gpu/series_slots.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/exhaustion/exhaustion.hpp"
@@ -637,7 +638,6 @@ class SeriesStore {
       : options_(o),
         n_(s.n_bars()),
         n_pad_(padded_bars(s.n_bars())),
-        resident_(-1),
         in_part_(0) {
     const auto& c = s.candles();
     d_open_ = upload(c.open, stream);
@@ -669,7 +669,7 @@ class SeriesStore {
       throw Error("executor cuda: not enough device memory for the exhaustion series of " + std::to_string(n_) +
                   " bars (" + std::to_string(free_bytes >> 20) + " MiB free; need 3 x " +
                   std::to_string(series_bytes >> 20) + " MiB)");
-    max_series_ = cap;
+    slots_ = SeriesSlots<SeriesKey, ResidentTable>(cap);
     for (auto& st : stages_) CUDA_CHECK(cudaEventCreateWithFlags(&st.uploaded, cudaEventDisableTiming));
     CUDA_CHECK(cudaStreamCreateWithFlags(&aux_, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
@@ -709,7 +709,7 @@ class SeriesStore {
       std::vector<SeriesKey> part_keys;
       std::size_t end = begin;
       while (end < n) {
-        if (part_keys.size() + new_series(keys_[end]) > max_series_) break;
+        if (part_keys.size() + new_series(keys_[end]) > slots_.max_slots()) break;
         for (const SeriesKey& k : keys_[end]) {
           if (in_part_.get(k.kind, k.value) == part_stamp_) continue;
           in_part_.set(k.kind, k.value, part_stamp_);
@@ -731,6 +731,18 @@ class SeriesStore {
     int kind, value;
     bool operator==(const SeriesKey& o) const { return kind == o.kind && value == o.value; }
   };
+  /// SeriesSlots' table of resident series: KeyTable's flat arrays (a batch of 65,536
+  /// trials looks 262,144 series up).
+  class ResidentTable {
+   public:
+    int find(const SeriesKey& k) const { return table_.get(k.kind, k.value); }
+    void assign(const SeriesKey& k, int slot) { table_.set(k.kind, k.value, slot); }
+    void erase(const SeriesKey& k) { table_.set(k.kind, k.value, -1); }
+    void clear() { table_.clear(); }
+
+   private:
+    KeyTable<int> table_{-1};
+  };
   using TrialKeys = std::array<SeriesKey, 4>;
   static TrialKeys trial_keys(const double* v) {
     const ex::Params p = ex::unpack_params(v);
@@ -747,56 +759,36 @@ class SeriesStore {
     return c;
   }
 
+  /// Room in the pool for `slots` series (a grown pool holds none).
   void ensure_pool(std::size_t slots, cudaStream_t stream) {
-    if (slots <= pool_slots_) return;
-    const std::size_t grown = std::min(max_series_, std::max(slots, 2 * pool_slots_));
+    if (!slots_.reserve(slots)) return;
+    const std::size_t grown = slots_.slots();
     CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
     pool_ = DeviceBuffer<double>();
     levels_ = DeviceBuffer<unsigned char>();
     pool_ = DeviceBuffer<double>(grown * static_cast<std::size_t>(n_));
     levels_ = DeviceBuffer<unsigned char>(grown * n_pad_);
     CUDA_CHECK(cudaMemsetAsync(levels_.data(), 0, grown * n_pad_, stream));  // the padding is read, never used
-    pool_slots_ = grown;
-    slot_key_.assign(grown, SeriesKey{-1, 0});
-    slot_used_.assign(grown, 0);
-    resident_.clear();
   }
 
-  int resident(const SeriesKey& k) const { return resident_.get(k.kind, k.value); }
+  int resident(const SeriesKey& k) const { return slots_.slot(k); }
 
   void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<SeriesKey>& keys,
                 cudaStream_t stream, int block_size, const StrategyLaunch& S, const long long* d_trade_offsets,
                 ex::Trade* d_trades, double* d_equity) {
     ensure_pool(keys.size(), stream);
-    ++part_counter_;
-    // Pin the part's resident series, then give missing ones the least recently used slots.
-    for (const SeriesKey& k : keys)
-      if (const int slot = resident(k); slot >= 0) slot_used_[slot] = part_counter_;
     std::vector<EmaTask> ema_tasks;
     std::vector<ZTask> z_tasks;
     std::unordered_map<int, ZTask> z_by_window;
     std::vector<int> z_windows;
-    // Free slots, least recently used first (ties: the lowest slot).
-    std::vector<std::size_t> free_slots;
-    for (std::size_t s = 0; s < pool_slots_; ++s)
-      if (slot_used_[s] != part_counter_) free_slots.push_back(s);
-    std::stable_sort(free_slots.begin(), free_slots.end(),
-                     [&](std::size_t a, std::size_t b) { return slot_used_[a] < slot_used_[b]; });
-    std::size_t next_free = 0;
-    for (const SeriesKey& k : keys) {
-      if (resident(k) >= 0) continue;
-      TPEOPT_ASSERT(next_free < free_slots.size(), "exhaustion: series cache overcommitted");
-      const std::size_t best = free_slots[next_free++];
-      if (slot_key_[best].kind >= 0) resident_.set(slot_key_[best].kind, slot_key_[best].value, -1);
-      slot_key_[best] = k;
-      slot_used_[best] = part_counter_;
-      resident_.set(k.kind, k.value, static_cast<int>(best));
+    // The part's resident series stay; missing ones take the least recently used slots.
+    for (const auto& [k, slot] : slots_.place(keys)) {
       if (k.kind == 0) {
-        ema_tasks.push_back({k.value, static_cast<int>(best)});
+        ema_tasks.push_back({k.value, slot});
       } else {
         auto [it, inserted] = z_by_window.try_emplace(k.value, ZTask{k.value, -1, -1});
         if (inserted) z_windows.push_back(k.value);
-        (k.kind == 1 ? it->second.vol_slot : it->second.tr_slot) = static_cast<int>(best);
+        (k.kind == 1 ? it->second.vol_slot : it->second.tr_slot) = slot;
       }
     }
     for (const int w : z_windows) {
@@ -810,13 +802,13 @@ class SeriesStore {
     // that the warps reading one window's levels run together and share them in L2.
     const std::size_t count = end - begin;
     std::vector<TrialSlots> slots(count);
-    std::vector<int> bucket(pool_slots_ + 1, 0);
+    std::vector<int> bucket(slots_.slots() + 1, 0);
     for (std::size_t i = 0; i < count; ++i) {
       const TrialKeys& k = keys_[begin + i];
       slots[i] = {static_cast<int>(begin + i), resident(k[0]), resident(k[1]), resident(k[2]), resident(k[3])};
       ++bucket[static_cast<std::size_t>(slots[i].vol_z) + 1];
     }
-    for (std::size_t b = 1; b <= pool_slots_; ++b) bucket[b] += bucket[b - 1];
+    for (std::size_t b = 1; b <= slots_.slots(); ++b) bucket[b] += bucket[b - 1];
     std::vector<TrialSlots> ordered(count);
     for (std::size_t i = 0; i < count; ++i) ordered[static_cast<std::size_t>(bucket[slots[i].vol_z]++)] = slots[i];
 
@@ -958,18 +950,15 @@ class SeriesStore {
       d_q_vol_;
   DeviceBuffer<unsigned char> d_cloc_levels_;
   DeviceBuffer<double> d_sink_;  ///< Warmer's sink (never written)
-  // The series cache: pool_slots_ series of n_ doubles and, per slot, n_pad_ level bytes
-  // (used by z series); slot_key_[s] = what slot s holds (kind -1: nothing).
+  // The series cache: slots_.slots() series of n_ doubles and, per slot, n_pad_ level bytes
+  // (used by z series); slots_ says which series each holds.
   DeviceBuffer<double> pool_;
   DeviceBuffer<unsigned char> levels_;
-  std::size_t pool_slots_ = 0, max_series_ = 0;
-  std::vector<SeriesKey> slot_key_;
-  std::vector<std::uint64_t> slot_used_;  // part counter of the last use (LRU)
-  KeyTable<int> resident_;                // series -> slot, or -1
-  KeyTable<std::uint64_t> in_part_;       // series -> stamp of the part that includes it
+  SeriesSlots<SeriesKey, ResidentTable> slots_{0};
+  KeyTable<std::uint64_t> in_part_;  // series -> stamp of the part that includes it
   std::uint64_t part_stamp_ = 0;
   std::vector<TrialKeys> keys_;           // the batch's trials' series
-  std::uint64_t batch_counter_ = 0, part_counter_ = 0;
+  std::uint64_t batch_counter_ = 0;
   DeviceBuffer<char> d_plan_;
   std::array<PlanStage, 4> stages_;
   std::size_t stage_next_ = 0;
@@ -1073,21 +1062,9 @@ class ExhaustionSymbolsDevice final : public DeviceStrategy {
                             metrics_.data() + k * cc * ex::kNumMetrics, cc};
         devices_[k]->run(b, stream, block_size, nullptr, nullptr, equity_.data() + k * cc);
       }
-      AggregateLaunch A;
-      A.objective = objective_.data();
-      A.equity = equity_.data();
-      A.metrics = metrics_.data();
-      A.trial_stride = 1;
-      A.symbol_stride = static_cast<long long>(cc);
-      A.metrics_trial_stride = ex::kNumMetrics;
-      A.metrics_symbol_stride = static_cast<long long>(cc) * ex::kNumMetrics;
-      A.n_trials = static_cast<int>(cc);
-      A.n_symbols = static_cast<int>(n_symbols_);
-      A.spec = spec_;
-      A.scores = batch.scores + chunk;
-      A.violations = batch.violations + chunk;
-      A.out_metrics = batch.metrics + chunk * ex::kNumMetrics;
-      launch_symbol_aggregate(A, stream);
+      launch_rows_aggregate(objective_.data(), equity_.data(), metrics_.data(), static_cast<int>(cc),
+                            static_cast<int>(n_symbols_), spec_, batch.scores + chunk, batch.violations + chunk,
+                            batch.metrics + chunk * ex::kNumMetrics, stream);
     }
   }
 

@@ -1,6 +1,6 @@
 // The exhaustion strategy in the registry (strategies/registry.hpp): seed 000's candle
 // strategy over one series or a data set of several symbols.
-#include "io/candle_data_config.hpp"
+#include "strategies/candle_settings.hpp"
 #include "strategies/exhaustion/exhaustion_export.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
@@ -16,31 +16,27 @@ namespace tpeopt::strategies {
 namespace {
 
 struct ExhaustionSettings final : StrategySettings {
-  io::CandleDataConfig data;
+  CandleSymbolsConfig candles;
   ExhaustionOptions options;
-  symbols::Aggregate aggregate = symbols::Aggregate::Sum;
-  bool maximize = true;
-  io::Json data_json() const override { return data.to_json(); }
+  io::Json data_json() const override { return candles.data.to_json(); }
 };
 
 std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<ExhaustionSettings>();
-  s->data = io::parse_candle_data_config(*in.data, io::CandleSources::Many);
+  s->candles = parse_candle_symbols(in, s->options.min_trades);
   s->options.objective = parse_exhaustion_objective(in.objective.name);
-  s->options.min_trades = min_trades_or(in.objective, s->options.min_trades);
-  s->aggregate = parse_aggregate(in.objective.aggregate.empty() ? "sum" : in.objective.aggregate);
-  s->maximize = in.objective.maximize;
+  s->options.min_trades = s->candles.min_trades;
   return s;
 }
 
 std::unique_ptr<Strategy> make(const StrategySettings& settings, const BuildContext& context) {
   const auto& s = settings_as<ExhaustionSettings>(settings);
-  const CandleSet set = io::load_candle_set(s.data, context.base_dir);
+  const CandleSet set = io::load_candle_set(s.candles.data, context.base_dir);
   // One symbol is the one-series strategy (bit for bit); several: each symbol as one
   // series, the score aggregated over them (issue [multi-asset]).
-  if (set.n_symbols() == 1 && s.aggregate != symbols::Aggregate::Portfolio)
+  if (set.n_symbols() == 1 && s.candles.aggregate != symbols::Aggregate::Portfolio)
     return std::make_unique<ExhaustionStrategy>(set.symbol(0), s.options);
-  return std::make_unique<ExhaustionSymbolsStrategy>(set, s.options, s.aggregate, s.maximize);
+  return std::make_unique<ExhaustionSymbolsStrategy>(set, s.options, s.candles.aggregate, s.candles.maximize);
 }
 
 std::vector<Sample> samples(const SampleData& d) {

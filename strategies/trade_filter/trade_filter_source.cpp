@@ -62,33 +62,7 @@ std::shared_ptr<const TradeFilterData> load_or_prepare_trade_filter(const TradeF
 
 std::shared_ptr<const TradeFilterData> load_trade_filter_data(const Json& json, const fs::path& base_dir,
                                                               std::ostream* log) {
-  JsonFields data(json, "data");
-  auto resolve = [&](const std::string& key) {
-    const fs::path p(data.get_string(key));
-    return p.is_absolute() ? p : base_dir / p;
-  };
-  if (data.has("cache")) {
-    data.reject_unknown({"cache"});
-    const fs::path p = resolve("cache");
-    if (!fs::exists(p)) throw make_error("data.cache: {} does not exist (write it with `tpeopt data prepare`)", p.string());
-    return std::make_shared<const TradeFilterData>(read_trade_filter_cache(p));
-  }
-  data.reject_unknown({"market_dir", "trades", "tickers", "cache_dir"});
-  TradeFilterInputs in;
-  in.market_dir = resolve("market_dir");
-  in.trades = resolve("trades");
-  if (!data.has("tickers")) throw make_error("data.tickers: missing (the tickers to keep, e.g. [\"SOXL\", \"IONQ\"])");
-  const Json& t = data.at("tickers");
-  if (!t.is_array() || t.empty()) throw make_error("data.tickers: expected a non-empty list of ticker names");
-  for (const auto& v : t) {
-    if (!v.is_string() || v.get<std::string>().empty())
-      throw make_error("data.tickers: expected ticker names (strings), got {}", v.dump());
-    in.tickers.push_back(v.get<std::string>());
-  }
-  if (!fs::is_directory(in.market_dir)) throw make_error("data.market_dir: {} is not a directory", in.market_dir.string());
-  if (!fs::is_regular_file(in.trades)) throw make_error("data.trades: {} is not a file", in.trades.string());
-  const fs::path cache_dir = data.has("cache_dir") ? resolve("cache_dir") : default_cache_dir();
-  return load_or_prepare_trade_filter(in, cache_dir, log);
+  return load_trade_filter_data(parse_trade_filter_data_config(json), base_dir, log);
 }
 
 TradeFilterDataConfig parse_trade_filter_data_config(const Json& json) {
@@ -124,7 +98,23 @@ Json TradeFilterDataConfig::to_json() const {
 
 std::shared_ptr<const TradeFilterData> load_trade_filter_data(const TradeFilterDataConfig& config,
                                                               const fs::path& base_dir, std::ostream* log) {
-  return load_trade_filter_data(config.to_json(), base_dir, log);
+  auto resolve = [&](const std::string& value) {
+    const fs::path p(value);
+    return p.is_absolute() ? p : base_dir / p;
+  };
+  if (!config.cache.empty()) {
+    const fs::path p = resolve(config.cache);
+    if (!fs::exists(p)) throw make_error("data.cache: {} does not exist (write it with `tpeopt data prepare`)", p.string());
+    return std::make_shared<const TradeFilterData>(read_trade_filter_cache(p));
+  }
+  TradeFilterInputs in;
+  in.market_dir = resolve(config.market_dir);
+  in.trades = resolve(config.trades);
+  in.tickers = config.tickers;
+  if (!fs::is_directory(in.market_dir)) throw make_error("data.market_dir: {} is not a directory", in.market_dir.string());
+  if (!fs::is_regular_file(in.trades)) throw make_error("data.trades: {} is not a file", in.trades.string());
+  const fs::path cache_dir = config.cache_dir ? resolve(*config.cache_dir) : default_cache_dir();
+  return load_or_prepare_trade_filter(in, cache_dir, log);
 }
 
 }  // namespace tpeopt::io
