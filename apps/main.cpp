@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   tpeopt::app::add_resume_command(app, exit_code);
   tpeopt::app::add_bench_command(app, exit_code);
   tpeopt::app::add_report_command(app, exit_code);
+  tpeopt::app::add_strategies_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -125,8 +125,8 @@ using DeviceFactory = std::unique_ptr<gpu::DeviceStrategy> (*)(const Strategy&, 
 struct StrategyEntry {
   std::string name;     ///< the config's "strategy"
   std::string summary;  ///< one line: what it trades and how
-  /// The parameter slots (for strategies whose slots are the config's params, the functions
-  /// strategy, empty with params_from_config set).
+  /// The parameter slots; empty, with params_from_config set, for a strategy whose slots are
+  /// the config's parameters (each any finite number, in the order written).
   ParamList params;
   bool params_from_config = false;
   /// Root keys of the strategy's own besides the common ones ("function").
