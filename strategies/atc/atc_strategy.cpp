@@ -30,7 +30,8 @@ symbols::AggregateSpec atc_aggregate_spec(symbols::Aggregate aggregate, bool max
   return spec;
 }
 
-AtcStrategy::AtcStrategy(const CandleSet& set, AtcOptions options) : names_(set.symbols), options_(options) {
+AtcStrategy::AtcStrategy(const CandleSet& set, AtcOptions options)
+    : names_(set.symbols), sources_(set.sources), options_(options) {
   if (set.n_symbols() == 0) throw make_error("data: the candle data set has no symbols");
   if (options_.min_trades < 0) throw make_error("objective.min_trades: must be >= 0");
   const std::size_t S = set.n_symbols();
@@ -54,28 +55,35 @@ AtcStrategy::AtcStrategy(const CandleSet& set, AtcOptions options) : names_(set.
   }
   spec_ = atc_aggregate_spec(options_.aggregate, options_.maximize, options_.min_trades);
   checksum_ = candle_set_checksum(set);
-  set_ = std::make_shared<const CandleSet>(set);
   atoms_ = std::make_shared<const CandleAtoms>(set);
 }
 
 std::unique_ptr<Strategy> AtcStrategy::subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const {
-  CandleSet part;
-  part.source = set_->source;
-  part.bars.source = set_->source;
-  std::vector<std::vector<BarBlock>> blocks;
+  // The kept symbols' closes and returns, copied as they are (a symbol's returns start at 0).
+  auto out = std::make_unique<AtcStrategy>(*this);
+  for (auto* v : {&out->close_, &out->ret_}) v->clear();
+  for (auto* v : {&out->offset_, &out->length_, &out->word_offset_}) v->clear();
+  out->names_.clear();
+  out->sources_.clear();
+  out->total_words_ = 0;
+  out->atoms_.reset();
   for (std::size_t s = 0; s < names_.size(); ++s) {
     std::vector<BarBlock> b = atoms_->blocks(s, ranges);
     if (b.empty()) continue;
-    part.append(set_->symbols[s], set_->sources[s], set_->symbol(s));
-    blocks.push_back(std::move(b));
+    const auto first = close_.begin() + offset_[s], last = first + length_[s];
+    out->offset_.push_back(static_cast<std::int64_t>(out->close_.size()));
+    out->length_.push_back(length_[s]);
+    out->word_offset_.push_back(out->total_words_);
+    out->total_words_ += atc::signal_words(static_cast<int>(length_[s]));
+    out->close_.insert(out->close_.end(), first, last);
+    out->ret_.insert(out->ret_.end(), ret_.begin() + offset_[s], ret_.begin() + offset_[s] + length_[s]);
+    out->names_.push_back(names_[s]);
+    out->sources_.push_back(sources_[s]);
+    out->blocks_.push_back(std::move(b));
   }
-  if (part.n_symbols() == 0) throw make_error("atc: an empty subset of the data has nothing to backtest");
-  AtcOptions o = options_;
-  o.min_trades = static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30));
-  auto out = std::make_unique<AtcStrategy>(part, o);
-  out->checksum_ = checksum_;
-  out->atoms_.reset();
-  out->blocks_ = std::move(blocks);
+  if (out->names_.empty()) throw make_error("atc: an empty subset of the data has nothing to backtest");
+  out->options_.min_trades = static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30));
+  out->spec_ = atc_aggregate_spec(out->options_.aggregate, out->options_.maximize, out->options_.min_trades);
   return out;
 }
 

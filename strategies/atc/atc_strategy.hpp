@@ -71,13 +71,13 @@ class AtcStrategy final : public SymbolStrategy {
                     const atc::SignalWord** ptr) const;
 
   std::vector<std::string> names_;
+  std::vector<std::string> sources_;  ///< each symbol's file
   AtcOptions options_;
   symbols::AggregateSpec spec_{};
   std::vector<double> close_, ret_;
   std::vector<std::int64_t> offset_, length_, word_offset_;
   std::int64_t total_words_ = 0;
   std::string checksum_;
-  std::shared_ptr<const CandleSet> set_;       ///< the data, for subsets
   std::shared_ptr<const CandleAtoms> atoms_;   ///< of the whole data set (null in a subset)
   std::vector<std::vector<BarBlock>> blocks_;  ///< per symbol (empty: unblocked)
 };
