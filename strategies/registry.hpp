@@ -30,8 +30,8 @@ class DeviceStrategy;
 
 /// Names a device-side function in a registration: the function itself in a build with
 /// CUDA, null in a CPU-only build (where the strategy's .cu files are not compiled), so a
-/// registration needs no conditional code of its own. TPEOPT_WITH_CUDA comes from
-/// strategies/CMakeLists.txt.
+/// registration needs no conditional code of its own. TPEOPT_WITH_CUDA is defined for
+/// every target that links the device glue (gpu/CMakeLists.txt), the strategies included.
 #if defined(TPEOPT_WITH_CUDA)
 #define TPEOPT_DEVICE(function) (function)
 #else
