@@ -1,8 +1,8 @@
 // `tpeopt grid`: exhaustive search over a grid of values, written to its own run
-// directory like `run`, and resumable with `tpeopt resume DIR`.
-// trade_filter runs the exact cell method (CPU or GPU, strategies/trade_filter/
-// trade_filter_grid.hpp, gpu/trade_filter_grid.hpp) segment by segment (engine/grid_run.hpp);
-// other strategies run the grid sampler through the pipeline, journaled per batch.
+// directory like `run`, and resumable with `tpeopt resume DIR`. A strategy with an exact
+// grid (the registry's capability, strategies/exact_grid.hpp) runs it segment by segment
+// (engine/grid_run.hpp); other strategies run the grid sampler through the pipeline,
+// journaled per batch.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -18,7 +18,6 @@
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
 #include "io/study_config.hpp"
-#include "strategies/trade_filter/trade_filter_strategy.hpp"
 
 namespace tpeopt::app {
 
@@ -45,20 +44,22 @@ struct GridCommand {
       throw make_error("{}: data.walk_forward: a walk-forward study runs its folds with `tpeopt run`, not `tpeopt grid`",
                        config.source);
     engine::check_data_subsets(*strategy, config);
-    const auto* tfs = dynamic_cast<const strategies::TradeFilterStrategy*>(strategy.get());
-    // The streaming trade_filter grid reads the whole log: data subsets go through the pipeline.
-    if (!tfs || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled) return generic(config, *strategy, exec, dir);
+    const strategies::ExactGrid& exact = config.entry->exact_grid;
+    // An exact grid reads the whole data: data subsets go through the pipeline.
+    if (!exact.available() || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled)
+      return generic(config, *strategy, exec, dir);
 
     engine::GridRunSettings s;
     s.top_k = top;
     s.segment_combinations = segment_combinations;
     s.search.threads = threads;
     s.search.memory_budget = grid_memory_budget(exec, memory_mb);
-    auto run = engine::GridRun::create(dir, config, *tfs, exec, s);
-    std::cerr << fmt::format("tpeopt grid: strategy trade_filter | {} combinations in {} segments x {} trades | top "
-                             "{} | executor {} | out {}\n",
-                             run->grid().size(), run->segment_count(), tfs->data().n_trades(), top, exec, dir.string());
-    return run_grid_recorded(*run, *tfs, exec, quiet);
+    auto run = engine::GridRun::create(dir, config, *strategy, exec, s);
+    std::cerr << fmt::format("tpeopt grid: strategy {} | {} combinations in {} segments x {} | top {} | executor {} | "
+                             "out {}\n",
+                             config.strategy, run->grid().size(), run->segment_count(), exact.data_summary(*strategy),
+                             top, exec, dir.string());
+    return run_grid_recorded(*run, *strategy, exec, quiet);
   }
 
   /// Other strategies: the grid sampler through the pipeline (no per-combination memory).
@@ -92,8 +93,8 @@ void add_grid_command(CLI::App& app, int& exit_code) {
   sub->add_option("--threads", cmd->threads, "CPU threads (0 = all cores)");
   sub->add_option("--memory-mb", cmd->memory_mb, "Memory for cell tables (default: 1 GiB on the CPU, a quarter of free GPU memory)");
   sub->add_option("--segment-combinations", cmd->segment_combinations,
-                  "trade_filter: combinations per journaled segment, at most (default 2^28); smaller segments lose "
-                  "less work to a crash and cost a pass over the trades each")
+                  "Exact grids: combinations per journaled segment, at most (default 2^28); smaller segments lose "
+                  "less work to a crash and cost a pass over the data each")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty");
   sub->add_flag("-q,--quiet", cmd->quiet, "No per-segment log lines");

@@ -12,7 +12,6 @@
 #include "engine/grid_run.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
-#include "strategies/trade_filter/trade_filter_strategy.hpp"
 
 namespace tpeopt::app {
 
@@ -52,17 +51,17 @@ struct ResumeCommand {
   }
 
   int resume_grid(const io::StudyConfig& config, const strategies::Strategy& strategy, const std::string& exec) const {
-    const auto* tfs = dynamic_cast<const strategies::TradeFilterStrategy*>(&strategy);
-    if (!tfs) throw make_error("{}: grid_journal.bin belongs to a trade_filter grid, but config.json names strategy {}",
-                               dir, config.strategy);
+    if (!config.entry->exact_grid.available())
+      throw make_error("{}: grid_journal.bin belongs to an exact grid, but config.json names strategy {}, which has none",
+                       dir, config.strategy);
     engine::GridRunSettings s;
     s.search.threads = threads;
     s.search.memory_budget = grid_memory_budget(exec, 0);
-    auto run = engine::GridRun::resume(dir, config, *tfs, exec, s);
+    auto run = engine::GridRun::resume(dir, config, strategy, exec, s);
     std::cerr << fmt::format("tpeopt resume: {} | grid: {} of {} segments in the journal{} | executor {}\n", dir,
                              run->segments_journaled(), run->segment_count(),
                              run->dropped_torn_tail() ? " (a torn last record was dropped)" : "", exec);
-    return run_grid_recorded(*run, *tfs, exec, quiet);
+    return run_grid_recorded(*run, strategy, exec, quiet);
   }
 };
 

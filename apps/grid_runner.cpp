@@ -7,34 +7,27 @@
 
 #include "common/error.hpp"
 #include "engine/interrupt.hpp"
-#ifdef TPEOPT_WITH_CUDA
-#include "gpu/trade_filter_grid.hpp"
-#endif
+#include "strategies/registry.hpp"
 
 namespace tpeopt::app {
-
-namespace tf = strategies::trade_filter;
 
 std::size_t grid_memory_budget(const std::string& executor, std::size_t memory_mb) {
   return memory_mb > 0 ? memory_mb << 20 : (executor == "cuda" ? 0 : std::size_t{1} << 30);
 }
 
-int run_grid_recorded(engine::GridRun& run, const strategies::TradeFilterStrategy& strategy,
-                      const std::string& executor, bool quiet) {
+int run_grid_recorded(engine::GridRun& run, const strategies::Strategy& strategy, const std::string& executor,
+                      bool quiet) {
   engine::InterruptGuard interrupts;
   const std::string dir = run.dir().string();
-  engine::SegmentSearch search = [&](const tf::TradeFilterGrid& g, const tf::GridSearchSettings& s) {
-    return tf::grid_search_cpu(strategy, g, s);
+  const strategies::ExactGrid& exact = strategies::registry().at(strategy.name()).exact_grid;
+  if (executor == "cuda" && !exact.device)
+    throw make_error("--executor cuda: this build has no CUDA (or strategy {} no GPU grid search)", strategy.name());
+  // The searcher uploads the data once (on the GPU) and serves every segment.
+  const std::unique_ptr<strategies::GridSearcher> searcher =
+      executor == "cuda" ? exact.device(strategy) : exact.cpu(strategy);
+  const engine::SegmentSearch search = [&](const strategies::SlotGrid& g, const strategies::GridSearchSettings& s) {
+    return searcher->search(g, s);
   };
-#ifdef TPEOPT_WITH_CUDA
-  std::unique_ptr<gpu::TradeFilterGridSearch> device;
-  if (executor == "cuda") {
-    device = std::make_unique<gpu::TradeFilterGridSearch>(strategy);  // the data is uploaded once
-    search = [&](const tf::TradeFilterGrid& g, const tf::GridSearchSettings& s) { return device->search(g, s); };
-  }
-#else
-  if (executor == "cuda") throw make_error("--executor cuda: this build has no CUDA");
-#endif
   const engine::GridRunOutcome out = [&] {
     try {
       return run.run(search, quiet ? nullptr : &std::cerr);
@@ -49,12 +42,10 @@ int run_grid_recorded(engine::GridRun& run, const strategies::TradeFilterStrateg
     std::string line = fmt::format("#{:<3} combination {:<12}", entry.at("rank").get<std::size_t>(),
                                    entry.at("trial").get<std::uint64_t>());
     for (const auto& [name, v] : entry.at("params").items()) line += fmt::format(" {}={}", name, v.dump());
-    const auto& m = entry.at("metrics");
     const double violation = entry.at("violation").get<double>();
-    line += fmt::format(" | score {} kept {} wins {} losses {}{}", entry.at("score").get<double>(),
-                        m.at("kept").get<std::int64_t>(), m.at("wins").get<std::int64_t>(),
-                        m.at("losses").get<std::int64_t>(),
-                        violation > 0 ? fmt::format(" (infeasible: {} trades short)", violation) : "");
+    line += fmt::format(" | score {}", entry.at("score").get<double>());
+    for (const auto& [name, v] : entry.at("metrics").items()) line += fmt::format(" {} {}", name, v.dump());
+    line += violation > 0 ? fmt::format(" (infeasible: {} trades short)", violation) : "";
     std::cout << line << '\n';
   }
   if (!out.complete) {
@@ -65,7 +56,8 @@ int run_grid_recorded(engine::GridRun& run, const strategies::TradeFilterStrateg
   }
   std::cout << fmt::format("method {} | {} segments, {} combinations | searched here in {:.2f} ms\ndigest {}\n"
                            "results in {}\n",
-                           *out.result.method ? out.result.method : "(all from the journal)", out.segments, out.combinations_done, out.ms, out.digest, dir);
+                           *out.result.method ? out.result.method : "(all from the journal)", out.segments,
+                           out.combinations_done, out.ms, out.digest, dir);
   return 0;
 }
 

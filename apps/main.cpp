@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
       "tpeopt: GPU-parallel parameter optimization of trading strategies.\n"
       "A sampler thread (TPE, random or grid) proposes batches of trials while an executor\n"
       "(CUDA or CPU) backtests earlier ones; pipelined and serial runs agree bit for bit.\n"
-      "Start with: tpeopt run --config examples/functions_rastrigin.json"};
+      "Start with: tpeopt run --config examples/<one of them>.json (docs/user-guide.md)"};
   app.require_subcommand(1);
   int exit_code = 0;
   tpeopt::app::add_run_command(app, exit_code);
@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   tpeopt::app::add_resume_command(app, exit_code);
   tpeopt::app::add_bench_command(app, exit_code);
   tpeopt::app::add_report_command(app, exit_code);
+  tpeopt::app::add_strategies_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

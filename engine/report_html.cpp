@@ -58,7 +58,8 @@ std::string summary_section(const RunReportData& run) {
       complete ? R"(<span class="status complete">complete</span>)"
                : (t.from_summary ? R"(<span class="status interrupted">interrupted</span>)"
                                  : R"(<span class="status interrupted">interrupted: no summary.json</span>)");
-  std::string strategy = c.strategy + (c.function.empty() ? "" : " / " + c.function);
+  const std::string label = c.settings->label();
+  std::string strategy = c.strategy + (label.empty() ? "" : " / " + label);
   std::vector<std::pair<std::string, std::string>> rows = {
       {"strategy", escape(strategy)},
       {"objective", escape(fmt::format("{} ({})", c.objective.name,

@@ -15,15 +15,6 @@
 #include "engine/split_executor.hpp"
 #include "engine/synthetic_load.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "io/candles_config.hpp"
-#include "io/candle_set.hpp"
-#include "strategies/atc/atc_strategy.hpp"
-#include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
-#include "strategies/exhaustion/exhaustion_strategy.hpp"
-#include "strategies/ema_cross/ema_cross_strategy.hpp"
-#include "strategies/functions/functions_strategy.hpp"
-#include "io/trade_filter_source.hpp"
-#include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/grid_sampler.hpp"
@@ -34,60 +25,10 @@ namespace tpeopt::engine {
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config) {
   try {
-    if (!config.objective.aggregate.empty() && config.strategy != "exhaustion" && config.strategy != "atc")
-      throw make_error("objective.aggregate: strategy {} has no symbols to aggregate (exhaustion and atc do)",
-                       config.strategy);
-    if (config.strategy == "functions") {
-      if (config.objective.name != "value")
-        throw make_error("objective.name: the functions strategy's objective is \"value\" (got \"{}\")",
-                         config.objective.name);
-      std::vector<std::string> names;
-      for (const auto& n : config.param_order) names.push_back(n);
-      return std::make_unique<strategies::FunctionsStrategy>(strategies::parse_test_function(config.function),
-                                                             std::move(names));
-    }
-    if (config.strategy == "trade_filter") {
-      if (config.objective.name != "total_return")
-        throw make_error("objective.name: trade_filter scores \"total_return\" only (got \"{}\")",
-                         config.objective.name);
-      return std::make_unique<strategies::TradeFilterStrategy>(
-          io::load_trade_filter_data(config.data, config.base_dir, &std::cerr),
-          config.objective.min_trades_set ? config.objective.min_trades : 1);
-    }
-    if (config.strategy == "exhaustion") {
-      strategies::ExhaustionOptions o;
-      o.objective = strategies::parse_exhaustion_objective(config.objective.name);
-      if (config.objective.min_trades_set)
-        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
-      // One symbol: today's one-series strategy (bit for bit); several: each symbol as one
-      // series, the score aggregated over them (issue [multi-asset]).
-      const CandleSet set = io::load_candle_set_data(config.data, config.base_dir);
-      const auto aggregate = strategies::parse_aggregate(config.objective.aggregate.empty() ? "sum" : config.objective.aggregate);
-      if (set.n_symbols() == 1 && aggregate != strategies::symbols::Aggregate::Portfolio)
-        return std::make_unique<strategies::ExhaustionStrategy>(set.symbol(0), o);
-      return std::make_unique<strategies::ExhaustionSymbolsStrategy>(
-          set, o, aggregate, config.objective.direction == tpe::Direction::Maximize);
-    }
-    if (config.strategy == "atc") {
-      strategies::AtcOptions o;
-      o.objective = strategies::parse_atc_objective(config.objective.name);
-      if (config.objective.min_trades_set)
-        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
-      o.aggregate = strategies::parse_aggregate(config.objective.aggregate.empty() ? "sum" : config.objective.aggregate);
-      o.maximize = config.objective.direction == tpe::Direction::Maximize;
-      return std::make_unique<strategies::AtcStrategy>(io::load_candle_set_data(config.data, config.base_dir), o);
-    }
-    if (config.strategy == "ema_cross") {
-      strategies::EmaCrossOptions o;
-      o.objective = strategies::parse_ema_cross_objective(config.objective.name);
-      if (config.objective.min_trades_set)
-        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
-      return std::make_unique<strategies::EmaCrossStrategy>(io::load_candles_data(config.data, config.base_dir), o);
-    }
+    return config.entry->make(*config.settings, strategies::BuildContext{config.base_dir, &std::cerr});
   } catch (const Error& e) {
     throw Error(config.source + ": " + e.what());
   }
-  throw make_error("{}: strategy: {} is not available in this build yet", config.source, config.strategy);
 }
 
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config) {

@@ -1,5 +1,5 @@
 #pragma once
-// Reads OHLCV candles from CSV (issue [exhaustion], DESIGN.md section 7).
+// Reads OHLCV candles from CSV (DESIGN.md section 7).
 //
 // Header: one time column named `time`, `date`, `datetime`, `timestamp` or `open_time`
 // (any case), or an empty first header (as in the backtesting.py files); and `open`,

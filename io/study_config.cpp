@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "io/csv_rows.hpp"
 #include "io/ga_config.hpp"
+#include "io/given_params.hpp"
 
 namespace tpeopt::io {
 
@@ -301,48 +302,53 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
   c.base_dir = base_dir;
   try {
     JsonFields root(json, "");
-    root.reject_unknown({"strategy", "function", "data", "objective", "search", "params", "executor", "description"});
-    c.strategy = root.get_choice("strategy", {"functions", "exhaustion", "ema_cross", "trade_filter", "atc"});
+    c.strategy = root.get_string("strategy");
+    c.entry = &strategies::registry().at(c.strategy);
+    const strategies::StrategyEntry& entry = *c.entry;
+    std::vector<std::string> allowed = {"strategy", "data", "objective", "search", "params", "executor", "description"};
+    allowed.insert(allowed.end(), entry.root_keys.begin(), entry.root_keys.end());
+    root.reject_unknown(allowed);
     c.executor = root.get_choice("executor", {"auto", "cpu", "cuda"}, "auto");
-    const bool functions = c.strategy == "functions";
-    if (functions) {
-      c.function = root.get_choice("function", {"sphere", "rastrigin", "styblinski_tang", "hartmann6"});
-      if (root.has("data")) throw make_error("data: the functions strategy reads no data; remove this key");
+    Json data;  // the strategy's `data`, without the engine's subsets
+    if (!entry.reads_data) {
+      if (root.has("data")) throw make_error("data: strategy {} reads no data; remove this key", c.strategy);
     } else {
-      if (root.has("function")) throw make_error("function: only the functions strategy takes a function");
       if (!root.has("data")) throw make_error("data: missing (required by strategy {})", c.strategy);
-      JsonFields data(root.at("data"), "data");  // checks it is an object; keys checked by the strategy
-      c.data = root.at("data");
-      // Data subsets (issue [subsets]) are the engine's, not the loader's.
-      if (data.has("holdout")) {
-        c.holdout = parse_holdout(data.at("holdout"));
-        c.data.erase("holdout");
+      JsonFields fields(root.at("data"), "data");  // checks it is an object; the strategy checks its keys
+      data = root.at("data");
+      // Data subsets (issue [subsets]) are the engine's, not the strategy's.
+      if (fields.has("holdout")) {
+        c.holdout = parse_holdout(fields.at("holdout"));
+        data.erase("holdout");
       }
-      if (data.has("walk_forward")) {
-        c.walk_forward = parse_walk_forward(data.at("walk_forward"));
-        c.data.erase("walk_forward");
+      if (fields.has("walk_forward")) {
+        c.walk_forward = parse_walk_forward(fields.at("walk_forward"));
+        data.erase("walk_forward");
         if (c.holdout.enabled())
           throw make_error("data.walk_forward: use either data.holdout or data.walk_forward, not both");
       }
     }
 
     // objective
-    c.objective.name = functions ? "value" : "total_return";
-    c.objective.direction = functions ? tpe::Direction::Minimize : tpe::Direction::Maximize;
+    c.objective.name = entry.default_objective;
+    c.objective.direction = entry.default_maximize ? tpe::Direction::Maximize : tpe::Direction::Minimize;
     if (root.has("objective")) {
       JsonFields o(root.at("objective"), "objective");
       o.reject_unknown({"name", "direction", "min_trades", "aggregate"});
       c.objective.name = o.get_string("name", c.objective.name);
       c.objective.direction = o.get_choice("direction", {"minimize", "maximize"},
-                                           functions ? "minimize" : "maximize") == "minimize"
+                                           entry.default_maximize ? "maximize" : "minimize") == "minimize"
                                   ? tpe::Direction::Minimize
                                   : tpe::Direction::Maximize;
       if (o.has("min_trades")) {
         c.objective.min_trades = o.get_int("min_trades", std::nullopt, 0, kMaxCount);
         c.objective.min_trades_set = true;
       }
-      // Candle strategies over several symbols (docs/strategies.md); checked by the strategy factory.
-      if (o.has("aggregate")) c.objective.aggregate = o.get_choice("aggregate", {"sum", "mean", "worst", "portfolio"});
+      if (o.has("aggregate")) {
+        c.objective.aggregate = o.get_choice("aggregate", {"sum", "mean", "worst", "portfolio"});
+        if (!entry.symbols)
+          throw make_error("objective.aggregate: strategy {} has no symbols to aggregate", c.strategy);
+      }
     }
 
     // search
@@ -379,6 +385,11 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       }
     }
     c.space.validate();
+    if (!entry.params_from_config) strategies::check_given_params(entry.params, given_params(c.space, c.fixed), c.strategy);
+    const strategies::ObjectiveInput objective{c.objective.name, c.objective.direction == tpe::Direction::Maximize,
+                                               c.objective.min_trades, c.objective.min_trades_set,
+                                               c.objective.aggregate};
+    c.settings = entry.parse(strategies::SettingsInput{root, entry.reads_data ? &data : nullptr, objective});
     if (c.search.sampler == "grid")
       for (const auto& a : c.space.axes)
         if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
@@ -394,8 +405,9 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
 Json StudyConfig::resolved() const {
   Json j = Json::object();
   j["strategy"] = strategy;
-  if (!function.empty()) j["function"] = function;
-  if (!data.empty()) j["data"] = data;
+  const Json own = settings->root_json();
+  for (const auto& [key, value] : own.items()) j[key] = value;
+  if (const Json data = settings->data_json(); !data.empty()) j["data"] = data;
   // Subsets are written only when used: other runs' resolved configs (and digests) stay as they were.
   if (holdout.fraction > 0.0) j["data"]["holdout"] = {{"fraction", holdout.fraction}};
   if (!holdout.ranges.empty()) {

@@ -62,7 +62,7 @@ struct Crafted {
     for (int i = 0; i < n; ++i) open[i] = high[i] = low[i] = close[i] = price;
   }
   std::vector<ec::Trade> run(const std::vector<double>& v, ec::Summary* summary = nullptr) const {
-    const ec::Bars b{n, open.data(), high.data(), low.data(), close.data()};
+    const ec::Bars b{n, 0, open.data(), high.data(), low.data(), close.data()};
     const ec::TrialSeries t{fast.data(), slow.data()};
     std::vector<ec::Trade> out;
     ec::Summary s;
