@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "apps/commands.hpp"
+#include "apps/study_flags.hpp"
 #include "common/error.hpp"
 #include "engine/study.hpp"
 #include "gpu/atc_kernel.hpp"
@@ -87,7 +88,7 @@ struct BacktestCommand {
 
   int operator()() const {
     const io::StudyConfig config = io::load_study_config(config_path);
-    auto strategy = engine::make_strategy(config);
+    auto strategy = load_strategy(config);
     const std::vector<double> params = read_params(params_path, *strategy, config);
     const auto* ex = dynamic_cast<const strategies::ExhaustionStrategy*>(strategy.get());
     const auto* exs = dynamic_cast<const strategies::ExhaustionSymbolsStrategy*>(strategy.get());

@@ -29,9 +29,12 @@ struct RunCommand {
     options.log = quiet ? nullptr : &std::cerr;
     options.executor = engine::resolve_executor(options.executor);
 
-    auto strategy = engine::make_strategy(config);
+    std::uint64_t data_bytes = 0;
+    auto strategy = load_strategy(config, &data_bytes);
     const std::filesystem::path dir = out.empty() ? engine::default_run_dir(config) : std::filesystem::path(out);
-    engine::check_data_subsets(*strategy, config);  // before any run directory exists
+    // Before any run directory exists:
+    engine::check_data_subsets(*strategy, config);
+    check_study_memory(config, *strategy, options, data_bytes);
     if (config.walk_forward.is_parent()) return run_walk_forward(config, *strategy, options, dir, false);
     auto recorder = engine::RunRecorder::create(dir, config, *strategy, options.executor);
     std::cerr << fmt::format("tpeopt run: strategy {} | sampler {} | {} trials in batches of {} | depth {} | {} | "

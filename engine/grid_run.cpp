@@ -287,7 +287,10 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
                                  {"replayed_segments", out.segments_replayed},
                                  {"complete", out.complete},
                                  {"digest", out.digest},
-                                 {"search_ms", out.ms}}
+                                 {"search_ms", out.ms},
+                                 {"feasible_found", !out.result.top.empty() &&
+                                                        tf::violation_of(out.result.tallies.front().kept,
+                                                                         settings_.search.min_trades) == 0.0}}
                                 .dump(2) +
                             "\n",
                         true);

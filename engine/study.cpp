@@ -75,7 +75,8 @@ std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& confi
         o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
       o.aggregate = strategies::parse_aggregate(config.objective.aggregate.empty() ? "sum" : config.objective.aggregate);
       o.maximize = config.objective.direction == tpe::Direction::Maximize;
-      return std::make_unique<strategies::AtcStrategy>(io::load_candle_set_data(config.data, config.base_dir), o);
+      return std::make_unique<strategies::AtcStrategy>(
+          io::load_candle_set_data(config.data, config.base_dir, /*require_volume=*/false), o);
     }
     if (config.strategy == "ema_cross") {
       strategies::EmaCrossOptions o;

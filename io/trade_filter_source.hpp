@@ -2,7 +2,10 @@
 // The `data` object of a trade_filter config, resolved to prepared data:
 //   {"market_dir": DIR, "trades": FILE, "tickers": [..]}  prepared on first use and cached
 //       (optional "cache_dir": where the cache goes; default $TPEOPT_CACHE_DIR, else
-//       $XDG_CACHE_HOME/tpeopt, else ~/.cache/tpeopt — never next to the inputs)
+//       $XDG_CACHE_HOME/tpeopt, else ~/.cache/tpeopt — never next to the inputs; optional
+//       "generate": {"days", "trades", "seed"}: the files are OUT/market and OUT/trades.csv
+//       written by `tpeopt data generate`, and when both are missing the error is the exact
+//       command that writes them)
 //   {"cache": FILE}                                        a cache written by `tpeopt data prepare`
 // Relative paths are resolved against the config's folder. Errors name `data.<key>`.
 #include <filesystem>
@@ -29,7 +32,7 @@ std::filesystem::path trade_filter_cache_path(const TradeFilterInputs& inputs, c
 std::shared_ptr<const strategies::TradeFilterData> load_or_prepare_trade_filter(
     const TradeFilterInputs& inputs, const std::filesystem::path& cache_dir, std::ostream* log);
 
-/// Resolves a config's `data` object (see above).
+/// Resolves a config's `data` object (see above) and records the load (io/data_log.hpp).
 std::shared_ptr<const strategies::TradeFilterData> load_trade_filter_data(const Json& data,
                                                                           const std::filesystem::path& base_dir,
                                                                           std::ostream* log);
