@@ -1,5 +1,6 @@
 #include "io/candles_cache.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -129,6 +130,9 @@ Candles load_candles(const std::filesystem::path& csv, const std::optional<std::
 
 Candles load_candles_bytes(const std::string& bytes, const std::string& source,
                            const std::optional<std::filesystem::path>& cache_dir, const CandlesCsvOptions& options) {
+  // The layout first (cheap): a cached file must still be one these options accept.
+  detect_candles_layout(std::string_view(bytes).substr(0, std::min(bytes.size(), kCandlesHeadBytes)), source, options,
+                        false);
   const CandlesSourceId id = candles_source_id(bytes, options);
   const std::filesystem::path dir = cache_dir ? *cache_dir : default_candles_cache_dir();
   std::filesystem::path cache;

@@ -25,7 +25,7 @@ constexpr std::array<const char*, kNumCols> kColNames = {"time", "open", "high",
 struct Row {
   std::size_t line = 0;
   CsvField time_field;
-  std::string time_text;  ///< as read: the time field, or "DATE TIME" from two columns
+  std::string_view time_text;  ///< as read: the time field, or "DATE TIME" from two columns (valid for one row)
   std::int64_t time = 0;
   std::array<double, kNumCols> v{};
   std::string_view symbol;  ///< empty without a symbol column
@@ -38,12 +38,13 @@ struct Row {
 template <typename OnRow>
 CandlesCsvLayout parse_rows(std::string_view text, const std::string& source, const CandlesCsvOptions& options,
                             bool read_symbol, OnRow&& on_row) {
-  const CandlesCsvLayout L = detect_candles_layout(text.substr(0, std::min<std::size_t>(text.size(), 1 << 16)), source,
+  const CandlesCsvLayout L = detect_candles_layout(text.substr(0, std::min(text.size(), kCandlesHeadBytes)), source,
                                                    options, read_symbol);
   const bool decimal_comma = L.delimiter != ',';
   std::array<int, kNumCols> index = {L.time, L.open, L.high, L.low, L.close, L.volume};
   const int max_index = L.max_index();
   std::vector<CsvField> fields;
+  std::string joined;  // "DATE TIME" of two columns, reused from row to row
   std::size_t pos = 0, line_no = 0, n_rows = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
@@ -67,8 +68,13 @@ CandlesCsvLayout parse_rows(std::string_view text, const std::string& source, co
     Row row;
     row.line = line_no;
     row.time_field = fields[static_cast<std::size_t>(L.time)];
-    row.time_text = std::string(row.time_field.text);
-    if (L.time_of_day >= 0) row.time_text += " " + std::string(fields[static_cast<std::size_t>(L.time_of_day)].text);
+    row.time_text = row.time_field.text;
+    if (L.time_of_day >= 0) {
+      joined.assign(row.time_field.text);
+      joined += ' ';
+      joined += fields[static_cast<std::size_t>(L.time_of_day)].text;
+      row.time_text = joined;
+    }
     const bool time_ok = options.time_format.empty() ? parse_time_ms(row.time_text, row.time)
                                                      : parse_time_with_format(row.time_text, options.time_format, row.time);
     if (!time_ok)

@@ -255,10 +255,9 @@ constexpr const char* kExpected =
 }  // namespace
 
 std::string CandlesCsvOptions::cache_key() const {
-  std::string key;
-  if (!time_format.empty()) key += "time_format=" + time_format + ";";
-  if (!require_volume) key += "volume=optional;";
-  return key;
+  // require_volume is not part of it: it changes what is accepted, not what a file parses to
+  // (a file without volume is refused before its cache is looked up when volume is required).
+  return time_format.empty() ? std::string() : "time_format=" + time_format + ";";
 }
 
 void split_csv_line(std::string_view line, char delimiter, std::vector<CsvField>& out) {
@@ -487,7 +486,7 @@ CandlesCsvLayout detect_candles_layout(std::string_view head, const std::string&
   // The delimiter: the candidate that splits the first line into the most fields, the
   // second line (when there is one) into as many.
   std::size_t best = 0;
-  for (const char d : {',', ';', '\t', '|'}) {
+  for (const char d : {';', '\t', '|', ','}) {  // a tie goes to the first: "1,5;2,5" is decimal commas
     const std::size_t n = count_outside_quotes(lines[0].second, d);
     if (n == 0 || n <= best) continue;
     if (lines.size() > 1 && count_outside_quotes(lines[1].second, d) != n) continue;

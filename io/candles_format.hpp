@@ -36,7 +36,7 @@ struct CandlesCsvOptions {
   /// False for strategies that do not read volume (ema_cross, atc): a file without a
   /// volume column then loads with volume 0.
   bool require_volume = true;
-  /// The options that change how a file parses, as text for cache keys ("" = defaults).
+  /// The options that change what a file parses to, as text for cache keys ("" = defaults).
   std::string cache_key() const;
 };
 

@@ -19,6 +19,7 @@
 
 #include "engine/memory_check.hpp"
 #include "engine/study.hpp"
+#include "io/candles_cache.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
 #include "support/files.hpp"
@@ -120,6 +121,16 @@ TEST_CASE("candle CSV layouts: every fixture loads the reference bars bit for bi
     CHECK(got.close == ref.close);
     CHECK(got.volume == (c.volume ? ref.volume : std::vector<double>(60, 0.0)));
   }
+  // A file loaded without its volume by ema_cross is cached; exhaustion, which reads
+  // volume, is still refused (the layout is checked before the cache is looked up).
+  const std::string cache = testing::make_temp_dir("novolume-cache");
+  io::CandlesCsvOptions no_volume;
+  no_volume.require_volume = false;
+  CHECK(io::load_candles(fixtures() + "/no_volume.csv", fs::path(cache), no_volume).size() == 60);
+  CHECK(std::distance(fs::directory_iterator(cache), fs::directory_iterator()) == 1);
+  CHECK_THROWS_WITH(io::load_candles(fixtures() + "/no_volume.csv", fs::path(cache)),
+                    Catch::Contains("the header has no volume column"));
+  fs::remove_all(cache);
 }
 
 TEST_CASE("candle CSV layouts: what is detected", "[cpu][io][first-hour]") {
@@ -136,6 +147,9 @@ TEST_CASE("candle CSV layouts: what is detected", "[cpu][io][first-hour]") {
     CHECK(L.volume == 6);
     CHECK(layout("time\topen\thigh\tlow\tclose\tvolume\n", defaults).delimiter == '\t');
     CHECK(layout("time|open|high|low|close|volume\n", defaults).delimiter == '|');
+    // As many commas as semicolons: decimal commas, not a comma delimiter.
+    CHECK(layout("2017-04-19 09:00;1,5;2,5;0,5;1,5;3,5\n2017-04-19 10:00;1,5;2,5;0,5;1,5;3,5\n", defaults).delimiter ==
+          ';');
     // A comma inside quotes does not split.
     const auto q = layout("\"time\",\"open\",\"high\",\"low\",\"close\",\"volume\"\n\"2020-01-01\",\"1\",\"2\",\"0.5\",\"1\",\"3\"\n",
                           defaults);
