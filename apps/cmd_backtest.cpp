@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "apps/commands.hpp"
+#include "apps/output_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "common/error.hpp"
 #include "engine/study.hpp"
@@ -208,9 +209,11 @@ void add_backtest_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   sub->add_option("--trades-out", cmd->trades_out,
                   "Write the trades as CSV: signal_bar,entry_bar,exit_bar,entry_price,exit_price,reason,return,"
-                  "r_multiple");
+                  "r_multiple")
+      ->check(output_file());
   sub->add_option("--symbols-out", cmd->symbols_out,
-                  "Several symbols: write each symbol's results as CSV: symbol,objective,equity,<metrics>");
+                  "Several symbols: write each symbol's results as CSV: symbol,objective,equity,<metrics>")
+      ->check(output_file());
   sub->add_option("--executor", cmd->executor, "cpu (the reference, default), cuda or auto")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   sub->add_option("--block-size", cmd->block_size, "CUDA threads per block (results do not depend on it)")

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "apps/output_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "common/error.hpp"
 #include "engine/study.hpp"
@@ -131,7 +132,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   sub->add_option("--executor-ms", cmd->executor_ms, "Synthetic extra executor time per batch, ms (regime ask < executor)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--repeats", cmd->repeats, "Runs per mode; the fastest is reported")->check(CLI::Range(1, 100));
-  sub->add_option("--json", cmd->json_out, "Also write the table as JSON to this file");
+  sub->add_option("--json", cmd->json_out, "Also write the table as JSON to this file")->check(output_file());
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }
 

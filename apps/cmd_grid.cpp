@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "apps/output_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
@@ -98,7 +99,8 @@ void add_grid_command(CLI::App& app, int& exit_code) {
                   "trade_filter: combinations per journaled segment, at most (default 2^28); smaller segments lose "
                   "less work to a crash and cost a pass over the trades each")
       ->check(CLI::PositiveNumber);
-  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty");
+  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty")
+      ->check(output_folder());
   sub->add_flag("-q,--quiet", cmd->quiet, "No per-segment log lines");
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }

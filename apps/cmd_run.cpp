@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "apps/commands.hpp"
+#include "apps/output_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "apps/recorded_run.hpp"
 #include "engine/data_subsets.hpp"
@@ -57,7 +58,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("run", "Run an optimization study from a config and write its run directory");
   cmd->flags.add_to(*sub);
   sub->add_flag("--serial", cmd->serial, "Run the same schedule on one thread (no overlap); same results");
-  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty");
+  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty")
+      ->check(output_folder());
   sub->add_flag("-q,--quiet", cmd->quiet, "No per-batch log lines");
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }

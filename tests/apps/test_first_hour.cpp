@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -82,7 +83,8 @@ TEST_CASE("first-hour fixtures: each config or command line gets its exit code a
     const std::string out = tmp + "/run" + std::to_string(n++);
     std::vector<std::string> args;
     for (const auto& a : c.at("args")) args.push_back(replace_all(a.get<std::string>(), "{fixtures}", fixtures()));
-    if (!args.empty() && args[0] == "run") args.insert(args.end(), {"--executor", "cpu", "-q", "--out", out});
+    const bool has_out = std::find(args.begin(), args.end(), "--out") != args.end();
+    if (!args.empty() && args[0] == "run" && !has_out) args.insert(args.end(), {"--executor", "cpu", "-q", "--out", out});
     const ScopedEnv env(c.value("env", io::Json::object()));
     const auto r = testing::run_cli(args);
     CAPTURE(name, r.output);
