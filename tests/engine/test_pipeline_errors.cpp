@@ -1,8 +1,11 @@
 // An error on either side ends the run with that error: no hang, no lost message.
 #include <catch2/catch.hpp>
 
+#include <csignal>
+
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
+#include "engine/interrupt.hpp"
 #include "engine/pipeline.hpp"
 #include "engine/study.hpp"
 #include "support/study_fixtures.hpp"
@@ -84,6 +87,47 @@ TEST_CASE("an executor error at batch k stops the run with that error", "[cpu][p
                       Catch::Contains(fmt::format("device lost at batch {}", k)));
   // Every batch before k was told, none after.
   REQUIRE(observer.told == k);
+}
+
+TEST_CASE("an executor interrupted at batch k stops the run early, batch k not told", "[cpu][pipeline][errors]") {
+  const bool serial = GENERATE(false, true);
+  const std::size_t depth = GENERATE(1u, 2u, 3u);
+  const std::uint64_t k = GENERATE(0u, 4u, 9u);
+  CAPTURE(serial, depth, k);
+  Fixture f;
+  struct InterruptedAt final : engine::Executor {
+    engine::Executor* inner = nullptr;
+    std::uint64_t at = 0;
+    std::string name() const override { return "interrupted"; }
+    engine::BatchResult evaluate(const engine::BatchRequest& request) override {
+      if (request.batch_index == at) throw engine::Interrupted{};
+      return inner->evaluate(request);
+    }
+  } executor;
+  executor.inner = &f.cpu;
+  executor.at = k;
+  CountingObserver observer;
+  const auto summary = engine::run_pipeline(*f.sampler, executor, 3, f.settings(serial, depth), observer);
+  CHECK(summary.stopped_early);
+  CHECK(summary.batches_told == k);
+  CHECK(observer.told == k);
+}
+
+TEST_CASE("the CPU executor abandons its batch once a signal arrived", "[cpu][pipeline][errors]") {
+  Fixture f;
+  engine::BatchRequest request;
+  request.n_trials = 10;
+  request.n_axes = 3;
+  request.values.assign(30, 0.5);
+  CHECK(f.cpu.evaluate(request).n_trials == 10);
+  {
+    engine::InterruptGuard guard;
+    ::raise(SIGINT);  // the guard's handler: the first signal only asks to stop
+    CHECK(engine::InterruptGuard::requested());
+    CHECK_THROWS_AS(f.cpu.evaluate(request), engine::Interrupted);
+  }
+  CHECK_FALSE(engine::InterruptGuard::requested());  // forgotten with the guard
+  CHECK(f.cpu.evaluate(request).n_trials == 10);
 }
 
 TEST_CASE("a sampler error stops the run and the executor thread", "[cpu][pipeline][errors]") {
