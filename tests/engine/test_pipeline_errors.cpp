@@ -75,7 +75,8 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("an executor error at batch k stops the run with that error", "[cpu][pipeline][errors]") {
+TEST_CASE("an executor error at batch k stops the run with that error, an interruption stops it early without it",
+          "[cpu][pipeline][errors]") {
   const bool serial = GENERATE(false, true);
   const std::size_t depth = GENERATE(1u, 2u, 3u);
   const std::uint64_t k = GENERATE(0u, 4u, 9u);
@@ -87,14 +88,9 @@ TEST_CASE("an executor error at batch k stops the run with that error", "[cpu][p
                       Catch::Contains(fmt::format("device lost at batch {}", k)));
   // Every batch before k was told, none after.
   REQUIRE(observer.told == k);
-}
 
-TEST_CASE("an executor interrupted at batch k stops the run early, batch k not told", "[cpu][pipeline][errors]") {
-  const bool serial = GENERATE(false, true);
-  const std::size_t depth = GENERATE(1u, 2u, 3u);
-  const std::uint64_t k = GENERATE(0u, 4u, 9u);
-  CAPTURE(serial, depth, k);
-  Fixture f;
+  // An executor that abandons batch k (a signal, engine/interrupt.hpp): no error, the run
+  // stops early with the batches before k told and batch k not.
   struct InterruptedAt final : engine::Executor {
     engine::Executor* inner = nullptr;
     std::uint64_t at = 0;
@@ -103,14 +99,15 @@ TEST_CASE("an executor interrupted at batch k stops the run early, batch k not t
       if (request.batch_index == at) throw engine::Interrupted{};
       return inner->evaluate(request);
     }
-  } executor;
-  executor.inner = &f.cpu;
-  executor.at = k;
-  CountingObserver observer;
-  const auto summary = engine::run_pipeline(*f.sampler, executor, 3, f.settings(serial, depth), observer);
+  } interrupted;
+  Fixture g;
+  interrupted.inner = &g.cpu;
+  interrupted.at = k;
+  CountingObserver stopped;
+  const auto summary = engine::run_pipeline(*g.sampler, interrupted, 3, g.settings(serial, depth), stopped);
   CHECK(summary.stopped_early);
   CHECK(summary.batches_told == k);
-  CHECK(observer.told == k);
+  CHECK(stopped.told == k);
 }
 
 TEST_CASE("the CPU executor abandons its batch once a signal arrived", "[cpu][pipeline][errors]") {
