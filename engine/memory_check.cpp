@@ -23,9 +23,11 @@ constexpr std::uint64_t kTrialRecordBytes = sizeof(TrialRecord) + 2 * 32;
 std::uint64_t sampler_bytes_per_trial(const io::StudyConfig& config) {
   const std::uint64_t axes = config.space.size();
   const std::string& s = config.search.sampler;
-  if (s == "tpe") return axes * 40 + 32;  // the observations, each axis's sorted order and sums
-  if (s == "ga") return 16;               // the scores it ranks; the population is bounded
-  return 0;                               // random and grid keep nothing per trial
+  // Optuna's TPE keeps the observations, each axis's sorted order and sums; the batch TPE
+  // and the GA the scores they rank (their pools are bounded); random and grid nothing.
+  if (s == "tpe" && config.search.tpe.preset == tpe::Preset::Optuna) return axes * 40 + 32;
+  if (s == "tpe" || s == "ga") return 16;
+  return 0;
 }
 
 }  // namespace

@@ -248,8 +248,11 @@ TEST_CASE("memory: the estimate of a batch and of the sampler, and the largest b
                     Catch::Contains("the largest batch that fits is 3360"));
   config.search.batch = 3360;
   CHECK_NOTHROW(engine::check_memory(config, *strategy, options, 0, std::uint64_t{1} << 20));
-  // TPE keeps 40 bytes per axis and 32 per trial told; verify keeps every trial of two runs.
+  // The batch TPE keeps 16 bytes per trial told, Optuna's TPE 40 per axis and 32; verify
+  // keeps every trial of two runs.
   config.search.sampler = "tpe";
+  CHECK(engine::estimate_memory(config, *strategy, options).per_told_trial == 16);
+  config.search.tpe.preset = tpe::Preset::Optuna;
   e = engine::estimate_memory(config, *strategy, options);
   CHECK(e.per_told_trial == 2 * 40 + 32);
   options.keep_trials = true;
