@@ -10,6 +10,8 @@
 #include <fmt/ranges.h>
 
 #include "apps/commands.hpp"
+#include "common/cli_paths.hpp"
+#include "apps/study_flags.hpp"
 #include "common/error.hpp"
 #include "engine/backtest.hpp"
 #include "engine/study.hpp"
@@ -81,7 +83,7 @@ struct BacktestCommand {
 
   int operator()() const {
     const io::StudyConfig config = io::load_study_config(config_path);
-    auto strategy = engine::make_strategy(config);
+    auto strategy = load_strategy(config);
     const std::vector<double> params = read_params(params_path, *strategy, config);
     const auto* sym = dynamic_cast<const strategies::SymbolStrategy*>(strategy.get());
     if (!symbols_out.empty() && !sym)
@@ -151,9 +153,11 @@ void add_backtest_command(CLI::App& app, int& exit_code) {
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--trades-out", cmd->trades_out,
-                  "Write the trades as CSV: the strategy's columns, then entry_time and exit_time (UTC)");
+                  "Write the trades as CSV: the strategy's columns, then entry_time and exit_time (UTC)")
+      ->check(cli::output_file());
   sub->add_option("--symbols-out", cmd->symbols_out,
-                  "Several symbols: write each symbol's results as CSV: symbol,objective,equity,<metrics>");
+                  "Several symbols: write each symbol's results as CSV: symbol,objective,equity,<metrics>")
+      ->check(cli::output_file());
   sub->add_option("--executor", cmd->executor, "cpu (the reference, default), cuda or auto")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   sub->add_option("--block-size", cmd->block_size, "CUDA threads per block (results do not depend on it)")

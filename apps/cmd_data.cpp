@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "common/cli_paths.hpp"
 #include "common/error.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_generator.hpp"

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "common/cli_paths.hpp"
+#include "apps/study_flags.hpp"
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
@@ -37,7 +39,8 @@ struct GridCommand {
     io::StudyConfig config = io::load_study_config(config_path);
     if (!executor.empty()) config.executor = executor;
     const std::string exec = engine::resolve_executor(config.executor);
-    auto strategy = engine::make_strategy(config);
+    std::uint64_t data_bytes = 0;
+    auto strategy = load_strategy(config, &data_bytes);
     const fs::path dir = out.empty() ? engine::default_run_dir(config) : fs::path(out);
     // Refused before any run directory exists (as `tpeopt run` does).
     if (config.walk_forward.is_parent())
@@ -47,7 +50,7 @@ struct GridCommand {
     const strategies::ExactGrid& exact = config.entry->exact_grid;
     // An exact grid reads the whole data: data subsets go through the pipeline.
     if (!exact.available() || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled)
-      return generic(config, *strategy, exec, dir);
+      return generic(config, *strategy, exec, dir, data_bytes);
 
     engine::GridRunSettings s;
     s.top_k = top;
@@ -64,13 +67,14 @@ struct GridCommand {
 
   /// Other strategies: the grid sampler through the pipeline (no per-combination memory).
   int generic(io::StudyConfig config, const strategies::Strategy& strategy, const std::string& exec,
-              const fs::path& dir) const {
+              const fs::path& dir, std::uint64_t data_bytes) const {
     config.search.sampler = "grid";
     config.search.top_k = top;
     engine::RunOptions options;
     options.executor = exec;
     options.cpu_threads = threads;
     options.log = quiet ? nullptr : &std::cerr;
+    check_study_memory(config, strategy, options, data_bytes);  // before the run directory exists
     auto recorder = engine::RunRecorder::create(dir, config, strategy, exec);
     std::cerr << fmt::format("tpeopt grid: strategy {} | {} combinations in batches of {} | executor {} | out {}\n",
                              config.strategy, engine::study_trial_count(config), config.search.batch, exec,
@@ -96,7 +100,8 @@ void add_grid_command(CLI::App& app, int& exit_code) {
                   "Exact grids: combinations per journaled segment, at most (default 2^28); smaller segments lose "
                   "less work to a crash and cost a pass over the data each")
       ->check(CLI::PositiveNumber);
-  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty");
+  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty")
+      ->check(cli::output_folder());
   sub->add_flag("-q,--quiet", cmd->quiet, "No per-segment log lines");
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }

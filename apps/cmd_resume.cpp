@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "apps/study_flags.hpp"
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
@@ -35,8 +36,10 @@ struct ResumeCommand {
     options.cuda_block_size = block_size;
     options.cuda_devices = engine::parse_devices(devices);
     options.log = quiet ? nullptr : &std::cerr;
-    auto strategy = engine::make_strategy(config);
+    std::uint64_t data_bytes = 0;
+    auto strategy = load_strategy(config, &data_bytes);
     if (engine::GridRun::is_grid_run(dir)) return resume_grid(config, *strategy, options.executor);
+    check_study_memory(config, *strategy, options, data_bytes);
     if (config.walk_forward.is_parent())
       return run_walk_forward(config, *strategy, options, dir, true);
     std::vector<engine::ReplayedBatch> replay;

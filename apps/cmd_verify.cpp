@@ -50,10 +50,13 @@ struct VerifyCommand {
     std::cerr << fmt::format("tpeopt verify: {} trials, batch {}, depth {}, executor {}: pipelined, then serial\n",
                              engine::study_trial_count(config), config.search.batch, config.search.depth,
                              options.executor);
+    std::uint64_t data_bytes = 0;
+    const auto strategy = load_strategy(config, &data_bytes);  // the data, loaded once for both runs
+    check_study_memory(config, *strategy, options, data_bytes);
     options.serial = false;
-    const engine::StudyRun pipelined = engine::run_study(config, options);
+    const engine::StudyRun pipelined = engine::run_study(config, *strategy, options);
     options.serial = true;
-    const engine::StudyRun serial = engine::run_study(config, options);
+    const engine::StudyRun serial = engine::run_study(config, *strategy, options);
     const std::string diff = first_difference(pipelined.result, serial.result, config);
     if (!diff.empty() || pipelined.result.digest_hex() != serial.result.digest_hex()) {
       std::cout << "different: " << (diff.empty() ? "digests differ" : diff) << '\n';

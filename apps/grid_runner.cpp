@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/recorded_run.hpp"
 #include "common/error.hpp"
 #include "engine/interrupt.hpp"
 #include "strategies/registry.hpp"
@@ -17,8 +18,8 @@ std::size_t grid_memory_budget(const std::string& executor, std::size_t memory_m
 
 int run_grid_recorded(engine::GridRun& run, const strategies::Strategy& strategy, const std::string& executor,
                       bool quiet) {
-  engine::InterruptGuard interrupts;
   const std::string dir = run.dir().string();
+  engine::InterruptGuard interrupts(resume_hint(dir));
   const strategies::ExactGrid& exact = strategies::registry().at(strategy.name()).exact_grid;
   if (executor == "cuda" && !exact.device)
     throw make_error("--executor cuda: this build has no CUDA (or strategy {} no GPU grid search)", strategy.name());
@@ -48,17 +49,24 @@ int run_grid_recorded(engine::GridRun& run, const strategies::Strategy& strategy
     line += violation > 0 ? fmt::format(" (infeasible: {} trades short)", violation) : "";
     std::cout << line << '\n';
   }
+  const bool none_feasible = top.empty() || top.front().at("violation").get<double>() > 0.0;
+  if (none_feasible)
+    std::cerr << fmt::format("tpeopt: no feasible combination{}: {} (lower objective.min_trades, or change the "
+                             "value lists or the data)\n",
+                             out.complete ? "" : " so far",
+                             top.empty() ? std::string("none was scored")
+                                         : fmt::format("even the best is {} trades short of objective.min_trades",
+                                                       top.front().at("violation").get<double>()));
   if (!out.complete) {
-    std::cerr << fmt::format("interrupted after {} of {} segments; the grid journal is consistent. Continue with: "
-                             "tpeopt resume {}\n",
-                             out.segments_done, out.segments, dir);
+    std::cerr << fmt::format("interrupted after {} of {} segments; the grid journal is consistent. {}\n",
+                             out.segments_done, out.segments, resume_hint(dir));
     return 130;
   }
   std::cout << fmt::format("method {} | {} segments, {} combinations | searched here in {:.2f} ms\ndigest {}\n"
                            "results in {}\n",
                            *out.result.method ? out.result.method : "(all from the journal)", out.segments,
                            out.combinations_done, out.ms, out.digest, dir);
-  return 0;
+  return none_feasible ? kExitNoFeasibleTrial : 0;
 }
 
 }  // namespace tpeopt::app

@@ -1,8 +1,40 @@
 #include "apps/study_flags.hpp"
 
+#include <iostream>
+
+#include <fmt/format.h>
+
 #include "common/error.hpp"
+#include "common/host_memory.hpp"
+#include "engine/memory_check.hpp"
+#include "io/data_log.hpp"
 
 namespace tpeopt::app {
+
+std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config, std::uint64_t* data_bytes) {
+  io::take_data_loads();  // only this config's loads
+  auto strategy = engine::make_strategy(config);
+  const auto loads = io::take_data_loads();
+  if (data_bytes) {
+    *data_bytes = 0;
+    for (const auto& l : loads) *data_bytes += l.bytes;
+  }
+  constexpr std::size_t kShown = 20;  // a data set of many symbols: the first ones, then a count
+  for (std::size_t i = 0; i < loads.size() && i < kShown; ++i)
+    std::cerr << "tpeopt: " << io::describe_data_load(loads[i]) << '\n';
+  if (loads.size() > kShown) {
+    std::uint64_t rows = 0;
+    for (const auto& l : loads) rows += l.rows;
+    std::cerr << fmt::format("tpeopt: ... and {} more ({} series, {} {} in all)\n", loads.size() - kShown,
+                             loads.size(), rows, loads.front().unit);
+  }
+  return strategy;
+}
+
+void check_study_memory(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                        const engine::RunOptions& options, std::uint64_t data_bytes) {
+  engine::check_memory(config, strategy, options, data_bytes, available_host_memory());
+}
 
 void StudyFlags::add_to(CLI::App& cmd) {
   cmd.add_option("-c,--config", config, "Study config (JSON); see examples/ and docs/user-guide.md")

@@ -302,7 +302,11 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
                                  {"replayed_segments", out.segments_replayed},
                                  {"complete", out.complete},
                                  {"digest", out.digest},
-                                 {"search_ms", out.ms}}
+                                 {"search_ms", out.ms},
+                                 {"feasible_found",
+                                  !out.result.entries.empty() &&
+                                      exact_.score(out.result.entries.front().exact.data(),
+                                                   settings_.search.min_trades).violation == 0.0}}
                                 .dump(2) +
                             "\n",
                         true);

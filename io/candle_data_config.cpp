@@ -3,6 +3,7 @@
 #include "common/error.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_config.hpp"
+#include "io/candles_format.hpp"
 
 namespace tpeopt::io {
 
@@ -21,12 +22,12 @@ CandleDataConfig parse_candle_data_config(const Json& data, CandleSources source
   CandleDataConfig c;
   c.sources = sources;
   if (sources == CandleSources::OneSeries) {
-    f.reject_unknown({"candles", "cache_dir"});
+    f.reject_unknown({"candles", "cache_dir", "time_format"});
     const std::string value = f.get_string("candles");
     if (value.empty()) throw make_error("data.candles: expected a CSV file path, got an empty string");
     c.candles.push_back(value);
   } else {
-    f.reject_unknown({"candles", "candles_dir", "symbols", "cache_dir"});
+    f.reject_unknown({"candles", "candles_dir", "symbols", "cache_dir", "time_format"});
     if (f.has("candles") == f.has("candles_dir"))
       throw make_error("data: expected exactly one of \"candles\" (a CSV file or a list of them) and \"candles_dir\" "
                        "(a folder of CSV files)");
@@ -57,6 +58,10 @@ CandleDataConfig parse_candle_data_config(const Json& data, CandleSources source
     }
   }
   if (f.has("cache_dir")) c.cache_dir = f.get_string("cache_dir");
+  if (f.has("time_format")) {
+    c.time_format = f.get_string("time_format");
+    check_time_format(c.time_format, "data.time_format");
+  }
   return c;
 }
 
@@ -70,14 +75,16 @@ Json CandleDataConfig::to_json() const {
   }
   if (!symbols.empty()) j["symbols"] = symbols;
   if (cache_dir) j["cache_dir"] = *cache_dir;
+  if (!time_format.empty()) j["time_format"] = time_format;
   return j;
 }
 
 // Both loaders read the object this config writes: the shape was checked at load, the
 // loaders check the files.
-CandleSet load_candle_set(const CandleDataConfig& config, const std::filesystem::path& base_dir) {
+CandleSet load_candle_set(const CandleDataConfig& config, const std::filesystem::path& base_dir,
+                          bool require_volume) {
   TPEOPT_ASSERT(config.sources == CandleSources::Many, "load_candle_set: a one-series data config");
-  return load_candle_set_data(config.to_json(), base_dir);
+  return load_candle_set_data(config.to_json(), base_dir, require_volume);
 }
 
 Candles load_one_series(const CandleDataConfig& config, const std::filesystem::path& base_dir) {

@@ -3,8 +3,8 @@
 // is loaded (every error names its key), then loaded by the strategy's factory. The shapes
 // (docs/strategies.md, "Candle data sets of many symbols"):
 //   {"candles": FILE} | {"candles": [FILE, ...]} | {"candles_dir": DIR}
-// with optional "symbols": [NAME, ...] and "cache_dir": DIR. A one-series strategy takes
-// {"candles": FILE} and "cache_dir" only.
+// with optional "symbols": [NAME, ...], "cache_dir": DIR and "time_format" (io/candles_format.hpp).
+// A one-series strategy takes {"candles": FILE}, "cache_dir" and "time_format" only.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -28,9 +28,10 @@ struct CandleDataConfig {
   std::string candles_dir;           ///< "candles_dir" (set when `candles` is empty)
   std::vector<std::string> symbols;  ///< "symbols": keep only these (empty: all)
   std::optional<std::string> cache_dir;
+  std::string time_format;  ///< "time_format": strptime-style, for layouts not detected ("" = detect)
 
   /// The object in the resolved config (keys in the order candles, candles_dir, symbols,
-  /// cache_dir).
+  /// cache_dir, time_format).
   Json to_json() const;
 };
 
@@ -40,8 +41,11 @@ CandleDataConfig parse_candle_data_config(const Json& data, CandleSources source
 
 /// The data set (sources Many): paths resolved against `base_dir`, then the current folder;
 /// errors name the key or file:line:column (io/candle_set.hpp's load_candle_set_data).
-CandleSet load_candle_set(const CandleDataConfig& config, const std::filesystem::path& base_dir);
-/// The one series (sources OneSeries), through the one-series cache (io/candles_config.hpp).
+/// `require_volume`: false for strategies that do not read volume (files without one load).
+CandleSet load_candle_set(const CandleDataConfig& config, const std::filesystem::path& base_dir,
+                          bool require_volume = true);
+/// The one series (sources OneSeries), through the one-series cache (io/candles_config.hpp);
+/// volume is not required.
 Candles load_one_series(const CandleDataConfig& config, const std::filesystem::path& base_dir);
 
 }  // namespace tpeopt::io

@@ -14,7 +14,6 @@ set -uo pipefail
 BIN="$(cd "${BIN:-.carry}" && pwd)"
 OUT="${OUT:-out}"
 export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
-[ -n "${DATA:-}" ] && export TPEOPT_SHARED_DATA_DIR="$(cd "$DATA" && pwd)"
 S="$OUT/conformance"
 mkdir -p "$S"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$S/device.txt"

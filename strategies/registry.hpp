@@ -107,7 +107,7 @@ struct SymbolExport {
 /// Samples of a strategy's config over the repository's bundled data, for the conformance
 /// harness (tests/strategies/test_conformance.cpp) and examples.
 struct SampleData {
-  std::filesystem::path candles_csv;  ///< one real series (examples/data/EURUSD.csv)
+  std::filesystem::path candles_csv;  ///< one real series (data/backtesting-py/EURUSD.csv)
   std::filesystem::path candles_dir;  ///< several real symbols of different spans (a folder of CSVs)
   std::filesystem::path scratch;      ///< a folder the sample may write generated data to
 };

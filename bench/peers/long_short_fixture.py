@@ -11,7 +11,7 @@ stop as sl_stop relative to the fill, stop exits with slippage, opposite entries
 vectorbt's engine then decides the fills: the fixture holds its order records.
 
 Usage:
-  python bench/peers/long_short_fixture.py --strategy bollinger --data examples/data/EURUSD.csv \
+  python bench/peers/long_short_fixture.py --strategy bollinger --data data/backtesting-py/EURUSD.csv \
       --seed 21 --sets 300 --out tests/strategies/fixtures/bollinger_vectorbt.txt
 (the exact command of each fixture is in its header).
 """
@@ -235,7 +235,7 @@ def random_sets(rng, name, count):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--strategy", choices=sorted(STRATEGIES), required=True)
-    ap.add_argument("--data", required=True, help="a candle CSV (the repository's examples/data/EURUSD.csv)")
+    ap.add_argument("--data", required=True, help="a candle CSV (the repository's data/backtesting-py/EURUSD.csv)")
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--sets", type=int, default=300)
     ap.add_argument("--out", required=True)

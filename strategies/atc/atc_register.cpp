@@ -51,7 +51,7 @@ void register_atc(Registry& registry) {
   e.parse = parse;
   e.make = [](const StrategySettings& settings, const BuildContext& context) -> std::unique_ptr<Strategy> {
     const auto& s = settings_as<AtcSettings>(settings);
-    return std::make_unique<AtcStrategy>(io::load_candle_set(s.data, context.base_dir), s.options);
+    return std::make_unique<AtcStrategy>(io::load_candle_set(s.data, context.base_dir, /*require_volume=*/false), s.options);
   };
   e.make_device = TPEOPT_DEVICE(gpu::make_atc_twin);
   e.symbol_results.device = TPEOPT_DEVICE(gpu::atc_symbols_device);

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "common/cli_paths.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_generator.hpp"
 #include "strategies/trade_filter/trade_filter_prepare.hpp"
@@ -71,12 +72,12 @@ void add_trade_filter_data_commands(CLI::App& data, int& exit_code) {
       ->check(CLI::ExistingDirectory);
   p->add_option("--trades", prep->trades, "Trade log CSV")->required()->check(CLI::ExistingFile);
   p->add_option("--tickers", prep->tickers, "Tickers to keep, comma-separated (e.g. SOXL,IONQ,MARA)")->required();
-  p->add_option("-o,--out", prep->out, "Cache file to write (atomically)")->required();
+  p->add_option("-o,--out", prep->out, "Cache file to write (atomically)")->required()->check(cli::output_file());
   p->callback([prep, &exit_code] { exit_code = (*prep)(); });
 
   auto gen = std::make_shared<GenerateCommand>();
   CLI::App* g = data.add_subcommand("generate", "trade_filter: write realistic synthetic market data and a trade log");
-  g->add_option("-o,--out", gen->o.out, "Output folder (market/ and trades.csv)")->required();
+  g->add_option("-o,--out", gen->o.out, "Output folder (market/ and trades.csv)")->required()->check(cli::output_folder());
   g->add_option("--days", gen->o.days, "Trading days (weekdays)")->check(CLI::Range(1, 400));
   g->add_option("--tickers", gen->tickers, "Traded tickers, comma-separated");
   g->add_option("--extra-tickers", gen->extra, "Market-only tickers, comma-separated (may be empty)");

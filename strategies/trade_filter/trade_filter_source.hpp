@@ -2,7 +2,10 @@
 // The `data` object of a trade_filter config, resolved to prepared data:
 //   {"market_dir": DIR, "trades": FILE, "tickers": [..]}  prepared on first use and cached
 //       (optional "cache_dir": where the cache goes; default $TPEOPT_CACHE_DIR, else
-//       $XDG_CACHE_HOME/tpeopt, else ~/.cache/tpeopt — never next to the inputs)
+//       $XDG_CACHE_HOME/tpeopt, else ~/.cache/tpeopt — never next to the inputs; optional
+//       "generate": {"days", "trades", "seed"}: the files are OUT/market and OUT/trades.csv
+//       written by `tpeopt data generate`, and when both are missing the error is the exact
+//       command that writes them)
 //   {"cache": FILE}                                        a cache written by `tpeopt data prepare`
 // Relative paths are resolved against the config's folder. Errors name `data.<key>`.
 #include <filesystem>
@@ -32,19 +35,28 @@ std::filesystem::path trade_filter_cache_path(const TradeFilterInputs& inputs, c
 std::shared_ptr<const strategies::TradeFilterData> load_or_prepare_trade_filter(
     const TradeFilterInputs& inputs, const std::filesystem::path& cache_dir, std::ostream* log);
 
-/// Resolves a config's `data` object (see above).
+/// Resolves a config's `data` object (see above) and records the load (io/data_log.hpp).
 std::shared_ptr<const strategies::TradeFilterData> load_trade_filter_data(const Json& data,
                                                                           const std::filesystem::path& base_dir,
                                                                           std::ostream* log);
 
+/// `data.generate`: how `tpeopt data generate` wrote the files, so that when they are
+/// missing the error gives the exact command.
+struct GenerateRecipe {
+  std::uint64_t days = 0, trades = 0, seed = 1;
+};
+
 /// The `data` object as a typed struct, checked when the config is loaded (keys, types,
-/// the tickers); the folders and files are checked when the data is loaded.
+/// the tickers, data.generate's paths); the folders and files are checked when the data is
+/// loaded.
 struct TradeFilterDataConfig {
   std::string cache;  ///< {"cache": FILE} (set: the other fields are unused)
   std::string market_dir, trades;
   std::vector<std::string> tickers;
   std::optional<std::string> cache_dir;
-  /// The object in the resolved config (keys: cache, or market_dir, trades, tickers, cache_dir).
+  std::optional<GenerateRecipe> generate;
+  /// The object in the resolved config (keys: cache, or market_dir, trades, tickers, cache_dir,
+  /// generate).
   Json to_json() const;
 };
 TradeFilterDataConfig parse_trade_filter_data_config(const Json& data);

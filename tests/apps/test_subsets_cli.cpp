@@ -145,7 +145,10 @@ TEST_CASE("tpeopt run with walk-forward runs each fold in its own directory and 
   const std::string dir = tmp + "/run";
   const auto r = run_config(tmp, config, dir);
   INFO(r.output);
-  REQUIRE(r.exit_code == 0);
+  // No trial keeps a trade on fold 3's in-sample days: that fold has no feasible trial, which
+  // the run says, exiting 4, after running and tabling every fold.
+  REQUIRE(r.exit_code == 4);
+  REQUIRE_THAT(r.output, Catch::Contains("tpeopt: 1 of 3 folds found no feasible trial"));
   REQUIRE_THAT(r.output, Catch::Contains("walk-forward: 3 folds"));
   const io::Json table = io::Json::parse(read_text(fs::path(dir) / "walk_forward.json"));
   REQUIRE(table["fold_results"].size() == 3);
@@ -177,7 +180,7 @@ TEST_CASE("tpeopt run with walk-forward runs each fold in its own directory and 
   }
   const auto resumed = run_cli({"resume", dir, "--executor", "cpu", "-q"});
   INFO(resumed.output);
-  REQUIRE(resumed.exit_code == 0);
+  REQUIRE(resumed.exit_code == 4);  // fold 3, as above
   for (int f = 1; f <= 3; ++f) {
     CAPTURE(f);
     const fs::path summary = fs::path(dir) / ("fold-" + std::to_string(f)) / "summary.json";

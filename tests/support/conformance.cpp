@@ -36,7 +36,7 @@ void append_slice(CandleSet& set, const Candles& all, const std::string& name, s
 const strategies::SampleData& conformance_data() {
   static const strategies::SampleData data = [] {
     strategies::SampleData d;
-    d.candles_csv = fs::path(source_dir()) / "examples" / "data" / "EURUSD.csv";
+    d.candles_csv = fs::path(source_dir()) / "data" / "backtesting-py" / "EURUSD.csv";
     d.scratch = make_temp_dir("conformance");
     d.candles_dir = d.scratch / "three_symbols";
     const Candles eurusd = io::read_candles_csv(d.candles_csv);

@@ -14,7 +14,7 @@
 
 namespace tpeopt::testing {
 
-/// examples/data/EURUSD.csv, and a folder of three symbols cut from it with different spans
+/// data/backtesting-py/EURUSD.csv, and a folder of three symbols cut from it with different spans
 /// (bars 0-2499, 1000-3999 and 2500-4999): made once per test process.
 const strategies::SampleData& conformance_data();
 
