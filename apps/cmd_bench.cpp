@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "common/cli_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "common/error.hpp"
 #include "engine/study.hpp"
@@ -48,12 +49,19 @@ struct BenchCommand {
         "tpeopt bench: {} trials, batch {}, executor {}, synthetic load: sampler +{} ms, executor +{} ms per batch\n",
         engine::study_trial_count(config), config.search.batch, options.executor, sampler_ms, executor_ms);
 
+    std::uint64_t data_bytes = 0;
+    const auto strategy = load_strategy(config, &data_bytes);  // the data, loaded once for every mode
+    for (const std::uint64_t depth : modes_depths) {  // the deepest pipeline holds the most
+      io::StudyConfig deepest = config;
+      deepest.search.depth = depth;
+      check_study_memory(deepest, *strategy, options, data_bytes);
+    }
     auto measure = [&](std::uint64_t depth, bool serial) {
       BenchRow best;
       for (int r = 0; r < repeats; ++r) {
         config.search.depth = depth;
         options.serial = serial;
-        const auto run = engine::run_study(config, options);
+        const auto run = engine::run_study(config, *strategy, options);
         if (r == 0 || run.summary.wall_ms < best.s.wall_ms) best.s = run.summary;
         best.digest = run.result.digest_hex();
       }
@@ -124,7 +132,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   sub->add_option("--executor-ms", cmd->executor_ms, "Synthetic extra executor time per batch, ms (regime ask < executor)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--repeats", cmd->repeats, "Runs per mode; the fastest is reported")->check(CLI::Range(1, 100));
-  sub->add_option("--json", cmd->json_out, "Also write the table as JSON to this file");
+  sub->add_option("--json", cmd->json_out, "Also write the table as JSON to this file")->check(cli::output_file());
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }
 

@@ -1,8 +1,8 @@
 // `tpeopt grid`: exhaustive search over a grid of values, written to its own run
-// directory like `run`, and resumable with `tpeopt resume DIR`.
-// trade_filter runs the exact cell method (CPU or GPU, strategies/trade_filter/
-// trade_filter_grid.hpp, gpu/trade_filter_grid.hpp) segment by segment (engine/grid_run.hpp);
-// other strategies run the grid sampler through the pipeline, journaled per batch.
+// directory like `run`, and resumable with `tpeopt resume DIR`. A strategy with an exact
+// grid (the registry's capability, strategies/exact_grid.hpp) runs it segment by segment
+// (engine/grid_run.hpp); other strategies run the grid sampler through the pipeline,
+// journaled per batch.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,16 +10,16 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "common/cli_paths.hpp"
+#include "apps/study_flags.hpp"
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
 #include "engine/data_subsets.hpp"
 #include "engine/grid_run.hpp"
-#include "engine/python_objective.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
 #include "io/study_config.hpp"
-#include "strategies/trade_filter/trade_filter_strategy.hpp"
 
 namespace tpeopt::app {
 
@@ -37,41 +37,44 @@ struct GridCommand {
 
   int operator()() const {
     io::StudyConfig config = io::load_study_config(config_path);
-    if (config.strategy == "python") throw Error(engine::python_objective_only_message(config));
     if (!executor.empty()) config.executor = executor;
     const std::string exec = engine::resolve_executor(config.executor);
-    auto strategy = engine::make_strategy(config);
+    std::uint64_t data_bytes = 0;
+    auto strategy = load_strategy(config, &data_bytes);
     const fs::path dir = out.empty() ? engine::default_run_dir(config) : fs::path(out);
     // Refused before any run directory exists (as `tpeopt run` does).
     if (config.walk_forward.is_parent())
       throw make_error("{}: data.walk_forward: a walk-forward study runs its folds with `tpeopt run`, not `tpeopt grid`",
                        config.source);
     engine::check_data_subsets(*strategy, config);
-    const auto* tfs = dynamic_cast<const strategies::TradeFilterStrategy*>(strategy.get());
-    // The streaming trade_filter grid reads the whole log: data subsets go through the pipeline.
-    if (!tfs || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled) return generic(config, *strategy, exec, dir);
+    const strategies::ExactGrid& exact = config.entry->exact_grid;
+    // An exact grid reads the whole data: data subsets go through the pipeline.
+    if (!exact.available() || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled)
+      return generic(config, *strategy, exec, dir, data_bytes);
 
     engine::GridRunSettings s;
     s.top_k = top;
     s.segment_combinations = segment_combinations;
     s.search.threads = threads;
     s.search.memory_budget = grid_memory_budget(exec, memory_mb);
-    auto run = engine::GridRun::create(dir, config, *tfs, exec, s);
-    std::cerr << fmt::format("tpeopt grid: strategy trade_filter | {} combinations in {} segments x {} trades | top "
-                             "{} | executor {} | out {}\n",
-                             run->grid().size(), run->segment_count(), tfs->data().n_trades(), top, exec, dir.string());
-    return run_grid_recorded(*run, *tfs, exec, quiet);
+    auto run = engine::GridRun::create(dir, config, *strategy, exec, s);
+    std::cerr << fmt::format("tpeopt grid: strategy {} | {} combinations in {} segments x {} | top {} | executor {} | "
+                             "out {}\n",
+                             config.strategy, run->grid().size(), run->segment_count(), exact.data_summary(*strategy),
+                             top, exec, dir.string());
+    return run_grid_recorded(*run, *strategy, exec, quiet);
   }
 
   /// Other strategies: the grid sampler through the pipeline (no per-combination memory).
   int generic(io::StudyConfig config, const strategies::Strategy& strategy, const std::string& exec,
-              const fs::path& dir) const {
+              const fs::path& dir, std::uint64_t data_bytes) const {
     config.search.sampler = "grid";
     config.search.top_k = top;
     engine::RunOptions options;
     options.executor = exec;
     options.cpu_threads = threads;
     options.log = quiet ? nullptr : &std::cerr;
+    check_study_memory(config, strategy, options, data_bytes);  // before the run directory exists
     auto recorder = engine::RunRecorder::create(dir, config, strategy, exec);
     std::cerr << fmt::format("tpeopt grid: strategy {} | {} combinations in batches of {} | executor {} | out {}\n",
                              config.strategy, engine::study_trial_count(config), config.search.batch, exec,
@@ -94,10 +97,11 @@ void add_grid_command(CLI::App& app, int& exit_code) {
   sub->add_option("--threads", cmd->threads, "CPU threads (0 = all cores)");
   sub->add_option("--memory-mb", cmd->memory_mb, "Memory for cell tables (default: 1 GiB on the CPU, a quarter of free GPU memory)");
   sub->add_option("--segment-combinations", cmd->segment_combinations,
-                  "trade_filter: combinations per journaled segment, at most (default 2^28); smaller segments lose "
-                  "less work to a crash and cost a pass over the trades each")
+                  "Exact grids: combinations per journaled segment, at most (default 2^28); smaller segments lose "
+                  "less work to a crash and cost a pass over the data each")
       ->check(CLI::PositiveNumber);
-  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty");
+  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty")
+      ->check(cli::output_folder());
   sub->add_flag("-q,--quiet", cmd->quiet, "No per-segment log lines");
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }

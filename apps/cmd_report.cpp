@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "common/cli_paths.hpp"
 #include "engine/report_html.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/run_report_data.hpp"
@@ -57,7 +58,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "report", "Write a self-contained HTML report of a run directory: history, top parameters, pipeline timeline");
   sub->add_option("run_dir", cmd->run_dir, "The run directory (from `tpeopt run --out`)")->required();
-  sub->add_option("-o,--out", cmd->out, "The HTML file to write (default RUN_DIR/report.html)");
+  sub->add_option("-o,--out", cmd->out, "The HTML file to write (default RUN_DIR/report.html)")->check(cli::output_file());
   sub->add_option("--last-batches", cmd->last_batches, "Batches shown on the timeline (default 20)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });

@@ -6,14 +6,13 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
+#include "apps/study_flags.hpp"
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
 #include "engine/grid_run.hpp"
-#include "engine/python_objective.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
-#include "strategies/trade_filter/trade_filter_strategy.hpp"
 
 namespace tpeopt::app {
 
@@ -30,7 +29,6 @@ struct ResumeCommand {
 
   int operator()() const {
     const io::StudyConfig config = engine::load_run_config(dir);
-    if (config.strategy == "python") throw Error(engine::python_objective_only_message(config));
     engine::RunOptions options;
     options.executor = engine::resolve_executor(executor.empty() ? config.executor : executor);
     options.serial = serial;
@@ -38,8 +36,10 @@ struct ResumeCommand {
     options.cuda_block_size = block_size;
     options.cuda_devices = engine::parse_devices(devices);
     options.log = quiet ? nullptr : &std::cerr;
-    auto strategy = engine::make_strategy(config);
+    std::uint64_t data_bytes = 0;
+    auto strategy = load_strategy(config, &data_bytes);
     if (engine::GridRun::is_grid_run(dir)) return resume_grid(config, *strategy, options.executor);
+    check_study_memory(config, *strategy, options, data_bytes);
     if (config.walk_forward.is_parent())
       return run_walk_forward(config, *strategy, options, dir, true);
     std::vector<engine::ReplayedBatch> replay;
@@ -54,17 +54,17 @@ struct ResumeCommand {
   }
 
   int resume_grid(const io::StudyConfig& config, const strategies::Strategy& strategy, const std::string& exec) const {
-    const auto* tfs = dynamic_cast<const strategies::TradeFilterStrategy*>(&strategy);
-    if (!tfs) throw make_error("{}: grid_journal.bin belongs to a trade_filter grid, but config.json names strategy {}",
-                               dir, config.strategy);
+    if (!config.entry->exact_grid.available())
+      throw make_error("{}: grid_journal.bin belongs to an exact grid, but config.json names strategy {}, which has none",
+                       dir, config.strategy);
     engine::GridRunSettings s;
     s.search.threads = threads;
     s.search.memory_budget = grid_memory_budget(exec, 0);
-    auto run = engine::GridRun::resume(dir, config, *tfs, exec, s);
+    auto run = engine::GridRun::resume(dir, config, strategy, exec, s);
     std::cerr << fmt::format("tpeopt resume: {} | grid: {} of {} segments in the journal{} | executor {}\n", dir,
                              run->segments_journaled(), run->segment_count(),
                              run->dropped_torn_tail() ? " (a torn last record was dropped)" : "", exec);
-    return run_grid_recorded(*run, *tfs, exec, quiet);
+    return run_grid_recorded(*run, strategy, exec, quiet);
   }
 };
 

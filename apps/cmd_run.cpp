@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "apps/commands.hpp"
+#include "common/cli_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "apps/recorded_run.hpp"
 #include "engine/data_subsets.hpp"
@@ -29,9 +30,12 @@ struct RunCommand {
     options.log = quiet ? nullptr : &std::cerr;
     options.executor = engine::resolve_executor(options.executor);
 
-    auto strategy = engine::make_strategy(config);
+    std::uint64_t data_bytes = 0;
+    auto strategy = load_strategy(config, &data_bytes);
     const std::filesystem::path dir = out.empty() ? engine::default_run_dir(config) : std::filesystem::path(out);
-    engine::check_data_subsets(*strategy, config);  // before any run directory exists
+    // Before any run directory exists:
+    engine::check_data_subsets(*strategy, config);
+    check_study_memory(config, *strategy, options, data_bytes);
     if (config.walk_forward.is_parent()) return run_walk_forward(config, *strategy, options, dir, false);
     auto recorder = engine::RunRecorder::create(dir, config, *strategy, options.executor);
     std::cerr << fmt::format("tpeopt run: strategy {} | sampler {} | {} trials in batches of {} | depth {} | {} | "
@@ -54,7 +58,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("run", "Run an optimization study from a config and write its run directory");
   cmd->flags.add_to(*sub);
   sub->add_flag("--serial", cmd->serial, "Run the same schedule on one thread (no overlap); same results");
-  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty");
+  sub->add_option("-o,--out", cmd->out, "Run directory (default: runs/<time>-<strategy>); must be new or empty")
+      ->check(cli::output_folder());
   sub->add_flag("-q,--quiet", cmd->quiet, "No per-batch log lines");
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }

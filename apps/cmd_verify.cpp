@@ -19,11 +19,14 @@ struct VerifyCommand {
   int operator()() const {
     const io::StudyConfig config = flags.load();
     engine::RunOptions options = flags.run_options(config);
+    options.keep_trials = true;  // what verify_study keeps: the memory check counts it
     options.executor = engine::resolve_executor(options.executor);
     std::cerr << fmt::format("tpeopt verify: {} trials, batch {}, depth {}, executor {}: pipelined, then serial\n",
                              engine::study_trial_count(config), config.search.batch, config.search.depth,
                              options.executor);
-    const auto strategy = engine::make_strategy(config);
+    std::uint64_t data_bytes = 0;
+    const auto strategy = load_strategy(config, &data_bytes);  // the data, loaded once for both runs
+    check_study_memory(config, *strategy, options, data_bytes);
     const engine::Verification v = engine::verify_study(config, *strategy, options);
     if (!v.identical) {
       std::cout << "different: " << v.difference << '\n';

@@ -13,14 +13,19 @@
 
 namespace tpeopt::app {
 
+std::string resume_hint(const std::filesystem::path& dir) {
+  return "Continue with:\ntpeopt resume " + dir.string();
+}
+
 int run_recorded(const io::StudyConfig& config, const strategies::Strategy& strategy, engine::RunOptions options,
-                 engine::RunRecorder& recorder, std::vector<engine::ReplayedBatch> replay) {
-  if (options.log && ::isatty(STDERR_FILENO)) options.progress_line = true;
+                 engine::RunRecorder& recorder, std::vector<engine::ReplayedBatch> replay,
+                 const std::filesystem::path& resume_dir) {
   const std::string dir = recorder.dir().string();
+  const std::string resume = resume_dir.empty() ? dir : resume_dir.string();
+  if (options.log && ::isatty(STDERR_FILENO)) options.progress_line = true;
   const engine::StudyRun run = engine::run_recorded_study(
       config, strategy, options, recorder, std::move(replay), true,
-      fmt::format("tpeopt resume {}{}", dir,
-                  options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : ""));
+      {"tpeopt resume " + resume, options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : ""});
 
   const auto& s = run.summary;
   std::cout << fmt::format("trials: {} in {:.3f} s ({:.0f} trials/s) | executor busy {:.1f}% | ask {:.1f} ms, {} "
@@ -28,7 +33,20 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
                            s.trials_told, s.wall_ms / 1000.0, s.trials_told / (s.wall_ms / 1000.0),
                            s.wall_ms > 0 ? 100.0 * s.exec_ms / s.wall_ms : 0.0, s.ask_ms,
                            run.executor == "cuda" ? "gpu" : "cpu", s.exec_ms, s.tell_ms, s.overlap_ms, s.idle_ms);
-  if (!run.result.top().empty()) {
+  const engine::TrialCounts& counts = run.result.counts();
+  const bool none_feasible = counts.feasible == 0 && run.result.n_trials() > 0;
+  if (none_feasible) {
+    std::string closest;
+    if (!run.result.top().empty() && run.result.top().front().violation > 0.0) {
+      const double short_by = run.result.top().front().violation;
+      closest = fmt::format("; the closest, trial {}, is short by {} trade{}", run.result.top().front().trial,
+                            short_by, short_by == 1.0 ? "" : "s");
+    }
+    std::cerr << fmt::format("tpeopt: no feasible trial{}: {}{} (top.json ranks them by how far they missed; lower "
+                             "objective.min_trades, or change the parameter ranges or the data)\n",
+                             s.stopped_early ? " so far" : "",
+                             engine::describe_counts(counts, engine::min_trades_of(config, strategy)), closest);
+  } else if (!run.result.top().empty()) {
     const auto& best = run.result.top().front();
     std::cout << fmt::format("best: trial {} score {}", best.trial, best.score);
     for (std::size_t a = 0; a < config.space.size(); ++a)
@@ -44,18 +62,20 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
                              h.spearman);
   }
   if (s.stopped_early) {
-    std::cerr << fmt::format("interrupted after {} trials; the journal is consistent. Continue with: tpeopt resume {}\n",
-                             run.result.n_trials(), dir);
+    // On lines of their own, also after a progress line left without its newline.
+    std::cerr << fmt::format("{}interrupted after {} trials; the journal is consistent. {}\n",
+                             options.progress_line ? "\n" : "", run.result.n_trials(), resume_hint(resume));
     return 130;
   }
   std::cout << fmt::format("digest {}\nresults in {}\n", run.result.digest_hex(), dir);
-  return 0;
+  return none_feasible ? kExitNoFeasibleTrial : 0;
 }
 
 int run_walk_forward(const io::StudyConfig& config, const strategies::Strategy& strategy,
                      const engine::RunOptions& options, const std::filesystem::path& dir, bool resume) {
   namespace fs = std::filesystem;
   if (!resume) engine::create_run_directory(dir, config, strategy, options.executor);
+  std::uint64_t folds_without_feasible = 0;
   for (std::uint64_t f = 0; f < config.walk_forward.folds; ++f) {
     const io::StudyConfig fold = engine::fold_config(config, f);
     const fs::path fdir = engine::fold_dir(dir, f);
@@ -67,9 +87,14 @@ int run_walk_forward(const io::StudyConfig& config, const strategies::Strategy& 
       recorder = engine::RunRecorder::create(fdir, fold, strategy, options.executor);
     std::cerr << fmt::format("walk-forward fold {} of {}: {}{}\n", f + 1, config.walk_forward.folds, fdir.string(),
                              replay.empty() ? "" : fmt::format(" (continuing: {} batches in the journal)", replay.size()));
-    const int code = run_recorded(fold, strategy, options, *recorder, std::move(replay));
+    const int code = run_recorded(fold, strategy, options, *recorder, std::move(replay), dir);
     engine::write_walk_forward_table(dir, config, strategy);
-    if (code != 0) return code;
+    // A fold without a feasible trial is complete: the other folds still run.
+    if (code == kExitNoFeasibleTrial) {
+      folds_without_feasible += 1;
+    } else if (code != 0) {
+      return code;
+    }
   }
   const io::Json table = engine::write_walk_forward_table(dir, config, strategy);
   std::cout << fmt::format("walk-forward: {} folds ({})\nfold  in-sample window            out-of-sample window       "
@@ -82,6 +107,11 @@ int run_walk_forward(const io::StudyConfig& config, const strategies::Strategy& 
                              r["out_of_sample_score"].dump());
   }
   std::cout << fmt::format("folds in {}/fold-N; table in {}/walk_forward.csv\n", dir.string(), dir.string());
+  if (folds_without_feasible > 0) {
+    std::cerr << fmt::format("tpeopt: {} of {} folds found no feasible trial\n", folds_without_feasible,
+                             config.walk_forward.folds);
+    return kExitNoFeasibleTrial;
+  }
   return 0;
 }
 

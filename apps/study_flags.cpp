@@ -1,9 +1,24 @@
 #include "apps/study_flags.hpp"
 
+#include <iostream>
+
+#include <fmt/format.h>
+
 #include "common/error.hpp"
-#include "engine/python_objective.hpp"
+#include "common/host_memory.hpp"
+#include "engine/memory_check.hpp"
 
 namespace tpeopt::app {
+
+std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config, std::uint64_t* data_bytes) {
+  engine::check_scored_by_tpeopt(config);  // before any data is read or any folder written
+  return engine::load_strategy(config, &std::cerr, data_bytes);
+}
+
+void check_study_memory(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                        const engine::RunOptions& options, std::uint64_t data_bytes) {
+  engine::check_memory(config, strategy, options, data_bytes, available_host_memory());
+}
 
 void StudyFlags::add_to(CLI::App& cmd) {
   cmd.add_option("-c,--config", config, "Study config (JSON); see examples/ and docs/user-guide.md")
@@ -25,7 +40,6 @@ void StudyFlags::add_to(CLI::App& cmd) {
 
 io::StudyConfig StudyFlags::load() const {
   io::StudyConfig c = io::load_study_config(config);
-  if (c.strategy == "python") throw Error(engine::python_objective_only_message(c));
   io::apply_overrides(c, {trials, batch, depth, seed, executor}, "--");
   return c;
 }

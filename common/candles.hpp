@@ -1,7 +1,7 @@
 #pragma once
 // OHLCV candles as a struct of arrays: the data type that io/ loads (io/candles_csv.hpp,
-// io/candles_cache.hpp, io/candle_set.hpp) and strategies/ read (strategies/exhaustion/,
-// strategies/atc/). Plain data, no logic beyond accessors.
+// io/candles_cache.hpp, io/candle_set.hpp) and the candle strategies read. Plain data, no
+// logic beyond accessors.
 #include <cstddef>
 #include <cstdint>
 #include <string>

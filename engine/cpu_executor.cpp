@@ -1,6 +1,9 @@
 #include "engine/cpu_executor.hpp"
 
+#include <atomic>
+
 #include "common/error.hpp"
+#include "engine/interrupt.hpp"
 
 namespace tpeopt::engine {
 
@@ -18,15 +21,23 @@ BatchResult CpuExecutor::evaluate(const BatchRequest& request) {
   result.scores.resize(request.n_trials);
   result.violations.resize(request.n_trials);
   result.metrics.resize(request.n_trials * result.n_metrics);
+  // A signal abandons the batch within one trial per thread (a 4096-trial batch may take
+  // minutes): the batch is not told, and a resume evaluates it again.
+  std::atomic<bool> interrupted{false};
   pool_.parallel_for(request.n_trials, [&](std::size_t begin, std::size_t end) {
     std::vector<double> slots(binding_.n_slots());
     for (std::size_t i = begin; i < end; ++i) {
+      if (InterruptGuard::requested()) {
+        interrupted.store(true, std::memory_order_relaxed);
+        return;
+      }
       binding_.fill(&request.values[i * request.n_axes], slots.data());
       const auto s = strategy_.evaluate(slots.data(), result.metrics.data() + i * result.n_metrics);
       result.scores[i] = s.score;
       result.violations[i] = s.violation;
     }
   });
+  if (interrupted.load()) throw Interrupted{};
   result.timings.end = Clock::now();
   result.timings.busy_ms = std::chrono::duration<double, std::milli>(result.timings.end - result.timings.begin).count();
   return result;

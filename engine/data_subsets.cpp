@@ -38,8 +38,7 @@ std::size_t atom_count(const std::vector<AtomRange>& ranges) {
 HoldoutSplit split_holdout(const strategies::Strategy& strategy, const io::HoldoutConfig& holdout) {
   const std::size_t n = strategy.n_atoms();
   if (n == 0)
-    throw make_error("data.holdout: strategy {} cannot be cut into parts (trade_filter and one-symbol exhaustion can)",
-                     strategy.name());
+    throw make_error("data.holdout: strategy {} cannot be cut into parts", strategy.name());
   std::vector<char> out(n, 0);
   if (holdout.fraction > 0.0) {
     const double t0 = static_cast<double>(strategy.atom_time_s(0));
@@ -89,9 +88,7 @@ std::vector<std::vector<AtomRange>> walk_forward_windows(const strategies::Strat
                                                          const io::WalkForwardConfig& walk_forward) {
   const std::size_t n = strategy.n_atoms();
   if (n == 0)
-    throw make_error("data.walk_forward: strategy {} cannot be cut into windows (trade_filter and one-symbol "
-                     "exhaustion can)",
-                     strategy.name());
+    throw make_error("data.walk_forward: strategy {} cannot be cut into windows", strategy.name());
   auto windows = equal_slices({{0, n}}, walk_forward.folds + 1);
   if (windows.size() < walk_forward.folds + 1)
     throw make_error("data.walk_forward: {} folds need {} windows, but the data has {} {}", walk_forward.folds,
@@ -130,8 +127,7 @@ std::vector<std::vector<AtomRange>> halving_slices(const strategies::Strategy& s
                                                    const std::vector<AtomRange>& ranges,
                                                    const io::HalvingConfig& halving) {
   if (strategy.n_atoms() == 0)
-    throw make_error("search.halving: strategy {} cannot be cut into slices (trade_filter and one-symbol exhaustion can)",
-                     strategy.name());
+    throw make_error("search.halving: strategy {} cannot be cut into slices", strategy.name());
   std::size_t n = halving.slices;
   if (n == 0) n = strategy.atoms_are_slices() ? atom_count(ranges) : 16;
   auto slices = equal_slices(ranges, n);

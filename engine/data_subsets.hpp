@@ -1,6 +1,6 @@
 #pragma once
 // Data subsets (issue [subsets], docs/user-guide.md "Hold-out" and "Successive halving"):
-// which atoms of a strategy's data (trade_filter: trading days; exhaustion: bars) form the
+// which atoms of a strategy's data (trading days of a trade log, bar times of candles) form the
 // in-sample and out-of-sample parts, the slices of successive halving, their shuffled
 // order and the rungs. Pure functions of (strategy, config): a run and its resume agree.
 #include <cstddef>

@@ -14,12 +14,15 @@
 #include "engine/interrupt.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/run_files.hpp"
-#include "engine/trade_filter_grid_config.hpp"
+#include "engine/slot_grid_config.hpp"
+#include "strategies/registry.hpp"
 
 namespace tpeopt::engine {
 
 namespace fs = std::filesystem;
-namespace tf = strategies::trade_filter;
+using strategies::GridEntry;
+using strategies::GridTop;
+using strategies::SlotGrid;
 
 namespace {
 
@@ -30,8 +33,7 @@ constexpr const char* kJournalName = "grid_journal.bin";
 /// One journaled segment: its exact top K in full-grid combination indices.
 struct SegmentRecord {
   std::uint64_t segment = 0;
-  std::vector<tf::GridHit> hits;
-  std::vector<tf::Tally> tallies;
+  std::vector<GridEntry> hits;
   double ms = 0.0;
 };
 
@@ -39,33 +41,56 @@ std::string encode(const SegmentRecord& r) {
   std::string p;
   put_raw(p, r.segment);
   put_raw(p, static_cast<std::uint64_t>(r.hits.size()));
-  for (std::size_t i = 0; i < r.hits.size(); ++i) {
-    put_raw(p, r.hits[i].key);
-    put_raw(p, r.hits[i].combination);
-    const tf::Tally& t = r.tallies[i];
-    for (std::int64_t v : {t.sum_q, t.kept, t.wins, t.losses}) put_raw(p, v);
+  for (const GridEntry& h : r.hits) {
+    put_raw(p, h.key);
+    put_raw(p, h.combination);
+    for (std::int64_t v : h.exact) put_raw(p, v);
   }
   put_raw(p, r.ms);
   return p;
 }
 
-bool decode(const std::string& payload, SegmentRecord& r) {
+bool decode(const std::string& payload, std::size_t exact_words, SegmentRecord& r) {
   PayloadCursor c(payload);
   std::uint64_t n = 0;
-  if (!c.get(r.segment) || !c.get(n) || n > payload.size() / 48) return false;
+  if (!c.get(r.segment) || !c.get(n) || n > payload.size() / (8 * (2 + exact_words))) return false;
   r.hits.resize(n);
-  r.tallies.resize(n);
   for (std::uint64_t i = 0; i < n; ++i) {
-    tf::Tally& t = r.tallies[i];
-    if (!c.get(r.hits[i].key) || !c.get(r.hits[i].combination) || !c.get(t.sum_q) || !c.get(t.kept) ||
-        !c.get(t.wins) || !c.get(t.losses))
-      return false;
+    GridEntry& h = r.hits[i];
+    h.exact.resize(exact_words);
+    if (!c.get(h.key) || !c.get(h.combination)) return false;
+    for (std::int64_t& v : h.exact)
+      if (!c.get(v)) return false;
   }
   return c.get(r.ms) && c.at_end();
 }
 
-io::Json make_header(const io::StudyConfig& config, const tf::TradeFilterGrid& grid,
-                     const strategies::TradeFilterStrategy& strategy, const GridRunSettings& s) {
+/// The best K hits by (key, combination), whatever the order they come in.
+class TopHits {
+ public:
+  explicit TopHits(std::size_t k) : k_(k) {}
+  void add(const GridEntry& h) {
+    hits_.push_back(h);
+    if (hits_.size() >= 2 * k_ + 64) trim();
+  }
+  std::vector<GridEntry> sorted() {
+    trim();
+    return hits_;
+  }
+
+ private:
+  void trim() {
+    std::sort(hits_.begin(), hits_.end(), [](const GridEntry& a, const GridEntry& b) {
+      return a.key != b.key ? a.key < b.key : a.combination < b.combination;
+    });
+    if (hits_.size() > k_) hits_.resize(k_);
+  }
+  std::size_t k_;
+  std::vector<GridEntry> hits_;
+};
+
+io::Json make_header(const io::StudyConfig& config, const SlotGrid& grid, const strategies::Strategy& strategy,
+                     const GridRunSettings& s) {
   return {{"config_digest", config_digest(config)},
           {"data_checksums", strategy.data_checksums()},
           {"grid_combinations", grid.size()},
@@ -73,9 +98,9 @@ io::Json make_header(const io::StudyConfig& config, const tf::TradeFilterGrid& g
           {"segment_combinations", s.segment_combinations}};
 }
 
-tf::TradeFilterGrid grid_of(const io::StudyConfig& config, const strategies::TradeFilterStrategy& strategy) {
+SlotGrid grid_of(const io::StudyConfig& config, const strategies::Strategy& strategy) {
   try {
-    return make_trade_filter_grid(config, strategy);
+    return make_slot_grid(config, strategy);
   } catch (const Error& e) {
     throw Error(config.source + ": " + e.what());
   }
@@ -83,45 +108,41 @@ tf::TradeFilterGrid grid_of(const io::StudyConfig& config, const strategies::Tra
 
 }  // namespace
 
-GridSegments::GridSegments(const tf::TradeFilterGrid& grid, std::uint64_t max_combinations) : grid_(grid) {
-  const tf::GridLayout& g = grid.layout();
-  std::vector<int> slots;
-  for (int s = 0; s < tf::kSlots; ++s)
-    if (g.radix[s] > 1) slots.push_back(s);
-  std::stable_sort(slots.begin(), slots.end(), [&](int a, int b) { return g.stride[a] > g.stride[b]; });
-  std::uint64_t per_segment = g.size;
+GridSegments::GridSegments(const SlotGrid& grid, std::uint64_t max_combinations) : grid_(grid) {
+  std::vector<std::size_t> slots;
+  for (std::size_t s = 0; s < grid.values.size(); ++s)
+    if (grid.values[s].size() > 1) slots.push_back(s);
+  std::stable_sort(slots.begin(), slots.end(), [&](std::size_t a, std::size_t b) { return grid.stride[a] > grid.stride[b]; });
+  std::uint64_t per_segment = grid.size();
   // Keep at least one slot whole: a segment of one combination would pay the whole
-  // per-segment setup (a pass over the trades) for nothing.
+  // per-segment setup (a pass over the data) for nothing.
   for (std::size_t i = 0; i + 1 < slots.size() && per_segment > std::max<std::uint64_t>(1, max_combinations); ++i) {
-    split_.push_back(slots[i]);
-    per_segment /= g.radix[slots[i]];
-    count_ *= g.radix[slots[i]];
+    split_.push_back(static_cast<int>(slots[i]));
+    per_segment /= grid.values[slots[i]].size();
+    count_ *= grid.values[slots[i]].size();
   }
 }
 
-tf::TradeFilterGrid GridSegments::segment(std::uint64_t j, std::uint64_t* offset) const {
-  const tf::GridLayout& g = grid_.layout();
-  std::array<std::vector<double>, tf::kSlots> values;
-  std::array<std::uint64_t, tf::kSlots> stride{};
-  for (int s = 0; s < tf::kSlots; ++s) {
-    values[s].assign(grid_.values().begin() + g.offset[s], grid_.values().begin() + g.offset[s] + g.radix[s]);
-    stride[s] = g.stride[s];
-  }
+SlotGrid GridSegments::segment(std::uint64_t j, std::uint64_t* offset) const {
+  SlotGrid seg = grid_;
   *offset = 0;
   for (auto it = split_.rbegin(); it != split_.rend(); ++it) {  // the last split slot varies fastest in j
-    const int s = *it;
-    const std::uint64_t idx = j % g.radix[s];
-    j /= g.radix[s];
-    values[s] = {values[s][idx]};
-    *offset += idx * g.stride[s];
+    const auto s = static_cast<std::size_t>(*it);
+    const std::uint64_t radix = grid_.values[s].size();
+    const std::uint64_t idx = j % radix;
+    j /= radix;
+    seg.values[s] = {grid_.values[s][idx]};
+    *offset += idx * grid_.stride[s];
   }
-  return tf::TradeFilterGrid(values, stride);
+  return seg;
 }
 
-GridRun::GridRun(fs::path dir, const io::StudyConfig& config, const strategies::TradeFilterStrategy& strategy,
+GridRun::GridRun(fs::path dir, const io::StudyConfig& config, const strategies::Strategy& strategy,
                  GridRunSettings settings, RecordFileWriter journal)
-    : dir_(std::move(dir)), config_(config), strategy_(strategy), settings_(settings), grid_(grid_of(config, strategy)),
-      journal_(std::move(journal)) {
+    : dir_(std::move(dir)), config_(config), strategy_(strategy),
+      exact_(strategies::registry().at(strategy.name()).exact_grid), settings_(settings),
+      grid_(grid_of(config, strategy)), journal_(std::move(journal)) {
+  TPEOPT_ASSERT(exact_.available(), "a grid run needs a strategy with an exact grid");
   // What ranks a combination comes from the run itself, never from the caller.
   settings_.search.top_k = settings_.top_k;
   settings_.search.min_trades = strategy.min_trades();
@@ -133,9 +154,9 @@ GridRun::~GridRun() = default;
 bool GridRun::is_grid_run(const fs::path& dir) { return fs::exists(dir / kJournalName); }
 
 std::unique_ptr<GridRun> GridRun::create(const fs::path& dir, const io::StudyConfig& config,
-                                         const strategies::TradeFilterStrategy& strategy, const std::string& executor,
+                                         const strategies::Strategy& strategy, const std::string& executor,
                                          const GridRunSettings& settings) {
-  const tf::TradeFilterGrid grid = grid_of(config, strategy);  // config errors before anything is written
+  const SlotGrid grid = grid_of(config, strategy);  // config errors before anything is written
   create_run_directory(dir, config, strategy, executor,
                        {{"command", "grid"},
                         {"top", settings.top_k},
@@ -146,7 +167,7 @@ std::unique_ptr<GridRun> GridRun::create(const fs::path& dir, const io::StudyCon
 }
 
 std::unique_ptr<GridRun> GridRun::resume(const fs::path& dir, const io::StudyConfig& config,
-                                         const strategies::TradeFilterStrategy& strategy, const std::string& executor,
+                                         const strategies::Strategy& strategy, const std::string& executor,
                                          GridRunSettings& settings) {
   RecordFileContents file = read_record_file(dir / kJournalName, kFormat);
   const io::Json head = io::Json::parse(file.header, nullptr, false);
@@ -154,7 +175,7 @@ std::unique_ptr<GridRun> GridRun::resume(const fs::path& dir, const io::StudyCon
     throw make_error("{}: the grid journal header is not valid", (dir / kJournalName).string());
   settings.top_k = head.value("top_k", std::size_t{10});
   settings.segment_combinations = head.value("segment_combinations", std::uint64_t{1} << 28);
-  const tf::TradeFilterGrid grid = grid_of(config, strategy);
+  const SlotGrid grid = grid_of(config, strategy);
   const io::Json expected = make_header(config, grid, strategy, settings);
   if (head.at("config_digest") != expected.at("config_digest"))
     throw make_error("{}: refusing to resume: config.json was changed since the grid started (journal {} vs now {}); "
@@ -174,25 +195,25 @@ std::unique_ptr<GridRun> GridRun::resume(const fs::path& dir, const io::StudyCon
   return r;
 }
 
-io::Json GridRun::top_json(const tf::GridSearchOutcome& result) const {
+io::Json GridRun::top_json(const GridTop& result) const {
   io::Json top = io::Json::array();
   const auto& names = strategy_.param_names();
-  for (std::size_t r = 0; r < result.top.size(); ++r) {
-    const tf::GridHit& h = result.top[r];
-    const tf::Tally& t = result.tallies[r];
-    std::vector<double> slots(tf::kSlots);
+  std::vector<double> slots(names.size());
+  for (std::size_t r = 0; r < result.entries.size(); ++r) {
+    const GridEntry& h = result.entries[r];
     grid_.slots_of(h.combination, slots.data());
     io::Json params = io::Json::object();
     for (const auto& axis : config_.space.axes) {
       const auto s = static_cast<std::size_t>(std::find(names.begin(), names.end(), axis.name) - names.begin());
       params[axis.name] = slots[s];
     }
+    const strategies::GridScore score = exact_.score(h.exact.data(), settings_.search.min_trades);
     top.push_back({{"rank", r + 1},
                    {"trial", h.combination},
                    {"params", params},
-                   {"score", tf::from_fixed_point(t.sum_q)},
-                   {"violation", tf::violation_of(t.kept, settings_.search.min_trades)},
-                   {"metrics", {{"kept", t.kept}, {"wins", t.wins}, {"losses", t.losses}}}});
+                   {"score", score.score},
+                   {"violation", score.violation},
+                   {"metrics", score.metrics}});
   }
   return top;
 }
@@ -200,18 +221,14 @@ io::Json GridRun::top_json(const tf::GridSearchOutcome& result) const {
 GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
   using Clock = std::chrono::steady_clock;
   const GridSegments segments(grid_, settings_.segment_combinations);
-  tf::TopK top(settings_.top_k);
-  std::map<std::uint64_t, tf::Tally> tallies;  // of every hit ever kept (a few K per segment)
+  TopHits top(settings_.top_k);
   GridRunOutcome out;
   out.segments = segments.count();
   std::FILE* timings = open_table(dir_ / "timings.csv", "segment,first_combination,combinations,ms,"
                                                         "combinations_per_s,replayed\n");
   std::uint64_t first = 0;
   auto record_segment = [&](const SegmentRecord& rec, std::uint64_t n_combinations, bool replayed) {
-    for (std::size_t i = 0; i < rec.hits.size(); ++i) {
-      top.add(rec.hits[i]);
-      tallies[rec.hits[i].combination] = rec.tallies[i];
-    }
+    for (const GridEntry& h : rec.hits) top.add(h);
     append_or_throw(timings,
                     fmt::format("{},{},{},{:.3f},{:.1f},{}\n", rec.segment, first, n_combinations, rec.ms,
                                 rec.ms > 0 ? n_combinations / (rec.ms / 1000.0) : 0.0, replayed ? 1 : 0),
@@ -221,7 +238,7 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
     RunGauges g;
     g.trials_done = out.combinations_done;
     const auto best = top.sorted();
-    if (!best.empty()) g.best_score = tf::from_fixed_point(tallies.at(best.front().combination).sum_q);
+    if (!best.empty()) g.best_score = exact_.score(best.front().exact.data(), settings_.search.min_trades).score;
     g.executor_busy = 1.0;  // the grid has no sampler: the executor is never idle
     g.trials_per_second = rec.ms > 0 && !replayed ? n_combinations / (rec.ms / 1000.0) : 0.0;
     write_metrics_file(dir_, g);
@@ -229,7 +246,7 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
   try {
     for (std::uint64_t j = 0; j < journaled_.size(); ++j) {
       SegmentRecord rec;
-      if (!decode(journaled_[j], rec) || rec.segment != j)
+      if (!decode(journaled_[j], exact_.exact_words, rec) || rec.segment != j)
         throw make_error("{}: segment record {} does not hold segment {}; the grid journal cannot be trusted",
                          (dir_ / kJournalName).string(), j, j);
       std::uint64_t offset = 0;
@@ -242,16 +259,16 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
     for (std::uint64_t j = journaled_.size(); j < segments.count(); ++j) {
       if (InterruptGuard::requested()) break;
       std::uint64_t offset = 0;
-      const tf::TradeFilterGrid seg = segments.segment(j, &offset);
+      const SlotGrid seg = segments.segment(j, &offset);
       const auto t0 = Clock::now();
-      tf::GridSearchOutcome found = search(seg, settings_.search);
+      GridTop found = search(seg, settings_.search);
       SegmentRecord rec;
       rec.segment = j;
       rec.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       out.ms += rec.ms;
-      for (std::size_t i = 0; i < found.top.size(); ++i) {
-        rec.hits.push_back({found.top[i].key, found.top[i].combination + offset});
-        rec.tallies.push_back(found.tallies[i]);
+      for (GridEntry h : found.entries) {
+        h.combination += offset;
+        rec.hits.push_back(std::move(h));
       }
       out.result.method = found.method;
       journal_.append(encode(rec));  // durable first: then the segment counts as done
@@ -269,13 +286,11 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
   }
   std::fclose(timings);
   out.complete = out.segments_done == segments.count();
-  out.result.top = top.sorted();
+  out.result.entries = top.sorted();
   Digest d;
-  for (const tf::GridHit& h : out.result.top) {
-    const tf::Tally& t = tallies.at(h.combination);
-    out.result.tallies.push_back(t);
+  for (const GridEntry& h : out.result.entries) {
     for (std::uint64_t v : {h.key, h.combination}) d.add(v);
-    for (std::int64_t v : {t.sum_q, t.kept, t.wins, t.losses}) d.add(static_cast<std::uint64_t>(v));
+    for (std::int64_t v : h.exact) d.add(static_cast<std::uint64_t>(v));
   }
   out.digest = d.hex();
   write_file_atomically(dir_ / "top.json", top_json(out.result).dump(2) + "\n", true);
@@ -287,7 +302,11 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
                                  {"replayed_segments", out.segments_replayed},
                                  {"complete", out.complete},
                                  {"digest", out.digest},
-                                 {"search_ms", out.ms}}
+                                 {"search_ms", out.ms},
+                                 {"feasible_found",
+                                  !out.result.entries.empty() &&
+                                      exact_.score(out.result.entries.front().exact.data(),
+                                                   settings_.search.min_trades).violation == 0.0}}
                                 .dump(2) +
                             "\n",
                         true);

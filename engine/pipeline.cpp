@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "engine/halving_executor.hpp"
+#include "engine/interrupt.hpp"
 
 namespace tpeopt::engine {
 
@@ -192,7 +193,13 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
     Asked current = std::move(asked.front());
     asked.pop_front();
     const bool replayed = k < n_replayed;
-    BatchResult result = replayed ? settings.replay[k].result : driver->receive();
+    BatchResult result;
+    try {
+      result = replayed ? settings.replay[k].result : driver->receive();
+    } catch (const Interrupted&) {
+      summary.stopped_early = true;  // the executor abandoned batch k: it is not told
+      break;
+    }
     TPEOPT_ASSERT(result.batch_index == k && result.n_trials == current.request.n_trials,
                   "executor returned batches out of order");
 

@@ -45,7 +45,7 @@ struct PipelineSettings {
 struct PipelineSummary {
   std::uint64_t batches_told = 0;
   std::uint64_t trials_told = 0;
-  bool stopped_early = false;  ///< observer asked to stop
+  bool stopped_early = false;  ///< observer asked to stop, or the executor was interrupted (engine/interrupt.hpp)
   double wall_ms = 0;
   double ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0;
 };

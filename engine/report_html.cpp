@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "engine/data_subsets.hpp"
 #include "engine/report_figures.hpp"
+#include "engine/study_result.hpp"
 #include "engine/svg_plot.hpp"
 
 namespace tpeopt::engine {
@@ -58,7 +59,13 @@ std::string summary_section(const RunReportData& run) {
       complete ? R"(<span class="status complete">complete</span>)"
                : (t.from_summary ? R"(<span class="status interrupted">interrupted</span>)"
                                  : R"(<span class="status interrupted">interrupted: no summary.json</span>)");
-  std::string strategy = c.strategy + (c.function.empty() ? "" : " / " + c.function);
+  TrialCounts counts;
+  for (const ReportTrial& trial : run.trials) counts.add(trial.score, trial.violation, trial.pruned);
+  const bool none_feasible = !run.trials.empty() && counts.feasible == 0;
+  if (none_feasible) status += R"( <span class="status interrupted">no feasible trial</span>)";
+  const std::int64_t min_trades = c.objective.min_trades_set ? c.objective.min_trades : -1;
+  const std::string label = c.settings->label();
+  std::string strategy = c.strategy + (label.empty() ? "" : " / " + label);
   std::vector<std::pair<std::string, std::string>> rows = {
       {"strategy", escape(strategy)},
       {"objective", escape(fmt::format("{} ({})", c.objective.name,
@@ -72,6 +79,7 @@ std::string summary_section(const RunReportData& run) {
       {"ask / executor / tell", fmt::format("{} / {} / {}", ms(t.ask_ms), ms(t.exec_ms), ms(t.tell_ms))},
       {"overlap / idle", fmt::format("{} / {}", ms(t.overlap_ms), ms(t.idle_ms))},
       {"executor busy", t.wall_ms > 0 ? fmt::format("{:.1f}% of wall time", 100.0 * t.exec_ms / t.wall_ms) : "&ndash;"},
+      {"trials by outcome", escape(describe_counts(counts, min_trades))},
   };
   std::string html = "<section id=\"summary\">\n<h1>tpeopt report: " + escape(run.dir.filename().string()) + " " +
                      status + "</h1>\n";
@@ -83,7 +91,15 @@ std::string summary_section(const RunReportData& run) {
       html += "<td class=\"k\">" + rows[j].first + "</td><td>" + rows[j].second + "</td>";
     html += "</tr>\n";
   }
-  return html + "</table>\n</section>\n";
+  html += "</table>\n";
+  if (none_feasible)
+    html += "<p id=\"no-feasible\"><strong>No feasible trial:</strong> " +
+            escape(fmt::format("none of the {} trials met the study's constraints ({}); the top trials below are the "
+                               "closest misses, not results. Lower objective.min_trades, or change the parameter "
+                               "ranges or the data.",
+                               run.trials.size(), describe_counts(counts, min_trades))) +
+            "</p>\n";
+  return html + "</section>\n";
 }
 
 std::string figure_section(const char* id, const std::string& title, const std::string& note, const std::string& svg) {

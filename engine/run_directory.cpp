@@ -76,6 +76,11 @@ io::StudyConfig load_run_config(const fs::path& dir) {
   return io::parse_study_config(config, (dir / "config.json").string(), base_dir);
 }
 
+std::int64_t min_trades_of(const io::StudyConfig& config, const strategies::Strategy& strategy) {
+  if (config.objective.min_trades_set) return config.objective.min_trades;
+  return strategy.min_trades() > 0 ? strategy.min_trades() : -1;
+}
+
 io::Json param_value_json(const tpe::Axis& axis, double value) {
   if (axis.kind == tpe::Axis::Kind::Categorical && !axis.choice_labels.empty())
     return axis.choice_labels.at(static_cast<std::size_t>(value));
@@ -83,16 +88,20 @@ io::Json param_value_json(const tpe::Axis& axis, double value) {
   return value;
 }
 
-RunRecorder::RunRecorder(fs::path dir, const io::StudyConfig& config, std::vector<std::string> metric_names,
+RunRecorder::RunRecorder(fs::path dir, const io::StudyConfig& config, const strategies::Strategy& strategy,
                          JournalWriter journal)
-    : dir_(std::move(dir)), config_(config), metric_names_(std::move(metric_names)), journal_(std::move(journal)) {}
+    : dir_(std::move(dir)),
+      config_(config),
+      metric_names_(strategy.metric_names()),
+      min_trades_(min_trades_of(config, strategy)),
+      journal_(std::move(journal)) {}
 
 std::unique_ptr<RunRecorder> RunRecorder::create(const fs::path& dir, const io::StudyConfig& config,
                                                  const strategies::Strategy& strategy, const std::string& executor) {
   create_run_directory(dir, config, strategy, executor);
   // The journal comes last: a directory with a journal is a resumable run.
   auto journal = JournalWriter::create(dir / "journal.bin", make_header(config, strategy));
-  std::unique_ptr<RunRecorder> r(new RunRecorder(dir, config, strategy.metric_names(), std::move(journal)));
+  std::unique_ptr<RunRecorder> r(new RunRecorder(dir, config, strategy, std::move(journal)));
   r->open_tables();
   return r;
 }
@@ -131,7 +140,7 @@ std::unique_ptr<RunRecorder> RunRecorder::resume(const fs::path& dir, const io::
     throw make_error("{}: refusing to resume: the journal's shape does not match the config", dir.string());
 
   auto writer = JournalWriter::open_for_append(dir / "journal.bin", journal.valid_bytes);
-  std::unique_ptr<RunRecorder> r(new RunRecorder(dir, config, strategy.metric_names(), std::move(writer)));
+  std::unique_ptr<RunRecorder> r(new RunRecorder(dir, config, strategy, std::move(writer)));
   r->replayed_ = journal.records.size();
   r->dropped_torn_tail_ = journal.dropped_torn_tail;
   replay.clear();
@@ -273,6 +282,12 @@ void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summa
                 {"tell_ms", summary.tell_ms},
                 {"overlap_ms", summary.overlap_ms},
                 {"idle_ms", summary.idle_ms}};
+  const TrialCounts& c = result.counts();
+  s["outcomes"] = {{"feasible", c.feasible},
+                   {"too_few_trades", c.infeasible},
+                   {"failed", c.failed},
+                   {"pruned", c.pruned},
+                   {"min_trades", min_trades_ >= 0 ? io::Json(min_trades_) : io::Json(nullptr)}};
   if (holdout)
     s["holdout"] = {{"spearman", std::isnan(holdout->spearman) ? io::Json(nullptr) : io::Json(holdout->spearman)},
                     {"top_k", holdout->scores.size()},

@@ -51,7 +51,8 @@ class RunRecorder final : public BatchObserver {
   void on_batch(const BatchRequest& request, const BatchResult& result, const BatchTimings& timings) override;
   bool stop_requested() override;
 
-  /// Writes top.json and summary.json (also after an interruption). With a hold-out
+  /// Writes top.json and summary.json (also after an interruption; summary.json's "outcomes"
+  /// counts the trials by outcome: feasible, too_few_trades, failed, pruned). With a hold-out
   /// (issue [subsets]) top.json gives each trial's "out_of_sample" result, summary.json the
   /// rank correlation, and trials.csv's oos_score / oos_violation columns are filled for
   /// the top-K trials.
@@ -63,7 +64,7 @@ class RunRecorder final : public BatchObserver {
   bool dropped_torn_tail() const { return dropped_torn_tail_; }
 
  private:
-  RunRecorder(std::filesystem::path dir, const io::StudyConfig& config, std::vector<std::string> metric_names,
+  RunRecorder(std::filesystem::path dir, const io::StudyConfig& config, const strategies::Strategy& strategy,
               JournalWriter journal);
   void open_tables();
   void write_metrics(const BatchTimings& t);
@@ -72,6 +73,7 @@ class RunRecorder final : public BatchObserver {
   std::filesystem::path dir_;
   const io::StudyConfig& config_;
   std::vector<std::string> metric_names_;
+  std::int64_t min_trades_ = -1;  ///< min_trades_of(), for summary.json's "outcomes"
   JournalWriter journal_;
   std::FILE* trials_ = nullptr;
   std::FILE* timings_ = nullptr;
@@ -84,6 +86,10 @@ class RunRecorder final : public BatchObserver {
   Clock::time_point origin_{};
   bool have_origin_ = false;
 };
+
+/// The study's trade minimum for messages and summary.json: objective.min_trades when the
+/// config sets it, else the strategy's (when it says); -1 when not known.
+std::int64_t min_trades_of(const io::StudyConfig& config, const strategies::Strategy& strategy);
 
 /// top.json's shape: [{"rank", "trial", "params", "score", "violation", "metrics"}, ...];
 /// with a hold-out each entry also has "out_of_sample": {"score", "violation", "metrics"}

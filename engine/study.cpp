@@ -11,20 +11,11 @@
 #include "engine/halving_executor.hpp"
 #include "engine/fault_injection.hpp"
 #include "engine/mpi_ranks.hpp"
-#include "engine/python_objective.hpp"
 #include "engine/run_log.hpp"
 #include "engine/split_executor.hpp"
 #include "engine/synthetic_load.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "io/candles_config.hpp"
-#include "io/candle_set.hpp"
-#include "strategies/atc/atc_strategy.hpp"
-#include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
-#include "strategies/exhaustion/exhaustion_strategy.hpp"
-#include "strategies/ema_cross/ema_cross_strategy.hpp"
-#include "strategies/functions/functions_strategy.hpp"
-#include "io/trade_filter_source.hpp"
-#include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "io/data_log.hpp"
 #include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/grid_sampler.hpp"
@@ -34,62 +25,38 @@
 namespace tpeopt::engine {
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config) {
-  if (config.strategy == "python") return std::make_unique<PythonObjectiveStrategy>(config);
   try {
-    if (!config.objective.aggregate.empty() && config.strategy != "exhaustion" && config.strategy != "atc")
-      throw make_error("objective.aggregate: strategy {} has no symbols to aggregate (exhaustion and atc do)",
-                       config.strategy);
-    if (config.strategy == "functions") {
-      if (config.objective.name != "value")
-        throw make_error("objective.name: the functions strategy's objective is \"value\" (got \"{}\")",
-                         config.objective.name);
-      std::vector<std::string> names;
-      for (const auto& n : config.param_order) names.push_back(n);
-      return std::make_unique<strategies::FunctionsStrategy>(strategies::parse_test_function(config.function),
-                                                             std::move(names));
-    }
-    if (config.strategy == "trade_filter") {
-      if (config.objective.name != "total_return")
-        throw make_error("objective.name: trade_filter scores \"total_return\" only (got \"{}\")",
-                         config.objective.name);
-      return std::make_unique<strategies::TradeFilterStrategy>(
-          io::load_trade_filter_data(config.data, config.base_dir, &std::cerr),
-          config.objective.min_trades_set ? config.objective.min_trades : 1);
-    }
-    if (config.strategy == "exhaustion") {
-      strategies::ExhaustionOptions o;
-      o.objective = strategies::parse_exhaustion_objective(config.objective.name);
-      if (config.objective.min_trades_set)
-        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
-      // One symbol: today's one-series strategy (bit for bit); several: each symbol as one
-      // series, the score aggregated over them (issue [multi-asset]).
-      const CandleSet set = io::load_candle_set_data(config.data, config.base_dir);
-      const auto aggregate = strategies::parse_aggregate(config.objective.aggregate.empty() ? "sum" : config.objective.aggregate);
-      if (set.n_symbols() == 1 && aggregate != strategies::symbols::Aggregate::Portfolio)
-        return std::make_unique<strategies::ExhaustionStrategy>(set.symbol(0), o);
-      return std::make_unique<strategies::ExhaustionSymbolsStrategy>(
-          set, o, aggregate, config.objective.direction == tpe::Direction::Maximize);
-    }
-    if (config.strategy == "atc") {
-      strategies::AtcOptions o;
-      o.objective = strategies::parse_atc_objective(config.objective.name);
-      if (config.objective.min_trades_set)
-        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
-      o.aggregate = strategies::parse_aggregate(config.objective.aggregate.empty() ? "sum" : config.objective.aggregate);
-      o.maximize = config.objective.direction == tpe::Direction::Maximize;
-      return std::make_unique<strategies::AtcStrategy>(io::load_candle_set_data(config.data, config.base_dir), o);
-    }
-    if (config.strategy == "ema_cross") {
-      strategies::EmaCrossOptions o;
-      o.objective = strategies::parse_ema_cross_objective(config.objective.name);
-      if (config.objective.min_trades_set)
-        o.min_trades = static_cast<int>(std::min<std::int64_t>(config.objective.min_trades, 1 << 30));
-      return std::make_unique<strategies::EmaCrossStrategy>(io::load_candles_data(config.data, config.base_dir), o);
-    }
+    return config.entry->make(*config.settings, strategies::BuildContext{config.base_dir, &std::cerr});
   } catch (const Error& e) {
     throw Error(config.source + ": " + e.what());
   }
-  throw make_error("{}: strategy: {} is not available in this build yet", config.source, config.strategy);
+}
+
+std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config, std::ostream* log,
+                                                    std::uint64_t* data_bytes) {
+  io::take_data_loads();  // only this config's loads
+  auto strategy = make_strategy(config);
+  const auto loads = io::take_data_loads();
+  if (data_bytes) {
+    *data_bytes = 0;
+    for (const auto& l : loads) *data_bytes += l.bytes;
+  }
+  if (!log) return strategy;
+  constexpr std::size_t kShown = 20;  // a data set of many symbols: the first ones, then a count
+  for (std::size_t i = 0; i < loads.size() && i < kShown; ++i) *log << "tpeopt: " << io::describe_data_load(loads[i]) << '\n';
+  if (loads.size() > kShown) {
+    std::uint64_t rows = 0;
+    for (const auto& l : loads) rows += l.rows;
+    *log << fmt::format("tpeopt: ... and {} more ({} series, {} {} in all)\n", loads.size() - kShown, loads.size(),
+                        rows, loads.front().unit);
+  }
+  *log << std::flush;
+  return strategy;
+}
+
+void check_scored_by_tpeopt(const io::StudyConfig& config) {
+  if (!config.entry->scored_by_caller.empty())
+    throw make_error("{}: strategy {}: {}", config.source, config.strategy, config.entry->scored_by_caller);
 }
 
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config) {
@@ -183,7 +150,7 @@ std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, con
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options) {
   const auto& halving = config.search.halving;
-  if (config.strategy == "python") throw Error(python_objective_only_message(config));
+  check_scored_by_tpeopt(config);
   if (config.walk_forward.is_parent())
     throw make_error("{}: data.walk_forward: a walk-forward study runs fold by fold (tpeopt run does it); this is "
                      "the parent of its folds",
@@ -316,6 +283,10 @@ StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, Bat
 StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& strategy, const RunOptions& options,
                    BatchObserver* observer, std::vector<ReplayedBatch> replay) {
   std::unique_ptr<Executor> own_executor;
+  // The caller's executor scores the whole data: data subsets are made by make_executor.
+  if (options.external_executor && (config.has_parts() || config.search.halving.enabled))
+    throw make_error("{}: data subsets (data.holdout, data.walk_forward, search.halving) need tpeopt's own executors",
+                     config.source);
   if (!options.external_executor) own_executor = make_executor(config, strategy, options);
   Executor* executor = options.external_executor ? options.external_executor : own_executor.get();
   auto sampler = make_sampler(config);

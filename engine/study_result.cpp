@@ -2,9 +2,21 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 
 namespace tpeopt::engine {
+
+std::string describe_counts(const TrialCounts& c, std::int64_t min_trades) {
+  std::string text = fmt::format("{} feasible", c.feasible);
+  if (c.infeasible > 0 || min_trades > 0)
+    text += fmt::format(", {} with too few trades (fewer than min_trades{})", c.infeasible,
+                        min_trades >= 0 ? fmt::format(" = {}", min_trades) : std::string());
+  text += fmt::format(", {} failed (no score)", c.failed);
+  if (c.pruned > 0) text += fmt::format(", {} pruned", c.pruned);
+  return text;
+}
 
 StudyResult::StudyResult(std::size_t n_axes, std::size_t n_metrics, tpe::Direction direction, std::size_t top_k,
                          bool keep_trials)
@@ -38,6 +50,7 @@ void StudyResult::add(const BatchRequest& request, const BatchResult& result) {
     const bool pruned = result.pruned(i);
     if (!result.rung.empty()) digest_.add(static_cast<std::uint64_t>(result.rung[i]));
 
+    counts_.add(result.scores[i], result.violations[i], pruned);
     const RankKey k{trial, result.scores[i], result.violations[i]};
     if (!pruned && top_k_ > 0 && (top_.size() < top_k_ || ranks_before(k, key(top_.back()), direction_))) {
       auto pos = std::upper_bound(top_.begin(), top_.end(), k, [&](const RankKey& a, const TrialRecord& b) {

@@ -11,6 +11,32 @@
 
 namespace tpeopt::engine {
 
+/// How many trials ended in each outcome (engine/trial_ranking.hpp); pruned trials (successive
+/// halving) are counted apart, whatever their last rung gave.
+struct TrialCounts {
+  std::uint64_t feasible = 0;
+  std::uint64_t infeasible = 0;  ///< a score, but too few trades (violation > 0)
+  std::uint64_t failed = 0;      ///< no score (NaN)
+  std::uint64_t pruned = 0;
+
+  /// Counts one trial.
+  void add(double score, double violation, bool was_pruned) {
+    if (was_pruned) {
+      ++pruned;
+      return;
+    }
+    switch (outcome_class(score, violation)) {
+      case TrialOutcomeClass::Feasible: ++feasible; break;
+      case TrialOutcomeClass::Infeasible: ++infeasible; break;
+      case TrialOutcomeClass::Failed: ++failed; break;
+    }
+  }
+};
+
+/// "0 feasible, 3000 with too few trades (fewer than min_trades = 10), 0 failed (no score)"
+/// (", 12 pruned" with halving). `min_trades` < 0: not known.
+std::string describe_counts(const TrialCounts& counts, std::int64_t min_trades);
+
 /// One evaluated trial.
 struct TrialRecord {
   std::uint64_t trial = 0;
@@ -44,6 +70,8 @@ class StudyResult {
   /// Every trial in number order (empty unless keep_trials).
   const std::vector<TrialRecord>& trials() const { return trials_; }
   tpe::Direction direction() const { return direction_; }
+  /// Trials by outcome, over every trial added.
+  const TrialCounts& counts() const { return counts_; }
 
  private:
   std::size_t n_axes_, n_metrics_;
@@ -52,6 +80,7 @@ class StudyResult {
   bool keep_trials_;
   std::uint64_t n_trials_ = 0;
   Digest digest_;
+  TrialCounts counts_;
   std::vector<TrialRecord> top_;
   std::vector<TrialRecord> trials_;
 };

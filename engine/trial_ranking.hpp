@@ -15,9 +15,18 @@ struct RankKey {
   double violation = 0.0;
 };
 
+/// A trial's outcome class, in ranking order: feasible (a score, no violation), infeasible (a
+/// score, but a constraint missed: too few trades, by `violation` trades), failed (no score).
+enum class TrialOutcomeClass : int { Feasible = 0, Infeasible = 1, Failed = 2 };
+
+inline TrialOutcomeClass outcome_class(double score, double violation) {
+  return std::isnan(score) ? TrialOutcomeClass::Failed
+                           : (violation > 0.0 ? TrialOutcomeClass::Infeasible : TrialOutcomeClass::Feasible);
+}
+
 inline bool ranks_before(const RankKey& a, const RankKey& b, tpe::Direction direction) {
-  auto klass = [](const RankKey& k) { return std::isnan(k.score) ? 2 : (k.violation > 0.0 ? 1 : 0); };
-  const int ca = klass(a), cb = klass(b);
+  const int ca = static_cast<int>(outcome_class(a.score, a.violation));
+  const int cb = static_cast<int>(outcome_class(b.score, b.violation));
   if (ca != cb) return ca < cb;
   if (ca == 0 && a.score != b.score)
     return direction == tpe::Direction::Minimize ? a.score < b.score : a.score > b.score;

@@ -36,6 +36,18 @@ std::string cuda_device_description() {
                      static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
 }
 
+std::optional<DeviceMemory> cuda_device_memory(int device) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n) return std::nullopt;
+  int previous = 0;
+  if (cudaGetDevice(&previous) != cudaSuccess || cudaSetDevice(device) != cudaSuccess) return std::nullopt;
+  DeviceMemory m;
+  const bool ok = cudaMemGetInfo(&m.free, &m.total) == cudaSuccess;
+  cudaSetDevice(previous);
+  if (!ok) return std::nullopt;
+  return m;
+}
+
 namespace {
 
 using engine::BatchRequest;
@@ -97,7 +109,7 @@ class CudaExecutor final : public engine::Executor {
       // once the strategy's data is on the device.
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      const std::size_t per_trial = (binding_.n_slots() + 2 + n_metrics_) * sizeof(double);
+      const std::size_t per_trial = cuda_bytes_per_trial(binding_.n_slots(), n_metrics_);
       part_trials_ = std::max<std::size_t>(1, free_bytes / 2 / std::max<std::size_t>(1, options_.max_in_flight) / per_trial);
     }
     slots_.resize(std::max<std::size_t>(1, options_.max_in_flight));

@@ -10,6 +10,8 @@ int cuda_device_count() { return 0; }
 
 std::string cuda_device_description() { return "none (this tpeopt was built without CUDA)"; }
 
+std::optional<DeviceMemory> cuda_device_memory(int) { return std::nullopt; }
+
 std::unique_ptr<engine::Executor> make_cuda_executor(const strategies::Strategy&, engine::ParamBinding,
                                                      const CudaExecutorOptions&) {
   throw make_error(

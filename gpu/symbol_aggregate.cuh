@@ -48,5 +48,28 @@ inline void launch_symbol_aggregate(const AggregateLaunch& L, cudaStream_t strea
   CUDA_CHECK_LAUNCH("symbol_aggregate_kernel");
 }
 
+/// The aggregation of symbol-major rows, as the symbol strategies' twins keep them: the
+/// objective and equity of (trial i, symbol s) at [s * n_trials + i], metric k at
+/// [(s * n_trials + i) * spec.n_metrics + k]; results into scores, violations, out_metrics.
+inline void launch_rows_aggregate(const double* objective, const double* equity, const double* metrics, int n_trials,
+                                  int n_symbols, const strategies::symbols::AggregateSpec& spec, double* scores,
+                                  double* violations, double* out_metrics, cudaStream_t stream) {
+  AggregateLaunch A;
+  A.objective = objective;
+  A.equity = equity;
+  A.metrics = metrics;
+  A.trial_stride = 1;
+  A.symbol_stride = n_trials;
+  A.metrics_trial_stride = spec.n_metrics;
+  A.metrics_symbol_stride = static_cast<long long>(n_trials) * spec.n_metrics;
+  A.n_trials = n_trials;
+  A.n_symbols = n_symbols;
+  A.spec = spec;
+  A.scores = scores;
+  A.violations = violations;
+  A.out_metrics = out_metrics;
+  launch_symbol_aggregate(A, stream);
+}
+
 }  // namespace
 }  // namespace tpeopt::gpu

@@ -15,6 +15,7 @@
 #include "io/candles_config.hpp"
 #include "io/candles_csv.hpp"
 #include "io/csv_rows.hpp"
+#include "io/data_log.hpp"
 
 namespace tpeopt::io {
 
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'T', 'P', 'E', 'O', 'C', 'S', 'E', 'T'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: the parser of io/candles_format.hpp (see io/candles_cache.cpp)
 
 template <typename T>
 void put(std::string& out, const T& v) {
@@ -80,17 +81,6 @@ std::uint64_t checksum_of(const void* data, std::size_t n) {
   return d.value();
 }
 
-/// Resolves one path of the data object, requiring it to exist as `kind`.
-fs::path resolve_existing(const std::string& value, const fs::path& base_dir, const std::string& key, bool dir) {
-  if (value.empty()) throw make_error("{}: expected a {} path, got an empty string", key, dir ? "folder" : "CSV file");
-  const fs::path p = resolve_data_path(value, base_dir);
-  std::error_code ec;
-  if (dir ? !fs::is_directory(p, ec) : !fs::is_regular_file(p, ec))
-    throw make_error("{}: no such {}: {} (relative paths are resolved against the config's folder {}, then the "
-                     "current directory)",
-                     key, dir ? "folder" : "file", p.string(), base_dir.string());
-  return p;
-}
 
 bool is_csv_name(const fs::path& p) {
   std::string ext = p.extension().string();
@@ -205,19 +195,20 @@ CandleSet read_candle_set_cache(const fs::path& path, const CandlesSourceId& exp
 }
 
 CandleSet load_candle_set_file(const fs::path& csv, const std::string& default_symbol,
-                               const std::optional<fs::path>& cache_dir) {
-  const std::string bytes = read_file_bytes(csv);
+                               const std::optional<fs::path>& cache_dir, const CandlesCsvOptions& options) {
+  const CandlesFile file = read_candles_file(csv, options, true);
+  const std::string& bytes = file.bytes;
   const std::string source = csv.string();
-  if (!csv_has_symbol_column(bytes)) {
+  if (file.layout.symbol < 0) {
     // One symbol: the single-series cache, exactly as a one-file config always loaded it.
-    Candles c = load_candles_bytes(bytes, source, cache_dir);
+    Candles c = load_candles_bytes(bytes, source, cache_dir, options);
     CandleSet set;
     set.source = source;
     set.append(default_symbol, source, c);
     set.bars.source = source;
     return set;
   }
-  const CandlesSourceId id = candles_source_id(bytes);
+  const CandlesSourceId id = candles_source_id(bytes, options);
   const fs::path dir = cache_dir ? *cache_dir : default_candles_cache_dir();
   fs::path cache;
   if (!dir.empty()) {
@@ -231,7 +222,7 @@ CandleSet load_candle_set_file(const fs::path& csv, const std::string& default_s
       }
     }
   }
-  CandleSet set = parse_candle_set_csv(bytes, source, default_symbol);
+  CandleSet set = parse_candle_set_csv(bytes, source, default_symbol, options);
   set.bars.source = source;
   if (!cache.empty()) {
     try {
@@ -299,21 +290,23 @@ CandleSet select_symbols(const CandleSet& set, const std::vector<std::string>& n
   return out;
 }
 
-CandleSet load_candle_set_data(const Json& data, const fs::path& base_dir) {
+CandleSet load_candle_set_data(const Json& data, const fs::path& base_dir, bool require_volume) {
   JsonFields f(data, "data");
-  f.reject_unknown({"candles", "candles_dir", "symbols", "cache_dir"});
+  f.reject_unknown({"candles", "candles_dir", "symbols", "cache_dir", "time_format"});
   if (f.has("candles") == f.has("candles_dir"))
     throw make_error("data: expected exactly one of \"candles\" (a CSV file or a list of them) and \"candles_dir\" (a "
                      "folder of CSV files)");
   std::optional<fs::path> cache_dir;
   if (f.has("cache_dir")) cache_dir = fs::path(f.get_string("cache_dir"));
+  CandlesCsvOptions options = candles_csv_options(f);
+  options.require_volume = require_volume;
   std::vector<CandleSet> parts;
   std::string source;
   if (f.has("candles")) {
     const Json& v = f.at("candles");
     if (v.is_string()) {
       const fs::path csv = resolve_existing(v.get<std::string>(), base_dir, "data.candles", false);
-      parts.push_back(load_candle_set_file(csv, csv.stem().string(), cache_dir));
+      parts.push_back(load_candle_set_file(csv, csv.stem().string(), cache_dir, options));
       source = csv.string();
     } else if (v.is_array()) {
       if (v.empty()) throw make_error("data.candles: expected at least one CSV file");
@@ -322,7 +315,7 @@ CandleSet load_candle_set_data(const Json& data, const fs::path& base_dir) {
         if (!v[i].is_string()) throw make_error("{}: expected a CSV file path, got {}", key, json_type_name(v[i]));
         const fs::path csv = resolve_existing(v[i].get<std::string>(), base_dir, key, false);
         try {
-          parts.push_back(load_candle_set_file(csv, csv.stem().string(), cache_dir));
+          parts.push_back(load_candle_set_file(csv, csv.stem().string(), cache_dir, options));
         } catch (const Error& e) {
           throw make_error("{}: {}", key, e.what());
         }
@@ -340,7 +333,7 @@ CandleSet load_candle_set_data(const Json& data, const fs::path& base_dir) {
     if (ec) throw make_error("data.candles_dir: cannot list {}: {}", dir.string(), ec.message());
     if (files.empty()) throw make_error("data.candles_dir: no *.csv file in {}", dir.string());
     std::sort(files.begin(), files.end());
-    for (const auto& csv : files) parts.push_back(load_candle_set_file(csv, csv.stem().string(), cache_dir));
+    for (const auto& csv : files) parts.push_back(load_candle_set_file(csv, csv.stem().string(), cache_dir, options));
     source = dir.string();
   }
   CandleSet set;
@@ -361,6 +354,7 @@ CandleSet load_candle_set_data(const Json& data, const fs::path& base_dir) {
     }
     set = select_symbols(set, names, "data.symbols");
   }
+  record_candle_loads(set);
   return set;
 }
 

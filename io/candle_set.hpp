@@ -28,7 +28,8 @@ namespace tpeopt::io {
 /// the file's stem); with one, every symbol it names. Cached as described above; errors name
 /// file:line:column.
 CandleSet load_candle_set_file(const std::filesystem::path& csv, const std::string& default_symbol,
-                               const std::optional<std::filesystem::path>& cache_dir = {});
+                               const std::optional<std::filesystem::path>& cache_dir = {},
+                               const CandlesCsvOptions& options = {});
 
 /// Joins sets into one, symbols in name order. Throws Error naming both sources when a
 /// symbol appears twice. `source` names the result.
@@ -42,12 +43,13 @@ CandleSet select_symbols(const CandleSet& set, const std::vector<std::string>& n
 ///   {"candles": FILE}               one CSV (one symbol, or many with a symbol column)
 ///   {"candles": [FILE, FILE, ...]}  several CSVs
 ///   {"candles_dir": DIR}            every *.csv in DIR (not recursive)
-/// with optional "symbols": [NAME, ...] (keep only these) and "cache_dir" (as for
-/// load_candles; "" disables the cache). A file without a symbol column is one symbol named
-/// after its stem. Paths are resolved against `base_dir` (the config's folder), then the
-/// current directory. Errors name the key (data.candles[2], data.symbols[0], ...) or
-/// file:line:column.
-CandleSet load_candle_set_data(const Json& data, const std::filesystem::path& base_dir);
+/// with optional "symbols": [NAME, ...] (keep only these), "cache_dir" (as for
+/// load_candles; "" disables the cache) and "time_format" (io/candles_format.hpp). A file
+/// without a symbol column is one symbol named after its stem. Paths are resolved against
+/// `base_dir` (the config's folder), then the current directory. Errors name the key
+/// (data.candles[2], data.symbols[0], ...) or file:line:column. `require_volume`: false for
+/// strategies that do not read volume. Each symbol loaded is recorded (io/data_log.hpp).
+CandleSet load_candle_set_data(const Json& data, const std::filesystem::path& base_dir, bool require_volume = true);
 
 /// The long-CSV cache (layout above).
 void write_candle_set_cache(const std::filesystem::path& path, const CandleSet& set, const CandlesSourceId& id);

@@ -1,5 +1,6 @@
 #include "io/candles_cache.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -15,7 +16,9 @@ namespace tpeopt::io {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'P', 'E', 'O', 'C', 'N', 'D', 'L'};
-constexpr std::uint32_t kVersion = 1;
+// 2: the parser of io/candles_format.hpp (delimiters, decimal commas, more time formats;
+// 16-digit Unix times are microseconds, 1 read them as milliseconds).
+constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8;
 
 template <typename T>
@@ -51,7 +54,13 @@ std::uint64_t checksum_of(const void* data, std::size_t n) {
 
 }  // namespace
 
-CandlesSourceId candles_source_id(std::string_view bytes) { return {checksum_of(bytes.data(), bytes.size()), bytes.size()}; }
+CandlesSourceId candles_source_id(std::string_view bytes, const CandlesCsvOptions& options) {
+  Digest d;
+  d.add_bytes(bytes.data(), bytes.size());
+  // Options that change the parse change the identity (the defaults keep it).
+  if (const std::string key = options.cache_key(); !key.empty()) d.add(std::string_view(key));
+  return {d.value(), bytes.size()};
+}
 
 void write_candles_cache(const std::filesystem::path& path, const Candles& c, const CandlesSourceId& id) {
   std::string out;
@@ -114,13 +123,17 @@ std::filesystem::path candles_cache_path(const std::filesystem::path& cache_dir,
   return cache_dir / fmt::format("candles-{:016x}-{}.bin", id.checksum, id.size);
 }
 
-Candles load_candles(const std::filesystem::path& csv, const std::optional<std::filesystem::path>& cache_dir) {
-  return load_candles_bytes(read_file_bytes(csv), csv.string(), cache_dir);
+Candles load_candles(const std::filesystem::path& csv, const std::optional<std::filesystem::path>& cache_dir,
+                     const CandlesCsvOptions& options) {
+  return load_candles_bytes(read_candles_file(csv, options, false).bytes, csv.string(), cache_dir, options);
 }
 
 Candles load_candles_bytes(const std::string& bytes, const std::string& source,
-                           const std::optional<std::filesystem::path>& cache_dir) {
-  const CandlesSourceId id = candles_source_id(bytes);
+                           const std::optional<std::filesystem::path>& cache_dir, const CandlesCsvOptions& options) {
+  // The layout first (cheap): a cached file must still be one these options accept.
+  detect_candles_layout(std::string_view(bytes).substr(0, std::min(bytes.size(), kCandlesHeadBytes)), source, options,
+                        false);
+  const CandlesSourceId id = candles_source_id(bytes, options);
   const std::filesystem::path dir = cache_dir ? *cache_dir : default_candles_cache_dir();
   std::filesystem::path cache;
   if (!dir.empty()) {
@@ -134,7 +147,7 @@ Candles load_candles_bytes(const std::string& bytes, const std::string& source,
       }
     }
   }
-  Candles c = parse_candles_csv(bytes, source);
+  Candles c = parse_candles_csv(bytes, source, options);
   if (!cache.empty()) {
     try {
       std::error_code ec;

@@ -3,7 +3,8 @@
 //
 // File layout (little-endian, as written by this machine):
 //   magic "TPEOCNDL" (8 bytes), format version (u32), reserved (u32),
-//   source CSV checksum (u64, common/digest.hpp over its bytes), source size (u64),
+//   source CSV checksum (u64, common/digest.hpp over its bytes and the parse options that
+//   differ from the defaults), source size (u64),
 //   bar count n (u64), then the arrays time_ms[n] (i64), open, high, low, close, volume [n] (f64),
 //   then the common/digest.hpp checksum of everything before it (u64).
 // Written atomically: to "<file>.tmp.<pid>" then renamed.
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "common/candles.hpp"
+#include "io/candles_format.hpp"
 
 namespace tpeopt::io {
 
@@ -26,8 +28,9 @@ struct CandlesSourceId {
   std::uint64_t size = 0;      ///< the CSV's size in bytes
 };
 
-/// The common/digest.hpp checksum and size of `bytes`.
-CandlesSourceId candles_source_id(std::string_view bytes);
+/// The common/digest.hpp checksum and size of `bytes`; options that change how they parse
+/// (CandlesCsvOptions::cache_key) are part of the checksum.
+CandlesSourceId candles_source_id(std::string_view bytes, const CandlesCsvOptions& options = {});
 
 /// Writes `candles` to `path` atomically (tmp + rename). Throws Error when it cannot.
 void write_candles_cache(const std::filesystem::path& path, const Candles& candles, const CandlesSourceId& id);
@@ -44,15 +47,18 @@ std::filesystem::path default_candles_cache_dir();
 /// The cache file of a CSV with identity `id` inside `cache_dir`.
 std::filesystem::path candles_cache_path(const std::filesystem::path& cache_dir, const CandlesSourceId& id);
 
-/// Loads a CSV through the cache: reads the CSV's bytes, and when `cache_dir` (default:
-/// default_candles_cache_dir()) holds a valid cache for exactly these bytes, loads it;
-/// else parses the CSV (errors name file:line:column) and writes the cache. A cache
-/// directory that cannot be created or written is skipped silently; a stale or corrupt
-/// cache file is replaced. An empty `cache_dir` path disables caching.
-Candles load_candles(const std::filesystem::path& csv, const std::optional<std::filesystem::path>& cache_dir = {});
+/// Loads a CSV through the cache: reads the CSV's bytes (its layout checked first, and
+/// the memory of the load: io/candles_csv.hpp read_candles_file), and when `cache_dir`
+/// (default: default_candles_cache_dir()) holds a valid cache for exactly these bytes and
+/// options, loads it; else parses the CSV (errors name file:line:column) and writes the
+/// cache. A cache directory that cannot be created or written is skipped silently; a stale
+/// or corrupt cache file is replaced. An empty `cache_dir` path disables caching.
+Candles load_candles(const std::filesystem::path& csv, const std::optional<std::filesystem::path>& cache_dir = {},
+                     const CandlesCsvOptions& options = {});
 
 /// load_candles of a CSV whose bytes the caller has already read; `source` names it.
 Candles load_candles_bytes(const std::string& bytes, const std::string& source,
-                           const std::optional<std::filesystem::path>& cache_dir = {});
+                           const std::optional<std::filesystem::path>& cache_dir = {},
+                           const CandlesCsvOptions& options = {});
 
 }  // namespace tpeopt::io

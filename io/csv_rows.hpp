@@ -1,5 +1,5 @@
 #pragma once
-// A minimal CSV line scanner for the trade_filter inputs: comma-separated fields
+// A minimal CSV line scanner for trade logs and market data: comma-separated fields
 // without embedded commas (surrounding double quotes and spaces are stripped), \n or
 // \r\n line ends, blank lines skipped. Knows each field's 1-based line and column so
 // that errors can name file:line:column.

@@ -1,5 +1,5 @@
 #pragma once
-// Checksums of input files (the trade_filter cache records them and is keyed by them).
+// Checksums of input files (a prepared data cache records them and is keyed by them).
 #include <cstdint>
 #include <filesystem>
 #include <string>

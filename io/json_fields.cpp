@@ -1,5 +1,6 @@
 #include "io/json_fields.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/ranges.h>
@@ -26,12 +27,13 @@ JsonFields::JsonFields(const Json& object, std::string path) : object_(object), 
 std::string JsonFields::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 void JsonFields::reject_unknown(std::initializer_list<const char*> allowed) const {
-  for (const auto& [key, value] : object_.items()) {
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || key == a;
-    if (!ok)
+  reject_unknown(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void JsonFields::reject_unknown(const std::vector<std::string>& allowed) const {
+  for (const auto& [key, value] : object_.items())
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       throw make_error("{}: unknown key (expected one of: {})", key_path(key), fmt::join(allowed, ", "));
-  }
 }
 
 const Json& JsonFields::required(const std::string& key) const {

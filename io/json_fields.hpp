@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,7 @@ class JsonFields {
 
   /// Throws naming the first key not in `allowed`.
   void reject_unknown(std::initializer_list<const char*> allowed) const;
+  void reject_unknown(const std::vector<std::string>& allowed) const;
 
   std::string get_string(const std::string& key, std::optional<std::string> fallback = std::nullopt) const;
   double get_number(const std::string& key, std::optional<double> fallback = std::nullopt) const;

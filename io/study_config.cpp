@@ -1,7 +1,6 @@
 #include "io/study_config.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -9,6 +8,7 @@
 #include "common/error.hpp"
 #include "io/csv_rows.hpp"
 #include "io/ga_config.hpp"
+#include "io/given_params.hpp"
 
 namespace tpeopt::io {
 
@@ -136,29 +136,6 @@ WalkForwardConfig parse_walk_forward(const Json& spec) {
   // "fold" is written by tpeopt into each fold's run directory.
   w.fold = f.get_int("fold", -1, -1, static_cast<std::int64_t>(w.folds) - 1);
   return w;
-}
-
-/// `objective.metrics` (strategy python): a list of distinct metric names, each a name a
-/// CSV header and a Python keyword can hold.
-std::vector<std::string> parse_metric_names(const Json& spec) {
-  if (!spec.is_array()) throw make_error("objective.metrics: expected a list of names, got {}", json_type_name(spec));
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < spec.size(); ++i) {
-    const std::string path = fmt::format("objective.metrics[{}]", i);
-    if (!spec[i].is_string()) throw make_error("{}: expected a name, got {}", path, json_type_name(spec[i]));
-    const std::string name = spec[i].get<std::string>();
-    const bool word = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                      std::all_of(name.begin(), name.end(), [](char ch) {
-                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
-                      });
-    if (!word) throw make_error("{}: \"{}\" is not a name (letters, digits and _, not starting with a digit)", path, name);
-    if (name == "score" || name == "violation" || name == "trial" || name == "batch")
-      throw make_error("{}: \"{}\" is a column of every trial already; pick another name", path, name);
-    if (std::find(names.begin(), names.end(), name) != names.end())
-      throw make_error("{}: \"{}\" is named twice", path, name);
-    names.push_back(name);
-  }
-  return names;
 }
 
 HalvingConfig parse_halving(const Json& spec) {
@@ -325,57 +302,54 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
   c.base_dir = base_dir;
   try {
     JsonFields root(json, "");
-    root.reject_unknown({"strategy", "function", "data", "objective", "search", "params", "executor", "description"});
-    c.strategy = root.get_choice("strategy", {"functions", "exhaustion", "ema_cross", "trade_filter", "atc", "python"});
+    c.strategy = root.get_string("strategy");
+    c.entry = &strategies::registry().at(c.strategy);
+    const strategies::StrategyEntry& entry = *c.entry;
+    std::vector<std::string> allowed = {"strategy", "data", "objective", "search", "params", "executor", "description"};
+    allowed.insert(allowed.end(), entry.root_keys.begin(), entry.root_keys.end());
+    root.reject_unknown(allowed);
     c.executor = root.get_choice("executor", {"auto", "cpu", "cuda"}, "auto");
-    // "python": trials scored by a Python function (python/, tpeopt.optimize); like the
-    // functions strategy it reads no data and minimizes "value" unless told otherwise.
-    const bool python = c.strategy == "python";
-    const bool functions = c.strategy == "functions" || python;
-    if (python) {
-      if (root.has("function")) throw make_error("function: only the functions strategy takes a function");
-      if (root.has("data")) throw make_error("data: a Python objective reads its own data; remove this key");
-    } else if (functions) {
-      c.function = root.get_choice("function", {"sphere", "rastrigin", "styblinski_tang", "hartmann6"});
-      if (root.has("data")) throw make_error("data: the functions strategy reads no data; remove this key");
+    Json data;  // the strategy's `data`, without the engine's subsets
+    if (!entry.reads_data) {
+      if (root.has("data")) throw make_error("data: strategy {} reads no data; remove this key", c.strategy);
     } else {
-      if (root.has("function")) throw make_error("function: only the functions strategy takes a function");
       if (!root.has("data")) throw make_error("data: missing (required by strategy {})", c.strategy);
-      JsonFields data(root.at("data"), "data");  // checks it is an object; keys checked by the strategy
-      c.data = root.at("data");
-      // Data subsets (issue [subsets]) are the engine's, not the loader's.
-      if (data.has("holdout")) {
-        c.holdout = parse_holdout(data.at("holdout"));
-        c.data.erase("holdout");
+      JsonFields fields(root.at("data"), "data");  // checks it is an object; the strategy checks its keys
+      data = root.at("data");
+      // Data subsets (issue [subsets]) are the engine's, not the strategy's.
+      if (fields.has("holdout")) {
+        c.holdout = parse_holdout(fields.at("holdout"));
+        data.erase("holdout");
       }
-      if (data.has("walk_forward")) {
-        c.walk_forward = parse_walk_forward(data.at("walk_forward"));
-        c.data.erase("walk_forward");
+      if (fields.has("walk_forward")) {
+        c.walk_forward = parse_walk_forward(fields.at("walk_forward"));
+        data.erase("walk_forward");
         if (c.holdout.enabled())
           throw make_error("data.walk_forward: use either data.holdout or data.walk_forward, not both");
       }
     }
 
     // objective
-    c.objective.name = functions ? "value" : "total_return";
-    c.objective.direction = functions ? tpe::Direction::Minimize : tpe::Direction::Maximize;
+    c.objective.name = entry.default_objective;
+    c.objective.direction = entry.default_maximize ? tpe::Direction::Maximize : tpe::Direction::Minimize;
     if (root.has("objective")) {
       JsonFields o(root.at("objective"), "objective");
-      o.reject_unknown({"name", "direction", "min_trades", "aggregate", "metrics"});
+      std::vector<std::string> keys = {"name", "direction", "min_trades", "aggregate"};
+      keys.insert(keys.end(), entry.objective_keys.begin(), entry.objective_keys.end());
+      o.reject_unknown(keys);
       c.objective.name = o.get_string("name", c.objective.name);
       c.objective.direction = o.get_choice("direction", {"minimize", "maximize"},
-                                           functions ? "minimize" : "maximize") == "minimize"
+                                           entry.default_maximize ? "maximize" : "minimize") == "minimize"
                                   ? tpe::Direction::Minimize
                                   : tpe::Direction::Maximize;
       if (o.has("min_trades")) {
         c.objective.min_trades = o.get_int("min_trades", std::nullopt, 0, kMaxCount);
         c.objective.min_trades_set = true;
       }
-      // Candle strategies over several symbols (docs/strategies.md); checked by the strategy factory.
-      if (o.has("aggregate")) c.objective.aggregate = o.get_choice("aggregate", {"sum", "mean", "worst", "portfolio"});
-      if (o.has("metrics")) {
-        if (!python) throw make_error("objective.metrics: only a Python objective (strategy python) names its metrics");
-        c.objective.metrics = parse_metric_names(o.at("metrics"));
+      if (o.has("aggregate")) {
+        c.objective.aggregate = o.get_choice("aggregate", {"sum", "mean", "worst", "portfolio"});
+        if (!entry.symbols)
+          throw make_error("objective.aggregate: strategy {} has no symbols to aggregate", c.strategy);
       }
     }
 
@@ -392,8 +366,6 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       if (s.has("tpe")) c.search.tpe = parse_tpe_config(s.at("tpe"));
       if (s.has("ga")) c.search.ga = parse_ga_config(s.at("ga"));
       if (s.has("halving")) c.search.halving = parse_halving(s.at("halving"));
-      if (python && c.search.halving.enabled)
-        throw make_error("search.halving: a Python objective has no data slices for tpeopt to halve over");
     }
 
     // params
@@ -404,10 +376,6 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       const std::string path = params.key_path(name);
       c.param_order.push_back(name);
       if (spec.is_number()) {
-        if (python)
-          throw make_error("{}: a Python objective is given the searched parameters only; keep fixed values in the "
-                           "objective",
-                           path);
         const double v = spec.get<double>();
         if (!std::isfinite(v)) throw make_error("{}: expected a finite number", path);
         c.fixed[name] = v;
@@ -419,9 +387,11 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       }
     }
     c.space.validate();
-    for (const auto& m : c.objective.metrics)
-      if (c.space.find(m) != tpe::Axis::npos)
-        throw make_error("objective.metrics: \"{}\" is also a parameter's name; trials.csv needs distinct columns", m);
+    if (!entry.params_from_config) strategies::check_given_params(entry.params, given_params(c.space, c.fixed), c.strategy);
+    const strategies::ObjectiveInput objective{c.objective.name, c.objective.direction == tpe::Direction::Maximize,
+                                               c.objective.min_trades, c.objective.min_trades_set,
+                                               c.objective.aggregate};
+    c.settings = entry.parse(strategies::SettingsInput{root, entry.reads_data ? &data : nullptr, objective});
     if (c.search.sampler == "grid")
       for (const auto& a : c.space.axes)
         if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
@@ -458,8 +428,9 @@ void apply_overrides(StudyConfig& c, const ConfigOverrides& o, const std::string
 Json StudyConfig::resolved() const {
   Json j = Json::object();
   j["strategy"] = strategy;
-  if (!function.empty()) j["function"] = function;
-  if (!data.empty()) j["data"] = data;
+  const Json own = settings->root_json();
+  for (const auto& [key, value] : own.items()) j[key] = value;
+  if (const Json data = settings->data_json(); !data.empty()) j["data"] = data;
   // Subsets are written only when used: other runs' resolved configs (and digests) stay as they were.
   if (holdout.fraction > 0.0) j["data"]["holdout"] = {{"fraction", holdout.fraction}};
   if (!holdout.ranges.empty()) {
@@ -476,7 +447,8 @@ Json StudyConfig::resolved() const {
                     {"direction", objective.direction == tpe::Direction::Minimize ? "minimize" : "maximize"}};
   if (objective.min_trades_set) j["objective"]["min_trades"] = objective.min_trades;
   if (!objective.aggregate.empty()) j["objective"]["aggregate"] = objective.aggregate;
-  if (!objective.metrics.empty()) j["objective"]["metrics"] = objective.metrics;
+  const Json own_objective = settings->objective_json();
+  for (const auto& [key, value] : own_objective.items()) j["objective"][key] = value;
   const auto& t = search.tpe;
   j["search"] = {{"sampler", search.sampler}, {"trials", search.trials}, {"batch", search.batch},
                  {"depth", search.depth},     {"seed", search.seed},     {"top_k", search.top_k}};

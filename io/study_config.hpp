@@ -3,11 +3,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "io/json_fields.hpp"
+#include "strategies/registry.hpp"
 #include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/search_space.hpp"
@@ -15,14 +17,14 @@
 
 namespace tpeopt::io {
 
-/// `objective`: what the score is and which way is better.
+/// `objective`: what the score is and which way is better (as written; the strategy's
+/// settings hold it typed).
 struct ObjectiveConfig {
-  std::string name;  ///< strategy-specific ("total_return", ...; "value" for functions)
+  std::string name;  ///< one of the strategy's objectives (its default when not written)
   tpe::Direction direction = tpe::Direction::Maximize;
   std::int64_t min_trades = 0;  ///< trials with fewer trades are infeasible (strategy default if unset)
   bool min_trades_set = false;
-  std::string aggregate;  ///< candle strategies: sum | mean | worst | portfolio over symbols ("" = sum)
-  std::vector<std::string> metrics;  ///< strategy python: the names of the metrics its function returns
+  std::string aggregate;  ///< strategies over symbols: sum | mean | worst | portfolio ("" = sum)
 };
 
 /// `data.holdout` (issue [subsets], docs/user-guide.md "Hold-out"): the out-of-sample part
@@ -54,8 +56,8 @@ struct HalvingConfig {
   bool enabled = false;
   std::uint64_t eta = 3;         ///< >= 2: after each rung the best 1/eta of the batch go on
   std::uint64_t min_slices = 1;  ///< >= 1: rung 0's slices (m); rung r has m * eta^r
-  /// Slices the (in-sample) data is cut into: 0 = the strategy's natural slices (trade_filter:
-  /// one per trading day; exhaustion: 16 equal blocks of bars); n = n equal groups of atoms.
+  /// Slices the (in-sample) data is cut into: 0 = the strategy's natural slices (one per
+  /// trading day of a trade log; else 16 equal blocks of bars); n = n equal groups of atoms.
   std::uint64_t slices = 0;
 };
 
@@ -76,10 +78,11 @@ struct SearchConfig {
 struct StudyConfig {
   std::string source;              ///< where it came from, for messages
   std::filesystem::path base_dir;  ///< relative data paths are resolved against this
-  std::string strategy;            ///< functions | exhaustion | trade_filter | ... | python (a Python function)
-  std::string function;            ///< functions: the test function
-  Json data = Json::object();      ///< strategy-specific; validated by the strategy factory
-                                   ///< (without `holdout`, parsed into `holdout`)
+  std::string strategy;            ///< a registered strategy's name (strategies/registry.hpp)
+  const strategies::StrategyEntry* entry = nullptr;  ///< its registry entry
+  /// The strategy's own part of the config (its `data` object, objective, root keys of its
+  /// own), parsed and checked by its registration.
+  std::shared_ptr<const strategies::StrategySettings> settings;
   HoldoutConfig holdout;           ///< `data.holdout`
   WalkForwardConfig walk_forward;  ///< `data.walk_forward`
   /// A hold-out or a walk-forward fold: the optimizer sees an in-sample part only.
@@ -103,7 +106,7 @@ struct ConfigOverrides {
 };
 
 /// Applies `overrides` to `config`; errors name each value as `prefix` + its name
-/// ("--trials" on the command line).
+/// ("--trials" on the command line, "trials" for a keyword).
 void apply_overrides(StudyConfig& config, const ConfigOverrides& overrides, const std::string& prefix);
 
 /// Reads and validates a config file. Errors name the file and the key (or the line

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # One batched GPU session (device time is scarce): [gpu] tests, benchmarks, logged runs.
 # Runs on the GPU machine from the repository root over binaries built elsewhere:
-#   BIN=.carry DATA=.carry/data OUT=$OUT scripts/gpu_session.sh [STEP...]
+#   BIN=.carry OUT=$OUT scripts/gpu_session.sh [STEP...]   (the real data is the tree's data/)
 # Steps: tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback grid (default: all but
 # the optional ones: multi_gpu bench_peers bench_atc bench_subsets bench_subsets_exhaustion).
 # Everything lands in $OUT/session/ and, packed, in $OUT/session.tar.gz (one file).
 set -uo pipefail
 BIN="$(cd "${BIN:-.carry}" && pwd)"; OUT="${OUT:-out}"
-export TPEOPT_SHARED_DATA_DIR="$(cd "${DATA:-.carry/data}" && pwd)"
 export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
 S="$OUT/session"; mkdir -p "$S"
 steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(tests bench_exhaustion bench_trade_filter bench_pipeline bench_pipeline_tf run fallback grid)

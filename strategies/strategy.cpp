@@ -6,9 +6,7 @@ namespace tpeopt::strategies {
 
 std::unique_ptr<Strategy> Strategy::subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const {
   (void)ranges, (void)min_trades;
-  throw make_error("strategy {} cannot be cut into data subsets (hold-out, walk-forward, halving); trade_filter and "
-                   "one-symbol exhaustion can",
-                   name());
+  throw make_error("strategy {} cannot be cut into data subsets (hold-out, walk-forward, halving)", name());
 }
 
 }  // namespace tpeopt::strategies

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "strategies/params.hpp"
+
 namespace tpeopt::strategies {
 
 /// What one trial's evaluation gives the sampler.
@@ -30,23 +32,23 @@ class Strategy {
  public:
   virtual ~Strategy() = default;
 
-  /// The config's "strategy" name, e.g. "functions", "exhaustion".
+  /// The config's "strategy" name (its registry entry's).
   virtual std::string name() const = 0;
 
-  /// The strategy's parameter slots. A trial's full parameter vector holds one double
-  /// per slot in this order; the engine fills it from the trial's axes and the
-  /// config's fixed values (engine/param_binding.hpp).
-  virtual const std::vector<std::string>& param_names() const = 0;
-
+  /// The strategy's parameter slots (strategies/params.hpp), in the order of a trial's
+  /// parameter vector: the registry's list, or for a strategy whose slots are the config's
+  /// parameters, that list. The engine fills the vector from the trial's axes, the config's
+  /// fixed values and the defaults (engine/param_binding.hpp).
+  virtual const ParamList& params() const = 0;
+  const std::vector<std::string>& param_names() const { return params().names(); }
   /// Default values of slots a config may leave out (NaN = required).
-  virtual std::vector<double> param_defaults() const = 0;
+  std::vector<double> param_defaults() const { return params().defaults(); }
+  /// Throws tpeopt::Error naming the parameter ("params.<name>: ...") when values in
+  /// [low, high] are not all valid for slot `slot` (e.g. a window below 1).
+  void check_param_range(std::size_t slot, double low, double high) const { params().check(slot, low, high); }
 
   /// Names of the per-trial metrics evaluate() writes (may be empty).
   virtual const std::vector<std::string>& metric_names() const = 0;
-
-  /// Throws tpeopt::Error naming the parameter ("params.<name>: ...") when values in
-  /// [low, high] are not all valid for slot `slot` (e.g. a window below 1).
-  virtual void check_param_range(std::size_t slot, double low, double high) const = 0;
 
   /// The CPU reference evaluation of one trial: params has param_names().size()
   /// values, metrics receives metric_names().size() values.
@@ -56,9 +58,9 @@ class Strategy {
   virtual std::vector<std::string> data_checksums() const { return {}; }
 
   // ---- data subsets (issue [subsets], docs/strategies.md "Data subsets") ------------
-  // A sliceable strategy's data is a sequence of atoms in time order: trading days for
-  // trade_filter, bars for exhaustion. Hold-out parts, walk-forward windows and the
-  // slices of successive halving are sets of atom ranges.
+  // A sliceable strategy's data is a sequence of atoms in time order (trading days of a
+  // trade log, the bar times of a candle data set). Hold-out parts, walk-forward windows
+  // and the slices of successive halving are sets of atom ranges.
 
   /// Number of atoms; 0 = this strategy cannot be sliced.
   virtual std::size_t n_atoms() const { return 0; }
@@ -67,12 +69,13 @@ class Strategy {
     (void)k;
     return 0;
   }
-  /// Whether each atom is a natural slice for successive halving (trade_filter: a day);
+  /// Whether each atom is a natural slice for successive halving (a trading day);
   /// if not, the data is cut into equal blocks of atoms (`search.halving.slices`).
   virtual bool atoms_are_slices() const { return false; }
   /// The strategy over the given ranges only, with `min_trades` as its trade minimum.
-  /// Scores over disjoint ranges add up to the score over their union (exactly for
-  /// trade_filter; exhaustion backtests each range as a block of its own and sums).
+  /// Scores over disjoint ranges add up to the score over their union (exactly, for a
+  /// fixed-point score; a candle strategy backtests each range as a block of its own and
+  /// adds the blocks' objective values in time order).
   virtual std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const;
   /// The trade minimum this strategy was built with (0 when it has none).
   virtual std::int64_t min_trades() const { return 0; }

@@ -1,6 +1,7 @@
 #include "strategies/symbol_strategy.hpp"
 
 #include "common/error.hpp"
+#include "strategies/trade_stats.hpp"
 
 namespace tpeopt::strategies {
 
@@ -20,6 +21,23 @@ const char* aggregate_name(symbols::Aggregate a) {
     case symbols::Aggregate::Sum: break;
   }
   return "sum";
+}
+
+symbols::AggregateSpec trade_metrics_aggregate_spec(symbols::Aggregate aggregate, bool maximize, int min_trades) {
+  symbols::AggregateSpec spec{};
+  spec.aggregate = aggregate;
+  spec.maximize = maximize ? 1 : 0;
+  spec.n_metrics = kNumTradeMetrics;
+  spec.count_metric = kTradeMetricTrades;
+  spec.min_trades = min_trades;
+  spec.kinds[kTradeMetricTrades] = symbols::kCount;
+  spec.kinds[kTradeMetricWins] = symbols::kCount;
+  spec.kinds[kTradeMetricTotalReturn] = symbols::kAdditive;
+  spec.kinds[kTradeMetricOwn] = symbols::kHigherBetter;
+  spec.kinds[kTradeMetricSharpe] = symbols::kHigherBetter;
+  spec.kinds[kTradeMetricProfitFactor] = symbols::kHigherBetter;
+  spec.kinds[kTradeMetricMaxDrawdown] = symbols::kLowerBetter;
+  return spec;
 }
 
 TrialScore SymbolStrategy::evaluate(const double* params, double* metrics) const {

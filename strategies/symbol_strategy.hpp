@@ -14,6 +14,11 @@ namespace tpeopt::strategies {
 symbols::Aggregate parse_aggregate(const std::string& name);
 const char* aggregate_name(symbols::Aggregate a);
 
+/// How the metric columns of strategies/trade_stats.hpp aggregate over symbols: trades and
+/// wins summed, total_return additive, the strategy's own column and the ratios the higher
+/// the better, max_drawdown the lower.
+symbols::AggregateSpec trade_metrics_aggregate_spec(symbols::Aggregate aggregate, bool maximize, int min_trades);
+
 class SymbolStrategy : public Strategy {
  public:
   /// Symbol names, in the fixed order every sum over symbols follows (by name).

@@ -1,9 +1,11 @@
 #pragma once
-// The running statistics of a trial's trade returns, shared by the candle strategies
-// (exhaustion, ema_cross) as TPEOPT_HD code: one definition of how trades, wins, the sum
-// and Welford moments of returns, gross wins and losses and the compounded equity's
-// drawdown accumulate, and of the Sharpe ratio and profit factor made from them. The
-// CPU references and the CUDA kernels call the same functions, so their bits agree.
+// The running statistics of a trial's trade returns, shared by the candle strategies that
+// trade (those with their own walk, and the long/short walk of strategies/long_short.hpp)
+// as TPEOPT_HD code: one definition of how trades, wins, the sum and Welford moments of
+// returns, gross wins and losses and the compounded equity's drawdown accumulate, of the
+// Sharpe ratio and profit factor made from them, of the metric columns they write and of
+// the score over blocks of bars. The CPU references and the CUDA kernels call the same
+// functions, so their bits agree.
 #include <cmath>
 
 #include "common/hd.hpp"
@@ -49,6 +51,50 @@ TPEOPT_HD_INLINE double profit_factor(const ReturnStats& s) {
   if (!(s.gross_loss > 0.0)) return s.gross_win > 0.0 ? kProfitFactorCap : 0.0;
   const double pf = s.gross_win / s.gross_loss;
   return pf < kProfitFactorCap ? pf : kProfitFactorCap;
+}
+
+/// The metric columns of a strategy that trades, in this order; the fourth column is the
+/// strategy's own (the mean R multiple, the compound return, ...).
+enum TradeMetric : int {
+  kTradeMetricTrades = 0,
+  kTradeMetricWins,
+  kTradeMetricTotalReturn,
+  kTradeMetricOwn,
+  kTradeMetricSharpe,
+  kTradeMetricProfitFactor,
+  kTradeMetricMaxDrawdown,
+  kNumTradeMetrics
+};
+
+/// Writes the columns of `s` (`own`: the fourth) and returns the violation of min_trades:
+/// min_trades - trades when fewer, else 0.
+TPEOPT_HD_INLINE double write_trade_metrics(const ReturnStats& s, double own, int min_trades, double* metrics) {
+  metrics[kTradeMetricTrades] = s.trades;
+  metrics[kTradeMetricWins] = s.wins;
+  metrics[kTradeMetricTotalReturn] = s.total_return;
+  metrics[kTradeMetricOwn] = own;
+  metrics[kTradeMetricSharpe] = sharpe(s);
+  metrics[kTradeMetricProfitFactor] = profit_factor(s);
+  metrics[kTradeMetricMaxDrawdown] = s.max_drawdown;
+  return s.trades < min_trades ? static_cast<double>(min_trades - s.trades) : 0.0;
+}
+
+/// A trial's score over blocks of bars (issue [subsets], strategies/bar_block.hpp): 0.0 plus
+/// each block's objective value over the block's own trades, added in block order. The one
+/// definition behind the CPU references and the CUDA kernels of the candle strategies; their
+/// violation and metrics come from a summary over all the trades, kept beside it.
+template <typename Summary>
+struct BlockedScore {
+  Summary block;  ///< the current block's trades
+  double score = 0.0;
+};
+
+/// Closes the current block, whose objective value is `block_value`: it joins the score, and
+/// the next block starts empty.
+template <typename Summary>
+TPEOPT_HD_INLINE void close_block(BlockedScore<Summary>& b, double block_value) {
+  b.score = b.score + block_value;
+  b.block = Summary{};
 }
 
 }  // namespace tpeopt::strategies

@@ -54,7 +54,7 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "gpu/atc_kernel.hpp"
+#include "strategies/atc/atc_device.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/candles_generator.hpp"
 #include "strategies/atc/atc_strategy.hpp"

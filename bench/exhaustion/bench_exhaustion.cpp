@@ -92,7 +92,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu/device_buffers.hpp"
-#include "gpu/exhaustion_kernel.hpp"
+#include "strategies/exhaustion/exhaustion_device.hpp"
 #endif
 
 using namespace tpeopt;

@@ -60,7 +60,7 @@
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "gpu/ema_cross_kernel.hpp"
+#include "strategies/ema_cross/ema_cross_device.hpp"
 #include "io/candles_csv.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "tpe/search_space.hpp"

@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
-"""The Python API's benchmarks (docs/benchmarks.md, "The Python boundary").
+"""The Python boundary's benchmarks (docs/benchmarks.md, "Python boundary"), in one run:
 
-  boundary:  the per-batch cost of the Python boundary for a trivial numpy objective, at
-             batches of 256 and 4,096: (a) a Sampler loop in Python (ask + objective + tell,
-             random sampler so that the sampler itself costs ~nothing); (b) tpeopt.optimize's
-             executor (GIL, the array, the call, the checks) against the built-in CPU executor
-             on the same function, both serial.
+  boundary:  the per-batch cost of crossing into Python for a trivial numpy objective
+             (X.sum(axis=1)) over 10 float parameters, at batches of 256 and 4,096:
+             (a) tpeopt.Sampler driven from Python: ask + objective + tell, random sampler;
+             (b) the same sampler inside the engine (tpeopt.run, functions/sphere, serial, one
+                 CPU thread): C++ ask, C++ evaluation, C++ tell: the floor (a) is compared with;
+             (c) tpeopt.optimize (serial) with the trivial objective: the engine's ask and tell,
+                 the objective called on the executor thread (GIL, array, call, checks, copy).
+             Medians over the timed batches (the first 5 warm up).
   peers:     tpeopt.optimize against Optuna and Rustuna driving the same numpy objective
-             (10-d Rastrigin) at the same budget and batch: wall time and best value, per seed.
+             (10-d Rastrigin, minimized) at the same budget and batch (each peer asks a batch
+             of trials, evaluates them as one array, tells them): wall time and best value
+             found, per seed, all in this one process.
 
-Usage: bench_python.py boundary|peers [--trials N] [--batch B] [--seeds 0,1,2] [--json OUT]
+Usage: bench_python.py [--batches 40] [--trials 2000] [--batch 100] [--seeds 0,1,2] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
+import sys
 import tempfile
 import time
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -42,14 +50,14 @@ def median_ms(xs: list[float]) -> float:
     return round(statistics.median(xs) * 1000.0, 4)
 
 
-def boundary(args) -> dict:
+def boundary(batches: int) -> dict:
     out = {}
+    warm = 5
     for batch in (256, 4096):
-        n_batches = args.batches
         # (a) a Python loop over the Sampler
         s = tpeopt.Sampler(SPACE, sampler="random", seed=1)
         ask, call, tell, total = [], [], [], []
-        for _ in range(n_batches + 5):
+        for _ in range(batches + warm):
             t0 = time.perf_counter()
             X = s.ask(batch)
             t1 = time.perf_counter()
@@ -58,86 +66,94 @@ def boundary(args) -> dict:
             s.tell(y)
             t3 = time.perf_counter()
             ask.append(t1 - t0), call.append(t2 - t1), tell.append(t3 - t2), total.append(t3 - t0)
-        sl = slice(5, None)  # the first batches warm up
-        loop = {"ask_ms": median_ms(ask[sl]), "objective_ms": median_ms(call[sl]), "tell_ms": median_ms(tell[sl]),
-                "total_ms": median_ms(total[sl])}
-        # (b) the executor: the Python objective's against the built-in CPU executor's, serial
+        loop = {"ask_ms": median_ms(ask[warm:]), "objective_ms": median_ms(call[warm:]),
+                "tell_ms": median_ms(tell[warm:]), "total_ms": median_ms(total[warm:])}
+        trials = batch * (batches + warm)
         with tempfile.TemporaryDirectory() as tmp:
-            trials = batch * (n_batches + 5)
-            py = tpeopt.optimize(trivial, SPACE, sampler="random", trials=trials, batch=batch, seed=1, serial=True,
-                                 out=Path(tmp) / "py", quiet=True)
+            # (b) the engine alone: the same random sampler, the built-in sphere, one thread
             cfg = {"strategy": "functions", "function": "sphere",
                    "search": {"sampler": "random", "trials": trials, "batch": batch, "seed": 1}, "params": SPACE}
-            cpu1 = tpeopt.run(cfg, out=Path(tmp) / "cpu1", executor="cpu", threads=1, serial=True, quiet=True)
-            tp, tc = py.timings.iloc[5:], cpu1.timings.iloc[5:]
-            executor = {"python_exec_ms": round(float(tp["exec_ms"].median()), 4),
-                        "builtin_cpu_1thread_exec_ms": round(float(tc["exec_ms"].median()), 4),
-                        "python_batch_wall_ms": round(float(tp["wall_ms"].diff().median()), 4),
-                        "builtin_batch_wall_ms": round(float(tc["wall_ms"].diff().median()), 4)}
-        out[str(batch)] = {"sampler_loop": loop, "executor": executor}
+            cpp = tpeopt.run(cfg, out=Path(tmp) / "cpp", executor="cpu", threads=1, serial=True, quiet=True)
+            # (c) the engine with the trivial objective as its executor
+            py = tpeopt.optimize(trivial, SPACE, sampler="random", trials=trials, batch=batch, seed=1, serial=True,
+                                 out=Path(tmp) / "py", quiet=True)
+
+            def med(study, column):
+                return round(float(study.timings[column].iloc[warm:].median()), 4)
+
+            engine = {"ask_ms": med(cpp, "ask_ms"), "exec_ms": med(cpp, "exec_ms"), "tell_ms": med(cpp, "tell_ms")}
+            optimize = {"ask_ms": med(py, "ask_ms"), "exec_ms": med(py, "exec_ms"), "tell_ms": med(py, "tell_ms")}
+        out[str(batch)] = {
+            "python_loop": loop,
+            "engine_builtin": engine,
+            "optimize": optimize,
+            # What crossing into Python adds per batch: the loop's ask + tell over the engine's;
+            # the objective executor's call (sum) over the built-in evaluation (sphere).
+            "loop_overhead_ms": round(loop["ask_ms"] + loop["tell_ms"] - engine["ask_ms"] - engine["tell_ms"], 4),
+            "executor_overhead_ms": round(optimize["exec_ms"] - engine["exec_ms"], 4),
+        }
         print(batch, json.dumps(out[str(batch)]), flush=True)
     return out
 
 
-def peers(args) -> dict:
+def peers(trials: int, batch: int, seeds: list[int]) -> dict:
     import optuna
     import rustuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     rows = []
-    for seed in args.seeds:
-        # tpeopt: batch TPE, pipelined, depth 2
-        with tempfile.TemporaryDirectory() as tmp:
-            t0 = time.perf_counter()
-            st = tpeopt.optimize(rastrigin, SPACE, trials=args.trials, batch=args.batch, seed=seed,
-                                 out=Path(tmp) / "r", quiet=True)
-            rows.append({"tool": "tpeopt", "seed": seed, "wall_s": time.perf_counter() - t0,
-                         "best": st.best["score"]})
+
+    def add(tool: str, seed: int, wall: float, best: float) -> None:
+        rows.append({"tool": tool, "seed": seed, "wall_s": round(wall, 3), "best": best})
         print(rows[-1], flush=True)
-        # Optuna and Rustuna: ask a batch, evaluate it as one array, tell it
-        for name, make in (
-            ("optuna", lambda: optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed))),
-            ("rustuna", lambda: rustuna.create_study(sampler=rustuna.samplers.TPESampler(seed=seed),
-                                                     direction="minimize")),
-        ):
-            if name not in args.tools:
-                continue
+
+    for seed in seeds:
+        for tool, settings in (("tpeopt (batch TPE)", None), ("tpeopt (preset optuna)", {"preset": "optuna"})):
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.perf_counter()
+                st = tpeopt.optimize(rastrigin, SPACE, trials=trials, batch=batch, seed=seed, settings=settings,
+                                     out=Path(tmp) / "r", quiet=True)
+                add(tool, seed, time.perf_counter() - t0, st.best["score"])
+        for tool in ("optuna", "rustuna"):
             t0 = time.perf_counter()
-            study = make()
+            if tool == "optuna":
+                study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed))
+            else:
+                study = rustuna.create_study(sampler=rustuna.samplers.TPESampler(seed=seed), direction="minimize")
             best = float("inf")
-            for _ in range(args.trials // args.batch):
-                trials = [study.ask() for _ in range(args.batch)]
-                X = np.array([[t.suggest_float(f"x{i}", -5.12, 5.12) for i in range(D)] for t in trials])
+            for _ in range(trials // batch):
+                asked = [study.ask() for _ in range(batch)]
+                X = np.array([[t.suggest_float(f"x{i}", -5.12, 5.12) for i in range(D)] for t in asked])
                 y = rastrigin(X)
-                for t, v in zip(trials, y):
-                    study.tell(t if name == "optuna" else t.number, float(v))
+                for t, v in zip(asked, y):
+                    study.tell(t if tool == "optuna" else t.number, float(v))
                 best = min(best, float(y.min()))
-            rows.append({"tool": name, "seed": seed, "wall_s": time.perf_counter() - t0, "best": best})
-            print(rows[-1], flush=True)
-    return {"trials": args.trials, "batch": args.batch, "rows": rows}
+            add(tool, seed, time.perf_counter() - t0, best)
+    return {"trials": trials, "batch": batch, "objective": f"rastrigin, {D} floats in [-5.12, 5.12], minimized",
+            "rows": rows}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["boundary", "peers"])
-    p.add_argument("--batches", type=int, default=40, help="boundary: timed batches per size")
-    p.add_argument("--trials", type=int, default=2000)
-    p.add_argument("--batch", type=int, default=100)
+    p.add_argument("--batches", type=int, default=40, help="boundary: timed batches per batch size")
+    p.add_argument("--trials", type=int, default=2000, help="peers: the budget")
+    p.add_argument("--batch", type=int, default=100, help="peers: trials per batch")
     p.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
-    p.add_argument("--tools", type=lambda s: s.split(","), default=["optuna", "rustuna"])
-    p.add_argument("--json", default=None)
+    p.add_argument("--json", default=None, help="write the results here")
     args = p.parse_args()
-    result = boundary(args) if args.what == "boundary" else peers(args)
-    import optuna
-    import rustuna  # noqa: F401
-    from importlib.metadata import version
-
-    result["machine"] = {"cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
-                         "numpy": np.__version__, "optuna": optuna.__version__, "rustuna": version("rustuna"),
-                         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load_before = os.getloadavg()
+    result = {"command": " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]]), "date": started,
+              "boundary": boundary(args.batches), "peers": peers(args.trials, args.batch, args.seeds)}
+    result["machine"] = {
+        "cpus": os.cpu_count(), "cpu": platform.processor() or platform.machine(),
+        "load_average_1m_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+        "python": platform.python_version(), "numpy": np.__version__, "tpeopt": tpeopt.__version__,
+        "optuna": version("optuna"), "rustuna": version("rustuna"),
+    }
+    print(json.dumps(result["machine"]))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result["machine"]))
 
 
 if __name__ == "__main__":

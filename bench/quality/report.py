@@ -127,6 +127,16 @@ def main():
                 w, t, l = w + (cmp == 1), t + (cmp == 0), l + (cmp == -1)
             row.append(f"{w} / {t} / {l}")
         lines.append("| " + " | ".join(row) + " |")
+    # what each sampler costs: its ask + tell seconds per run (median over the budget's runs)
+    lines.append("\n#### Sampler time per run (ask + tell, seconds, median over the runs of a budget)\n")
+    lines.append("| budget | " + " | ".join(samplers) + " |")
+    lines.append("| --- | " + " | ".join("---" for _ in samplers) + " |")
+    for budget in budgets:
+        row = [budget]
+        for s in samplers:
+            t = [r["sampler_s"] for r in runs if cell_label(r) == budget and sampler_label(r) == s]
+            row.append(f"{np.median(t):.2f}" if t else "")
+        lines.append("| " + " | ".join(row) + " |")
     text = "\n".join(lines) + "\n"
     if a.markdown:
         Path(a.markdown).write_text(text)

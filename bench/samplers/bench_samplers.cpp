@@ -35,9 +35,9 @@
 #include "engine/study.hpp"
 #include "io/ga_config.hpp"
 #include "io/study_config.hpp"
-#include "io/trade_filter_cache.hpp"
-#include "io/trade_filter_generator.hpp"
-#include "io/trade_filter_prepare.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
+#include "strategies/trade_filter/trade_filter_generator.hpp"
+#include "strategies/trade_filter/trade_filter_prepare.hpp"
 
 using namespace tpeopt;
 namespace fs = std::filesystem;

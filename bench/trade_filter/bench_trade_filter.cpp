@@ -40,17 +40,18 @@
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "engine/study.hpp"
-#include "engine/trade_filter_grid_config.hpp"
+#include "engine/slot_grid_config.hpp"
+#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "io/study_config.hpp"
-#include "io/trade_filter_cache.hpp"
-#include "io/trade_filter_generator.hpp"
-#include "io/trade_filter_prepare.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
+#include "strategies/trade_filter/trade_filter_generator.hpp"
+#include "strategies/trade_filter/trade_filter_prepare.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "tpe/random_sampler.hpp"
 #ifdef TPEOPT_WITH_CUDA
 #include "gpu/cuda_executor.hpp"
-#include "gpu/trade_filter_grid.hpp"
+#include "strategies/trade_filter/trade_filter_grid_device.hpp"
 #endif
 
 using namespace tpeopt;
@@ -143,7 +144,7 @@ int main(int argc, char** argv) {
   std::printf("| workload | where | combinations | trades | ms | checks/s | goal |\n|---|---|---|---|---|---|---|\n");
 
   const auto seed_config = config_for(cache, kSeedGrid, "grid");
-  const auto seed_grid = engine::make_trade_filter_grid(seed_config, s);
+  const auto seed_grid = strategies::trade_filter_grid_of(engine::make_slot_grid(seed_config, s));
   tf::GridSearchSettings st;
 
   if (!gpu_only) {
@@ -206,7 +207,7 @@ int main(int argc, char** argv) {
         list(50, 0.0, 0.016), list(40, 0.0, 0.03), list(10, 0, 4), list(10, 0, 4), list(10, 0, 4), list(25, 0.1, 0.08),
         list(20, -2.0, 0.095));
     const auto config = config_for(cache, params, "grid");
-    const auto grid = engine::make_trade_filter_grid(config, s);
+    const auto grid = strategies::trade_filter_grid_of(engine::make_slot_grid(config, s));
     const auto t0 = Clock::now();
     const auto out = search.search(grid, st);
     row(fmt::format("grid of {:.0e} combinations ({})", static_cast<double>(grid.size()), out.method), "gpu",

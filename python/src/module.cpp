@@ -1,6 +1,7 @@
 // _tpeopt: the C++ library under the tpeopt Python package (python/tpeopt). Thin: each
 // function builds what the command line builds (io/, engine/) and runs it with the GIL
 // released; the Python layer turns the results into pandas objects.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -19,17 +20,18 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/host_memory.hpp"
+#include "engine/backtest.hpp"
 #include "engine/data_subsets.hpp"
 #include "engine/grid_run.hpp"
+#include "engine/memory_check.hpp"
 #include "engine/recorded_study.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
-#include "engine/trial_params.hpp"
 #include "engine/verify.hpp"
 #include "io/study_config.hpp"
 #include "objective_executor.hpp"
-#include "strategies/exhaustion/exhaustion_strategy.hpp"
-#include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/symbol_strategy.hpp"
 
 namespace nb = nanobind;
@@ -87,6 +89,20 @@ struct CallOptions {
   nb::object adapter;  ///< a Python objective's adapter (strategy python), else None
 };
 
+bool scored_by_caller(const Config& c) { return !c.entry->scored_by_caller.empty(); }
+
+/// An objective function is given exactly when the study's trials need one.
+void check_objective(const Config& config, const CallOptions& call) {
+  if (scored_by_caller(config) && call.adapter.is_none())
+    throw make_error("{}: strategy {}: give the objective function (tpeopt.optimize, or tpeopt.resume(DIR, "
+                     "objective))",
+                     config.source, config.strategy);
+  if (!scored_by_caller(config) && !call.adapter.is_none())
+    throw make_error("{}: objective: strategy {} scores its own trials; an objective function is for a study "
+                     "tpeopt.optimize made (strategy python_objective)",
+                     config.source, config.strategy);
+}
+
 /// The parts of a call that hold Python objects: built and destroyed with the GIL held.
 struct CallState {
   std::unique_ptr<PythonWriterBuf> buf;
@@ -94,8 +110,7 @@ struct CallState {
   std::unique_ptr<ObjectiveExecutor> objective;
   engine::RunOptions options;
 
-  CallState(const Config& config, const CallOptions& call, const std::string& executor) {
-    options.executor = executor;
+  explicit CallState(const CallOptions& call) {
     options.serial = call.serial;
     options.cpu_threads = call.threads;
     options.cuda_block_size = call.block_size;
@@ -106,18 +121,15 @@ struct CallState {
       options.log = log.get();
       options.progress_line = call.progress_line;
     }
-    const bool python = config.strategy == "python";
-    if (python && call.adapter.is_none())
-      throw make_error("{}: strategy python: give the objective function (tpeopt.optimize, or tpeopt.resume(DIR, "
-                       "objective))",
-                       config.source);
-    if (!python && !call.adapter.is_none())
-      throw make_error("{}: objective: strategy {} scores its own trials; an objective function is for a Python "
-                       "objective's study (strategy python)",
-                       config.source, config.strategy);
-    if (python) {
-      objective = std::make_unique<ObjectiveExecutor>(call.adapter, config.objective.metrics.size());
+  }
+  /// The executor: the objective's for a study scored by its caller, else the config's.
+  void set_executor(const Config& config, const strategies::Strategy& strategy, const CallOptions& call) {
+    if (scored_by_caller(config)) {
+      objective = std::make_unique<ObjectiveExecutor>(call.adapter, strategy.metric_names().size());
       options.external_executor = objective.get();
+      options.executor = objective->name();
+    } else {
+      options.executor = engine::resolve_executor(config.executor);
     }
   }
   ~CallState() {
@@ -126,12 +138,28 @@ struct CallState {
   }
 };
 
-std::string executor_label(const Config& config) {
-  return config.strategy == "python" ? std::string("python") : engine::resolve_executor(config.executor);
+/// The config's strategy with its data loaded (the GIL released), checked for memory as the
+/// command line checks it before anything is written; what was loaded goes to the log.
+std::unique_ptr<strategies::Strategy> prepare(const Config& config, CallState& state, const CallOptions& call) {
+  check_objective(config, call);
+  std::unique_ptr<strategies::Strategy> strategy;
+  std::uint64_t data_bytes = 0;
+  {
+    nb::gil_scoped_release release;
+    strategy = engine::load_strategy(config, state.options.log, &data_bytes);
+  }
+  state.set_executor(config, *strategy, call);
+  {
+    nb::gil_scoped_release release;
+    engine::check_data_subsets(*strategy, config);
+    engine::check_memory(config, *strategy, state.options, data_bytes, available_host_memory());
+  }
+  return strategy;
 }
 
-nb::dict run_outcome(const engine::StudyRun& run, const std::filesystem::path& dir) {
+nb::dict run_outcome(const Config& config, const engine::StudyRun& run, const std::filesystem::path& dir) {
   nb::dict d;
+  d["scored_by_caller"] = scored_by_caller(config);
   d["dir"] = dir.string();
   d["trials"] = run.summary.trials_told;
   d["stopped_early"] = run.summary.stopped_early;
@@ -140,10 +168,16 @@ nb::dict run_outcome(const engine::StudyRun& run, const std::filesystem::path& d
   return d;
 }
 
-std::string resume_command(const Config& config, const std::filesystem::path& dir) {
-  return config.strategy == "python" ? fmt::format("tpeopt.resume({:?}, objective)", dir.string())
-                                     : fmt::format("tpeopt.resume({:?}) in Python, or tpeopt resume {}", dir.string(),
-                                                   dir.string());
+/// The executor config.json records: the one that ran (as the command line records it), but
+/// the config's own for a caller's function, which is not a config value.
+std::string recorded_executor(const Config& config, const engine::RunOptions& options) {
+  return scored_by_caller(config) ? config.executor : options.executor;
+}
+
+engine::ResumeHint resume_hint(const Config& config, const std::filesystem::path& dir) {
+  if (scored_by_caller(config)) return {fmt::format("tpeopt.resume({:?}, objective)", dir.string()), ""};
+  return {fmt::format("tpeopt.resume({:?}) in Python, or tpeopt resume {}", dir.string(), dir.string()),
+          config.executor == "cuda" ? " (executor=\"cpu\" to continue on the CPU)" : ""};
 }
 
 Config load_config(std::optional<std::string> path, std::optional<std::string> json_text, const std::string& source,
@@ -156,56 +190,53 @@ Config load_config(std::optional<std::string> path, std::optional<std::string> j
 }
 
 nb::dict run(const Config& config, const std::string& out, const CallOptions& call) {
-  const std::string exec = executor_label(config);
-  CallState state(config, call, exec);
-  std::filesystem::path dir;
+  if (config.walk_forward.is_parent())
+    throw make_error("{}: data.walk_forward: run a walk-forward study with the command line (tpeopt run); open "
+                     "each fold's run directory with tpeopt.load(DIR/fold-N)",
+                     config.source);
+  CallState state(call);
+  const auto strategy = prepare(config, state, call);
+  const std::filesystem::path dir = out;
   std::optional<engine::StudyRun> run;
   {
     nb::gil_scoped_release release;
-    if (config.walk_forward.is_parent())
-      throw make_error("{}: data.walk_forward: run a walk-forward study with the command line (tpeopt run); open "
-                       "each fold's run directory with tpeopt.load(DIR/fold-N)",
-                       config.source);
-    const auto strategy = engine::make_strategy(config);
-    dir = out;
-    engine::check_data_subsets(*strategy, config);  // before any run directory exists
-    auto recorder = engine::RunRecorder::create(dir, config, *strategy, config.executor);
+    auto recorder = engine::RunRecorder::create(dir, config, *strategy, recorded_executor(config, state.options));
     run = engine::run_recorded_study(config, *strategy, state.options, *recorder, {}, call.handle_signals,
-                                     resume_command(config, dir));
+                                     resume_hint(config, dir));
   }
-  return run_outcome(*run, dir);
+  return run_outcome(config, *run, dir);
 }
 
 nb::dict resume(const std::string& dir_text, const std::string& executor, const CallOptions& call) {
   const std::filesystem::path dir(dir_text);
   Config config = engine::load_run_config(dir);
-  if (!executor.empty()) config.executor = executor;
+  if (!executor.empty()) io::apply_overrides(config, {{}, {}, {}, {}, executor}, "");
   if (engine::GridRun::is_grid_run(dir))
-    throw make_error("{}: a trade_filter grid: continue it with the command line (tpeopt resume {})", dir_text,
-                     dir_text);
+    throw make_error("{}: an exact grid: continue it with the command line (tpeopt resume {})", dir_text, dir_text);
   if (config.walk_forward.is_parent())
     throw make_error("{}: a walk-forward study: continue it with the command line (tpeopt resume {})", dir_text,
                      dir_text);
-  const std::string exec = executor_label(config);
-  CallState state(config, call, exec);
+  CallState state(call);
+  const auto strategy = prepare(config, state, call);
   std::optional<engine::StudyRun> run;
   {
     nb::gil_scoped_release release;
-    const auto strategy = engine::make_strategy(config);
     std::vector<engine::ReplayedBatch> replay;
-    auto recorder = engine::RunRecorder::resume(dir, config, *strategy, config.executor, replay);
+    auto recorder =
+        engine::RunRecorder::resume(dir, config, *strategy, recorded_executor(config, state.options), replay);
     run = engine::run_recorded_study(config, *strategy, state.options, *recorder, std::move(replay),
-                                     call.handle_signals, resume_command(config, dir));
+                                     call.handle_signals, resume_hint(config, dir));
   }
-  return run_outcome(*run, dir);
+  return run_outcome(config, *run, dir);
 }
 
 nb::dict verify(const Config& config, const CallOptions& call) {
-  CallState state(config, call, executor_label(config));
+  CallState state(call);
+  state.options.keep_trials = true;  // what verify_study keeps: the memory check counts it
+  const auto strategy = prepare(config, state, call);
   engine::Verification v;
   {
     nb::gil_scoped_release release;
-    const auto strategy = engine::make_strategy(config);
     v = engine::verify_study(config, *strategy, state.options);
   }
   nb::dict d;
@@ -217,83 +248,87 @@ nb::dict verify(const Config& config, const CallOptions& call) {
   return d;
 }
 
-/// One series' trades as columns; `symbol` non-empty adds a symbol column.
-void add_trades(nb::dict& columns, const strategies::ExhaustionStrategy& s, const double* params,
-                const std::string& symbol) {
-  auto column = [&](const char* name) {
-    if (!columns.contains(name)) columns[name] = nb::list();
-    return nb::borrow<nb::list>(columns[name]);
-  };
-  for (const auto& t : s.trades(params)) {
-    if (!symbol.empty()) column("symbol").append(symbol);
-    column("signal_bar").append(t.signal_bar);
-    column("entry_bar").append(t.entry_bar);
-    column("exit_bar").append(t.exit_bar);
-    // Times in ms since 1970 (UTC) of the bars opened at entry and exit.
-    column("entry_time").append(s.atom_time_s(static_cast<std::size_t>(t.entry_bar)) * 1000);
-    column("exit_time").append(s.atom_time_s(static_cast<std::size_t>(t.exit_bar)) * 1000);
-    column("entry_price").append(t.entry_price);
-    column("exit_price").append(t.exit_price);
-    column("reason").append(strategies::exit_reason_name(t.reason));
-    column("return").append(t.ret);
-    column("r_multiple").append(t.r_multiple);
-  }
-}
-
-nb::dict backtest(const Config& config, const nb::dict& params, const std::string& executor, bool with_trades) {
-  if (executor != "cpu")
-    throw make_error("executor: tpeopt.backtest runs on the CPU reference (executors agree bit for bit; the command "
-                     "line's tpeopt backtest --executor cuda runs it on the GPU)");
+nb::dict backtest(const Config& config, const nb::dict& params, const std::string& executor, bool with_trades,
+                  int block_size) {
+  engine::check_scored_by_tpeopt(config);
   std::vector<std::pair<std::string, double>> given;
   for (auto [key, value] : params) {
     const std::string name = nb::cast<std::string>(nb::str(key));
+    if (nb::isinstance<nb::str>(value)) {
+      // A string categorical's label (as top.json writes it): the value is its choice.
+      const std::string label = nb::cast<std::string>(value);
+      const std::size_t a = config.space.find(name);
+      const auto* axis = a == tpe::Axis::npos ? nullptr : &config.space.axes[a];
+      const auto it = axis ? std::find(axis->choice_labels.begin(), axis->choice_labels.end(), label)
+                           : std::vector<std::string>::const_iterator{};
+      if (!axis || it == axis->choice_labels.end())
+        throw make_error("params: {}: \"{}\" is not a choice of a categorical parameter {}", name, label, name);
+      given.emplace_back(name, axis->choices[static_cast<std::size_t>(it - axis->choice_labels.begin())]);
+      continue;
+    }
     if (!nb::isinstance<nb::float_>(value) && !nb::isinstance<nb::int_>(value))
-      throw make_error("params: {}: expected a number, got {}", name, nb::cast<std::string>(nb::str(value)));
+      throw make_error("params: {}: expected a number, got {}", name, nb::cast<std::string>(nb::repr(value)));
     given.emplace_back(name, nb::cast<double>(value));
   }
-  nb::dict d;
+  const std::string which = engine::resolve_executor(executor);
   std::unique_ptr<strategies::Strategy> strategy;
-  std::vector<double> slots, metrics;
-  strategies::TrialScore score;
+  std::vector<double> slots;
+  engine::Backtest b;
+  const bool trades = with_trades && config.entry->trades.available();
   {
     nb::gil_scoped_release release;
     strategy = engine::make_strategy(config);
     slots = engine::full_params(*strategy, config, given, "params");
-    metrics.resize(strategy->metric_names().size());
-    score = strategy->evaluate(slots.data(), metrics.data());
+    b = engine::backtest_params(*strategy, slots, which, trades, block_size);
   }
-  const auto* ex = dynamic_cast<const strategies::ExhaustionStrategy*>(strategy.get());
-  const auto* exs = dynamic_cast<const strategies::ExhaustionSymbolsStrategy*>(strategy.get());
   const auto* sym = dynamic_cast<const strategies::SymbolStrategy*>(strategy.get());
+  const auto& metric_names = strategy->metric_names();
   nb::dict p, m;
   for (std::size_t s = 0; s < slots.size(); ++s) p[strategy->param_names()[s].c_str()] = slots[s];
-  for (std::size_t k = 0; k < metrics.size(); ++k) m[strategy->metric_names()[k].c_str()] = metrics[k];
+  for (std::size_t k = 0; k < b.metrics.size(); ++k) m[metric_names[k].c_str()] = b.metrics[k];
+  nb::dict d;
   d["params"] = p;
-  d["score"] = score.score;
-  d["violation"] = score.violation;
+  d["score"] = b.score.score;
+  d["violation"] = b.score.violation;
   d["metrics"] = m;
+  d["executor"] = which;
   d["trades"] = nb::none();
   d["symbols"] = nb::none();
-  if (with_trades && (ex || exs)) {
-    nb::dict columns;
-    if (ex) add_trades(columns, *ex, slots.data(), "");
-    if (exs)
-      for (std::size_t k = 0; k < exs->n_symbols(); ++k)
-        add_trades(columns, exs->symbol(k), slots.data(), exs->symbol_names()[k]);
-    d["trades"] = columns;
+  if (b.trades) {
+    // The registry's columns as text (as `tpeopt backtest --trades-out` writes them; the Python
+    // side reads the numbers back), a symbol column over several symbols, entry and exit times in ms.
+    const auto& columns = config.entry->trades.columns;
+    std::vector<std::vector<std::string>> fields(columns.size());
+    std::vector<std::string> symbol;
+    std::vector<std::int64_t> entry_ms, exit_ms;
+    for (std::size_t s = 0; s < b.trades->size(); ++s)
+      for (const auto& t : (*b.trades)[s]) {
+        if (t.fields.size() != columns.size())
+          throw make_error("strategy {}: a trade has {} fields for {} columns", strategy->name(), t.fields.size(),
+                           columns.size());
+        if (sym) symbol.push_back(sym->symbol_names()[s]);
+        for (std::size_t c = 0; c < columns.size(); ++c) fields[c].push_back(t.fields[c]);
+        entry_ms.push_back(t.entry_time_ms);
+        exit_ms.push_back(t.exit_time_ms);
+      }
+    nb::dict t;
+    if (sym) t["symbol"] = symbol;
+    for (std::size_t c = 0; c < columns.size(); ++c) t[columns[c].c_str()] = fields[c];
+    t["entry_time"] = entry_ms;
+    t["exit_time"] = exit_ms;
+    d["trades"] = t;
   }
-  if (sym) {
-    const std::size_t S = sym->n_symbols(), M = metrics.size();
-    std::vector<double> objective(S), equity(S), symbol_metrics(S * M);
-    sym->evaluate_symbols(slots.data(), objective.data(), equity.data(), symbol_metrics.data());
+  if (b.symbols) {
+    const auto& r = *b.symbols;
+    const std::size_t S = r.objective.size(), M = metric_names.size();
     nb::dict columns;
     columns["symbol"] = sym->symbol_names();
-    columns["objective"] = objective;
-    columns["equity"] = equity;
+    columns["objective"] = r.objective;
+    columns["equity"] = r.equity;
     for (std::size_t k = 0; k < M; ++k) {
       std::vector<double> c(S);
-      for (std::size_t i = 0; i < S; ++i) c[i] = symbol_metrics[i * M + k];
-      columns[strategy->metric_names()[k].c_str()] = c;
+      for (std::size_t i = 0; i < S; ++i) c[i] = r.metrics[i * M + k];
+      columns[metric_names[k].c_str()] = c;
     }
     d["symbols"] = columns;
   }
@@ -398,8 +433,15 @@ NB_MODULE(_tpeopt, m) {
       .def_prop_ro("direction", [](const Config& c) {
         return c.objective.direction == tpeopt::tpe::Direction::Minimize ? "minimize" : "maximize";
       })
-      .def_prop_ro("metrics", [](const Config& c) { return c.objective.metrics; },
-                   "objective.metrics: the metric names a Python objective returns.")
+      .def_prop_ro("scored_by_caller", &scored_by_caller,
+                   "Whether a function of the caller scores the trials (strategy python_objective).")
+      .def_prop_ro(
+          "objective_metrics",
+          [](const Config& c) {
+            // Such a strategy reads no data: building it costs nothing.
+            return scored_by_caller(c) ? tpeopt::engine::make_strategy(c)->metric_names() : std::vector<std::string>{};
+          },
+          "The metric names the objective function returns (objective.metrics); empty for other strategies.")
       .def_prop_ro("axes", &axes_of, "The searched parameters, in order: name, kind and domain of each.")
       .def("resolved", [](const Config& c) { return c.resolved().dump(); },
            "The config with every default filled in, as JSON text.");
@@ -421,14 +463,34 @@ NB_MODULE(_tpeopt, m) {
       .def_rw("handle_signals", &CallOptions::handle_signals)
       .def_rw("adapter", &CallOptions::adapter, nb::arg().none());
 
+  m.def(
+      "strategies",
+      [] {
+        nb::list out;
+        for (const auto& e : tpeopt::strategies::registry().entries()) {
+          nb::dict d;
+          d["name"] = e.name;
+          d["summary"] = e.summary;
+          d["params"] = e.params.names();
+          d["params_from_config"] = e.params_from_config;
+          d["scored_by_caller"] = !e.scored_by_caller.empty();
+          d["cuda"] = e.make_device != nullptr;
+          d["trades"] = e.trades.available();
+          d["symbols"] = e.symbols;
+          d["subsets"] = e.subsets;
+          out.append(d);
+        }
+        return out;
+      },
+      "The strategies of this build (as `tpeopt strategies` lists them).");
   m.def("default_run_dir", [](const Config& c) { return tpeopt::engine::default_run_dir(c).string(); }, "config"_a,
         "runs/<YYYYmmdd-HHMMSS>-<strategy> under the current directory (a new name).");
   m.def("run", &run, "config"_a, "out"_a, "call"_a,
         "Runs a study into a new run directory (as `tpeopt run`); returns its outcome.");
   m.def("resume", &resume, "dir"_a, "executor"_a, "call"_a,
         "Continues a run directory from its journal (as `tpeopt resume`); returns its outcome.");
-  m.def("backtest", &backtest, "config"_a, "params"_a, "executor"_a, "trades"_a,
-        "Backtests one parameter set on the CPU reference (as `tpeopt backtest`).");
+  m.def("backtest", &backtest, "config"_a, "params"_a, "executor"_a, "trades"_a, "block_size"_a,
+        "Backtests one parameter set (as `tpeopt backtest`): on cpu (the reference) or cuda.");
   m.def("verify", &verify, "config"_a, "call"_a, "Runs a study pipelined and serial and compares them bit for bit.");
 
   nb::class_<PySampler>(m, "Sampler", "A config's sampler driven by ask/tell.")

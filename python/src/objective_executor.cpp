@@ -6,6 +6,7 @@
 #include <nanobind/ndarray.h>
 
 #include "common/error.hpp"
+#include "engine/interrupt.hpp"
 
 namespace nb = nanobind;
 
@@ -31,6 +32,9 @@ ObjectiveExecutor::ObjectiveExecutor(nb::object adapter, std::size_t n_metrics)
     : adapter_(std::move(adapter)), n_metrics_(n_metrics) {}
 
 engine::BatchResult ObjectiveExecutor::evaluate(const engine::BatchRequest& request) {
+  // After Ctrl-C no new batch starts (as the CPU executor abandons its batch): the pipeline
+  // stops untold here. A call already running is the user's code and runs to its end.
+  if (engine::InterruptGuard::requested()) throw engine::Interrupted{};
   const auto begin = engine::Clock::now();
   engine::BatchResult out;
   out.batch_index = request.batch_index;

@@ -14,6 +14,7 @@ SPACE = {
     "n": {"type": "int", "low": 1, "high": 50},
     "k": {"type": "categorical", "choices": ["a", "b", "c"]},
     "w": {"values": [0.5, 1.0, 2.0]},
+    "m": {"type": "int", "low": 2, "high": 20, "step": 3},
 }
 
 
@@ -27,7 +28,10 @@ def sphere(X: np.ndarray) -> np.ndarray:
 
 def mixed(X: np.ndarray) -> dict:
     """A score over SPACE with a constraint and two metrics."""
-    score = (X[:, 0] - 1.0) ** 2 + np.log(X[:, 1]) ** 2 + X[:, 2] + (X[:, 3] - 7) ** 2 / 50 + X[:, 4] * 0.3 + X[:, 5]
+    score = (
+        (X[:, 0] - 1.0) ** 2 + np.log(X[:, 1]) ** 2 + X[:, 2] + (X[:, 3] - 7) ** 2 / 50 + X[:, 4] * 0.3 + X[:, 5]
+        + X[:, 6] / 40
+    )
     return {"score": score, "violation": np.maximum(0.0, X[:, 0] - 4.0), "twice": 2 * score, "n_plus": X[:, 3] + 1}
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tpeopt
+from conftest import ROOT, cli_path
 from objectives import SPACE, FailAt, KillAt, mixed, sphere
 
 RUN = dict(trials=384, batch=64, seed=7, metrics=["twice", "n_plus"], quiet=True)
@@ -31,20 +32,22 @@ def reference(tmp_path_factory) -> tpeopt.Study:
 def test_a_run_records_every_trial(reference):
     t = reference.trials
     assert len(t) == 384 and reference.complete
-    assert list(t.columns[:8]) == ["trial", "batch", "x0", "x1", "x2", "n", "k", "w"]
+    assert list(t.columns[:9]) == ["trial", "batch", "x0", "x1", "x2", "n", "k", "w", "m"]
     assert {"score", "violation", "twice", "n_plus", "ask_ms", "exec_ms", "tell_ms", "wall_ms"} <= set(t.columns)
     assert set(t["k"]) <= {"a", "b", "c"} and set(t["w"]) <= {0.5, 1.0, 2.0}
     assert (t["n"] == t["n"].round()).all() and t["n"].between(1, 50).all()
     assert np.array_equal(t["twice"], 2 * t["score"])
     assert (t["violation"] == np.maximum(0.0, t["x0"] - 4.0)).all()
     # trials.csv reads back to the very bits the objective saw and returned.
-    X = np.column_stack([t["x0"], t["x1"], t["x2"], t["n"], t["k"].map({"a": 0, "b": 1, "c": 2}), t["w"]])
+    assert set(t["m"]) <= {2, 5, 8, 11, 14, 17, 20}
+    X = np.column_stack([t["x0"], t["x1"], t["x2"], t["n"], t["k"].map({"a": 0, "b": 1, "c": 2}), t["w"], t["m"]])
     assert np.array_equal(mixed(X)["score"], t["score"].to_numpy())
     best = reference.best
     feasible = t[t["violation"] == 0]
     assert best["score"] == feasible["score"].min() and best["violation"] == 0
     assert set(best["params"]) == set(SPACE) and best["metrics"]["twice"] == 2 * best["score"]
-    assert reference.config["strategy"] == "python" and reference.config["objective"]["metrics"] == ["twice", "n_plus"]
+    assert reference.config["strategy"] == "python_objective"
+    assert reference.config["objective"]["metrics"] == ["twice", "n_plus"]
 
 
 @pytest.mark.parametrize("depth", [1, 3])
@@ -99,7 +102,7 @@ def test_ctrl_c_stops_after_a_batch_and_resumes(tmp_path, reference):
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode != 0
-    assert "tpeopt: interrupt: finishing the batch being told" in err
+    assert "tpeopt: interrupt: stopping after the batch being told" in err
     assert "KeyboardInterrupt: interrupted after" in err and f"tpeopt.resume({str(out)!r}, objective)" in err
     summary = tpeopt.load(out).summary
     assert summary is not None and not summary["complete"] and 64 <= summary["trials"] < 384
@@ -190,9 +193,90 @@ def test_labels_and_tuples(tmp_path):
     assert seen[0].dtype == object and set(seen[0][:, 1]) <= {"lo", "hi"} and isinstance(seen[0][0, 0], float)
 
 
-def test_a_python_run_is_refused_without_its_objective(tmp_path, reference, cli_or_none=None):
-    with pytest.raises(tpeopt.Error, match="give the objective function"):
+def test_a_python_run_is_refused_without_its_objective(tmp_path, reference):
+    with pytest.raises(tpeopt.Error, match=r"config\.json: strategy python_objective: give the objective function"):
         tpeopt.resume(reference.dir)
-    with pytest.raises(tpeopt.Error, match="objective.metrics: only a Python objective"):
+    with pytest.raises(tpeopt.Error, match=r"objective: strategy functions scores its own trials"):
+        tpeopt.run(ROOT / "examples" / "functions_rastrigin.json", objective=mixed, out=tmp_path / "r")
+    with pytest.raises(tpeopt.Error, match=r"objective\.metrics: unknown key"):
         tpeopt.run({"strategy": "functions", "function": "sphere", "objective": {"metrics": ["a"]},
-                    "params": {"x": {"type": "float", "low": 0, "high": 1}}})
+                    "params": {"x": {"type": "float", "low": 0, "high": 1}}}, out=tmp_path / "r")
+    with pytest.raises(tpeopt.Error, match=r"params\.fixed: a Python objective is given the searched parameters only"):
+        tpeopt.optimize(mixed, {**SPACE, "fixed": 2.0}, out=tmp_path / "r")
+    with pytest.raises(tpeopt.Error, match=r'objective\.metrics\[0\]: "x0" is also a parameter'):
+        tpeopt.optimize(mixed, SPACE, metrics=["x0"], out=tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+    # The command line cannot call the function: it says where the study runs, writing nothing.
+    cli = cli_path()
+    if cli is not None:
+        r = subprocess.run([str(cli), "resume", str(reference.dir)], capture_output=True, text=True)
+        assert r.returncode == 2 and "scored by a Python function" in r.stderr and "tpeopt.resume(DIR, objective)" in r.stderr
+
+
+def test_the_gil_is_released_while_cpp_runs(tmp_path):
+    """Another Python thread runs while tpeopt.run's engine works (it could not if the call
+    held the GIL: the engine never returns to the interpreter until the run ends)."""
+    import threading
+
+    count, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    config = {"strategy": "functions", "function": "rastrigin",
+              "search": {"sampler": "random", "trials": 400_000, "batch": 20_000, "seed": 1},
+              "params": {f"x{i}": {"type": "float", "low": -5.12, "high": 5.12} for i in range(8)}}
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        time.sleep(0.05)
+        before = count[0]
+        start = time.monotonic()
+        study = tpeopt.run(config, out=tmp_path / "r", executor="cpu", threads=1, quiet=True)
+        elapsed = time.monotonic() - start
+        during = count[0] - before
+    finally:
+        stop.set()
+        t.join()
+    assert study.complete and elapsed > 0.2
+    # A spinning Python thread counts millions a second; a held GIL would leave it at about
+    # one switch interval's worth (5 ms).
+    assert during > 50_000, (during, elapsed)
+
+
+def test_progress_goes_to_stderr(tmp_path, capsys, monkeypatch):
+    """A line per batch where stderr is not a terminal; one line rewritten in place (\\r) in a
+    notebook or a terminal; nothing with quiet=True."""
+    tpeopt.optimize(mixed, SPACE, trials=128, batch=32, metrics=["twice", "n_plus"], out=tmp_path / "a")
+    err = capsys.readouterr().err
+    lines = [l for l in err.splitlines() if l.startswith("[tpe] ")]
+    assert [l.split(" | ")[0] for l in lines] == [f"[tpe] {n}/128" for n in (32, 64, 96, 128)]
+    assert all(" python=" in l for l in lines)  # the executor's time: the objective's
+    monkeypatch.setattr(tpeopt._api, "_in_notebook", lambda: True)
+    tpeopt.optimize(mixed, SPACE, trials=128, batch=32, metrics=["twice", "n_plus"], out=tmp_path / "b")
+    err = capsys.readouterr().err
+    assert "\r128/128 trials (100.0%)" in err and "| best " in err and err.endswith("\n")
+    tpeopt.optimize(mixed, SPACE, trials=128, batch=32, metrics=["twice", "n_plus"], out=tmp_path / "c", quiet=True)
+    assert capsys.readouterr().err == ""
+
+
+def test_ctrl_c_stops_a_builtin_run_as_the_command_line_does(tmp_path):
+    out = tmp_path / "interrupted"
+    config = {"strategy": "functions", "function": "rastrigin",
+              "search": {"sampler": "random", "trials": 5_000_000, "batch": 20_000, "seed": 1},
+              "params": {f"x{i}": {"type": "float", "low": -5.12, "high": 5.12} for i in range(8)}}
+    code = f"import tpeopt\ntpeopt.run({config!r}, out={str(out)!r}, executor='cpu', quiet=True)\n"
+    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (out / "trials.csv").exists() or len((out / "trials.csv").read_text().splitlines()) < 2:
+        assert time.monotonic() < deadline and p.poll() is None
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    # KeyboardInterrupt, raised once the engine stopped (an uncaught one ends Python by SIGINT).
+    assert p.returncode == -signal.SIGINT, err
+    assert "KeyboardInterrupt: interrupted after" in err
+    assert f"Continue with: tpeopt.resume({str(out)!r})" in err
+    summary = tpeopt.load(out).summary
+    assert summary is not None and not summary["complete"] and summary["trials"] < 5_000_000

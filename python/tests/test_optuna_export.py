@@ -32,6 +32,8 @@ def check_round_trip(study: tpeopt.Study, loaded) -> None:
     assert d["x1"].log and d["x2"].step == 0.25
     assert isinstance(d["n"], optuna.distributions.IntDistribution) and (d["n"].low, d["n"].high) == (1, 50)
     assert d["k"].choices == ("a", "b", "c") and d["w"].choices == (0.5, 1.0, 2.0)
+    assert isinstance(d["m"], optuna.distributions.IntDistribution) and (d["m"].low, d["m"].high, d["m"].step) == (2, 20, 3)
+    assert isinstance(d["x2"], optuna.distributions.FloatDistribution) and (d["x2"].low, d["x2"].high) == (-1.0, 1.0)
     for t, (_, row) in zip(got, trials.iterrows()):
         assert t.number == row["trial"] and t.user_attrs["batch"] == row["batch"]
         for name in SPACE:
@@ -83,3 +85,32 @@ def test_command_line_export(tmp_path, run):
     # A second export into the same study is refused by Optuna, and said so.
     r = subprocess.run([*cmd, str(run.dir), "--storage", str(path)], env=env, capture_output=True, text=True)
     assert r.returncode == 2 and "DuplicatedStudyError" in r.stderr
+
+
+def test_optuna_dashboard_opens_it(tmp_path, run):
+    """optuna-dashboard's own server application, asked as a browser asks it, lists the
+    exported study with every trial and its parameters."""
+    import io
+    import json
+
+    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+    path = tmp_path / "dashboard.log"
+    tpeopt.to_optuna(run, str(path), study_name="for-the-dashboard")
+    app = optuna_dashboard.wsgi(optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path))))
+
+    def get(url: str) -> dict:
+        status = []
+        body = b"".join(app({"REQUEST_METHOD": "GET", "PATH_INFO": url, "QUERY_STRING": "", "SERVER_NAME": "test",
+                             "SERVER_PORT": "80", "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(),
+                             "wsgi.errors": sys.stderr},
+                            lambda s, headers, exc_info=None: status.append(s)))
+        assert status == ["200 OK"], (url, status, body[:500])
+        return json.loads(body)
+
+    studies = get("/api/studies")["study_summaries"]
+    assert [s["study_name"] for s in studies] == ["for-the-dashboard"]
+    detail = get(f"/api/studies/{studies[0]['study_id']}")
+    assert len(detail["trials"]) == len(run.trials)
+    first = detail["trials"][0]
+    assert {p["name"] for p in first["params"]} == set(SPACE)
+    assert [t["number"] for t in detail["best_trials"]] == [run.best["trial"]]

@@ -25,7 +25,7 @@ def test_ask_tell_with_the_pipelines_schedule_gives_its_trials(tmp_path, sampler
     X = np.vstack(asked)
     t = study.trials
     k_index = t["k"].map({"a": 0, "b": 1, "c": 2})
-    expected = np.column_stack([t["x0"], t["x1"], t["x2"], t["n"], k_index, t["w"]])
+    expected = np.column_stack([t["x0"], t["x1"], t["x2"], t["n"], k_index, t["w"], t["m"]])
     assert np.array_equal(X, expected)
     assert s.asked == 320 and s.told == 320
 

@@ -8,6 +8,7 @@
   the next batch; recorded, journaled and resumable like any run.
 - ``Sampler(space, ...)``: ``ask(n)`` / ``tell(scores)`` for a loop of one's own.
 - ``to_optuna(run, storage)``: a run in an Optuna storage, for optuna-dashboard.
+- ``strategies()``: the strategies of this build.
 
 docs/python.md walks through them.
 """
@@ -15,7 +16,7 @@ docs/python.md walks through them.
 from ._tpeopt import Error
 from ._objective import ObjectiveError
 from ._study import Study
-from ._api import Backtest, Sampler, Verification, backtest, load, optimize, resume, run, verify
+from ._api import Backtest, Sampler, Verification, backtest, load, optimize, resume, run, strategies, verify
 from ._optuna import to_optuna
 
 __version__ = "0.1.0"
@@ -35,6 +36,7 @@ __all__ = [
     "optimize",
     "resume",
     "run",
+    "strategies",
     "to_optuna",
     "verify",
 ]

@@ -19,7 +19,7 @@ from ._study import Study
 
 ConfigLike = Union[str, os.PathLike, Mapping[str, Any]]
 
-__all__ = ["run", "resume", "load", "verify", "backtest", "optimize", "Sampler", "Verification", "Backtest"]
+__all__ = ["run", "resume", "load", "verify", "backtest", "optimize", "strategies", "Sampler", "Verification", "Backtest"]
 
 
 # ---- configs and call options ------------------------------------------------------------
@@ -86,7 +86,7 @@ def _finish(outcome: dict) -> Study:
     if outcome["stopped_early"]:
         raise KeyboardInterrupt(
             f"interrupted after {outcome['trials']} trials; the journal is consistent. Continue with: "
-            f"tpeopt.resume({outcome['dir']!r}{', objective' if study.config.get('strategy') == 'python' else ''})"
+            f"tpeopt.resume({outcome['dir']!r}{', objective' if outcome['scored_by_caller'] else ''})"
         )
     return study
 
@@ -94,7 +94,7 @@ def _finish(outcome: dict) -> Study:
 def _adapter(cfg: _tpeopt.Config, objective: Optional[Callable], labels: bool, on_nan: str) -> Optional[Adapter]:
     if objective is None:
         return None
-    return Adapter(objective, cfg.axes, cfg.metrics, labels, on_nan)
+    return Adapter(objective, cfg.axes, cfg.objective_metrics, labels, on_nan)
 
 
 def _add_journal_hint(e: ObjectiveError, dir: str) -> None:
@@ -106,6 +106,14 @@ def _add_journal_hint(e: ObjectiveError, dir: str) -> None:
 
 
 # ---- studies from configs ----------------------------------------------------------------
+
+
+def strategies() -> pd.DataFrame:
+    """The strategies of this build, one row each, as ``tpeopt strategies`` lists them: name,
+    summary, parameters (empty where the config's parameters are the strategy's),
+    ``scored_by_caller`` (a Python function scores its trials: tpeopt.optimize), and what it
+    can do besides a score (``cuda``, ``trades``, ``symbols``, ``subsets``)."""
+    return pd.DataFrame(_tpeopt.strategies())
 
 
 def run(
@@ -136,7 +144,8 @@ def run(
     KeyboardInterrupt naming how to resume; a second one ends the process at once (the
     journal is consistent either way).
 
-    A config of ``"strategy": "python"`` is scored by ``objective`` (see optimize()).
+    A config of ``"strategy": "python_objective"`` (what optimize() writes) is scored by
+    ``objective`` (see optimize()).
     Returns the run's Study.
     """
     cfg = _config(config, trials=trials, batch=batch, depth=depth, seed=seed, executor=executor)
@@ -220,7 +229,7 @@ def verify(
     on_nan: str = "raise",
 ) -> Verification:
     """Runs the study pipelined and then serially and compares every trial bit for bit, as
-    ``tpeopt verify`` does (no run directory). A ``"strategy": "python"`` config takes its
+    ``tpeopt verify`` does (no run directory). A ``"strategy": "python_objective"`` config takes its
     ``objective``. Returns a Verification (``difference`` names the first differing trial)."""
     cfg = _config(config, trials=trials, batch=batch, depth=depth, seed=seed, executor=executor)
     call = _call(threads=threads, block_size=block_size, devices=devices, quiet=True,
@@ -246,20 +255,31 @@ def backtest(
     *,
     executor: str = "cpu",
     trades: bool = True,
+    block_size: int = 128,
     base_dir: Optional[str] = None,
 ) -> Backtest:
     """Backtests one parameter set, as ``tpeopt backtest`` does: score, violation, metrics,
-    and (for a strategy with trades) its trades as a DataFrame with entry and exit times;
-    over several symbols also each symbol's results. ``params`` maps names to values
-    (labels for string categoricals); names it leaves out take the config's fixed value,
-    then the strategy's default. Runs on the CPU reference (executors agree bit for bit)."""
+    and (for a strategy with trades) its trades as a DataFrame with entry and exit times
+    (UTC); over several symbols also each symbol's results. ``params`` maps names to values
+    (labels for string categoricals, as top.json writes them); names it leaves out take the
+    config's fixed value, then the strategy's default. ``executor`` is ``"cpu"`` (the
+    reference), ``"cuda"`` or ``"auto"``; they agree bit for bit. The GIL is released while
+    the backtest runs."""
     cfg = config if isinstance(config, _tpeopt.Config) else _config(config, base_dir=base_dir)
-    r = _tpeopt.backtest(cfg, dict(params), executor, trades)
-    t = pd.DataFrame(r["trades"]) if r["trades"] is not None else None
-    if t is not None:
+    r = _tpeopt.backtest(cfg, dict(params), executor, trades, block_size)
+    t = None
+    if r["trades"] is not None:
+        t = pd.DataFrame(r["trades"])
+        # The strategy's columns come as text (what --trades-out writes): numbers where they are.
+        for c in t.columns:
+            if c in ("symbol", "entry_time", "exit_time"):
+                continue
+            try:
+                t[c] = pd.to_numeric(t[c])
+            except (ValueError, TypeError):
+                pass
         for c in ("entry_time", "exit_time"):
-            if c in t:
-                t[c] = pd.to_datetime(t[c], unit="ms", utc=True)
+            t[c] = pd.to_datetime(t[c], unit="ms", utc=True)
     s = pd.DataFrame(r["symbols"]) if r["symbols"] is not None else None
     return Backtest(r["params"], r["score"], r["violation"], r["metrics"], t, s)
 
@@ -289,7 +309,7 @@ def _study_dict(
     objective: dict[str, Any] = {"direction": direction}
     if metrics:
         objective["metrics"] = list(metrics)
-    return {"strategy": "python", "objective": objective, "search": search, "params": dict(space)}
+    return {"strategy": "python_objective", "objective": objective, "search": search, "params": dict(space)}
 
 
 def optimize(
@@ -331,7 +351,7 @@ def optimize(
     holds that sampler's keys (docs/user-guide.md).
 
     The run is recorded like any other: a run directory (``out``, default
-    ``runs/<time>-python``), a journal of told batches, trials.csv. The objective must be
+    ``runs/<time>-python_objective``), a journal of told batches, trials.csv. The objective must be
     deterministic (a trial's score depends only on its parameters): then a pipelined run
     equals the serial one (``serial=True``) bit for bit, and ``tpeopt.resume(dir,
     objective)`` after a crash, a kill -9 or Ctrl-C gives the uninterrupted run.

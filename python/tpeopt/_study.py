@@ -98,9 +98,10 @@ class Study:
         from ._api import backtest
 
         b = self.best
-        if b is None or self.config.get("strategy") == "python":
+        config = _tpeopt.load_run_config(str(self.dir))
+        if b is None or config.scored_by_caller:
             return None
-        return backtest(_tpeopt.load_run_config(str(self.dir)), b["params"]).trades
+        return backtest(config, b["params"]).trades
 
     def to_optuna(self, storage: str, study_name: Optional[str] = None):
         """Writes this run's trials into an Optuna storage (tpeopt.to_optuna)."""

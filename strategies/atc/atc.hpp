@@ -4,7 +4,7 @@
 // per average, a first layer that weights each type's nine signals by their own equity
 // curves, a second layer that weights the six types' signals by theirs, and a long / short /
 // flat position from the result. Written ONCE as TPEOPT_HD code, used by the CPU reference
-// (atc_strategy.cpp) and the CUDA kernels (gpu/atc_kernel.cu); docs/strategies.md, section
+// (atc_strategy.cpp) and the CUDA kernels (atc_device.cu); docs/strategies.md, section
 // "atc", states the same rules in prose.
 //
 // Parity (DESIGN.md section 5): only +, -, *, / and sqrt on doubles (IEEE on both sides),
@@ -15,6 +15,7 @@
 
 #include "common/hd.hpp"
 #include "common/hd_math.hpp"
+#include "strategies/bar_block.hpp"
 
 #ifdef __CUDACC__
 #define TPEOPT_ATC_NO_CHECK _Pragma("nv_exec_check_disable")
@@ -516,6 +517,63 @@ TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, 
     trade_decide(tr, A, p);
   }
   return tr;
+}
+
+/// The backtest of one symbol over blocks of its bars (issue [subsets], strategies/bar_block.hpp;
+/// increasing, disjoint). The moving averages, signals and both layers run over the symbol's
+/// bars as in run_symbol (they are indicators: from the cutout on, whatever the blocks); only
+/// the positions and returns are per block: each block starts flat, decides positions at its
+/// bars t >= max(cutout, begin) and realizes returns at its bars after that first one, so its
+/// first return bar pays for opening the first position. Returns 0.0 plus each block's
+/// objective value (finish_symbol of the block's own TradeState) in block order; *all receives
+/// the TradeState of every block's returns taken together (metrics and equity). One block over
+/// the whole series gives run_symbol's objective and state, bit for bit.
+TPEOPT_HD_INLINE double run_symbol_blocks(const Params& p, const double* R, const SignalWord* const* words,
+                                          const BarBlock* blocks, int n_blocks, Objective o, TradeState* all) {
+  TypeState st[kNumTypes];
+  TradeState block;
+  *all = TradeState{};
+  double score = 0.0;
+  double G = 1.0;
+  int k = 0;  // the block of the current bar, or the next one
+  auto close_block = [&]() {
+    double m[kNumMetrics];
+    double equity = 0.0;
+    score = score + finish_symbol(block, o, m, &equity);
+    block = TradeState{};
+    all->p1 = 0;  // the next block starts flat
+    all->p2 = 0;
+    ++k;
+  };
+  const int end = n_blocks > 0 ? blocks[n_blocks - 1].end : 0;
+  for (int t = 0; t < end; ++t) {
+    const double rg = R[t] * G;
+    G = G * p.growth;
+    while (k < n_blocks && t >= blocks[k].end) close_block();
+    if (t < p.cutout) continue;
+    const int w = t >> 5, b = t & 31;
+    Combiner c;
+    for (int m = 0; m < kNumTypes; ++m) {
+      SignalWord cur[kVariants];
+      for (int v = 0; v < kVariants; ++v) cur[v] = words[m * kVariants + v][w];
+      if (t == p.cutout) type_begin(st[m], cur, b);
+      else type_step(st[m], cur, b, rg, p.keep);
+      const double P = st[m].l1 * st[m].E;
+      if (m == 0) c.first(P, st[m].E);
+      else c.add(P, st[m].E);
+    }
+    if (k >= n_blocks || t < blocks[k].begin) continue;
+    const double A = c.value();
+    const int first = p.cutout > blocks[k].begin ? p.cutout : blocks[k].begin;
+    if (t > first) {
+      trade_realize(block, R[t], p.fee);
+      trade_realize(*all, R[t], p.fee);
+    }
+    trade_decide(block, A, p);
+    trade_decide(*all, A, p);
+  }
+  while (k < n_blocks) close_block();
+  return score;
 }
 
 }  // namespace tpeopt::strategies::atc

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "common/error.hpp"
-#include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
+#include "strategies/candle_checksum.hpp"
 
 namespace tpeopt::strategies {
 
@@ -30,7 +30,8 @@ symbols::AggregateSpec atc_aggregate_spec(symbols::Aggregate aggregate, bool max
   return spec;
 }
 
-AtcStrategy::AtcStrategy(const CandleSet& set, AtcOptions options) : names_(set.symbols), options_(options) {
+AtcStrategy::AtcStrategy(const CandleSet& set, AtcOptions options)
+    : names_(set.symbols), sources_(set.sources), options_(options) {
   if (set.n_symbols() == 0) throw make_error("data: the candle data set has no symbols");
   if (options_.min_trades < 0) throw make_error("objective.min_trades: must be >= 0");
   const std::size_t S = set.n_symbols();
@@ -54,26 +55,58 @@ AtcStrategy::AtcStrategy(const CandleSet& set, AtcOptions options) : names_(set.
   }
   spec_ = atc_aggregate_spec(options_.aggregate, options_.maximize, options_.min_trades);
   checksum_ = candle_set_checksum(set);
+  atoms_ = std::make_shared<const CandleAtoms>(set);
 }
 
-const std::vector<std::string>& AtcStrategy::param_names() const {
-  static const std::vector<std::string> names = {"ema_len",        "hma_len",         "wma_len", "dema_len", "lsma_len",
-                                                 "kama_len",       "robustness",      "lambda",  "decay",
-                                                 "long_threshold", "short_threshold", "cutout",  "fee_bp"};
-  return names;
+std::unique_ptr<Strategy> AtcStrategy::subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const {
+  // The kept symbols' closes and returns, copied as they are (a symbol's returns start at 0).
+  auto out = std::make_unique<AtcStrategy>(*this);
+  for (auto* v : {&out->close_, &out->ret_}) v->clear();
+  for (auto* v : {&out->offset_, &out->length_, &out->word_offset_}) v->clear();
+  out->names_.clear();
+  out->sources_.clear();
+  out->total_words_ = 0;
+  out->atoms_.reset();
+  for (std::size_t s = 0; s < names_.size(); ++s) {
+    std::vector<BarBlock> b = atoms_->blocks(s, ranges);
+    if (b.empty()) continue;
+    const auto first = close_.begin() + offset_[s], last = first + length_[s];
+    out->offset_.push_back(static_cast<std::int64_t>(out->close_.size()));
+    out->length_.push_back(length_[s]);
+    out->word_offset_.push_back(out->total_words_);
+    out->total_words_ += atc::signal_words(static_cast<int>(length_[s]));
+    out->close_.insert(out->close_.end(), first, last);
+    out->ret_.insert(out->ret_.end(), ret_.begin() + offset_[s], ret_.begin() + offset_[s] + length_[s]);
+    out->names_.push_back(names_[s]);
+    out->sources_.push_back(sources_[s]);
+    out->blocks_.push_back(std::move(b));
+  }
+  if (out->names_.empty()) throw make_error("atc: an empty subset of the data has nothing to backtest");
+  out->options_.min_trades = static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30));
+  out->spec_ = atc_aggregate_spec(out->options_.aggregate, out->options_.maximize, out->options_.min_trades);
+  return out;
 }
 
-std::vector<double> AtcStrategy::param_defaults() const {
-  std::vector<double> d(atc::kNumSlots, NAN);
-  for (int m = 0; m < atc::kNumTypes; ++m) d[atc::kEmaLen + m] = 28.0;
-  d[atc::kRobustness] = 2.0;
-  d[atc::kLambda] = 0.02;
-  d[atc::kDecay] = 0.03;
-  d[atc::kLongThreshold] = 0.1;
-  d[atc::kShortThreshold] = -0.1;
-  d[atc::kCutout] = 0.0;
-  d[atc::kFeeBp] = 0.0;
-  return d;
+const ParamList& atc_params() {
+  const char* length = "must be an integer in [1, 1000]";
+  const char* threshold = "must lie in [-1, 1]";
+  const double top = atc::kMaxLength + 0.5;
+  static const ParamList list({
+      {"ema_len", 28.0, closed_open(0.5, top, length), true, 5, 200},
+      {"hma_len", 28.0, closed_open(0.5, top, length), true, 5, 200},
+      {"wma_len", 28.0, closed_open(0.5, top, length), true, 5, 200},
+      {"dema_len", 28.0, closed_open(0.5, top, length), true, 5, 200},
+      {"lsma_len", 28.0, closed_open(0.5, top, length), true, 5, 200},
+      {"kama_len", 28.0, closed_open(0.5, top, length), true, 5, 200},
+      {"robustness", 2.0, closed_open(-0.5, 250.5, "must be an integer in [0, 250]"), true, 1, 3},
+      {"lambda", 0.02, closed(0.0, 10.0, "must lie in [0, 10] (growth per 1000 bars)"), false, 0.0, 1.0},
+      {"decay", 0.03, closed_open(0.0, 100.0, "must lie in [0, 100) (percent per bar)"), false, 0.0, 0.5},
+      {"long_threshold", 0.1, closed(-1.0, 1.0, threshold), false, 0.0, 0.6},
+      {"short_threshold", -0.1, closed(-1.0, 1.0, threshold), false, -0.6, 0.0},
+      {"cutout", 0.0, closed_open(-0.5, 1e8, "must be an integer >= 0 (and < 1e8)"), true, 0, 200},
+      {"fee_bp", 0.0, closed_open(0.0, 1e4, "must be >= 0 basis points (and below 10000)"), false, 0.0, 5.0},
+  });
+  return list;
 }
 
 const std::vector<std::string>& AtcStrategy::metric_names() const {
@@ -81,66 +114,45 @@ const std::vector<std::string>& AtcStrategy::metric_names() const {
   return names;
 }
 
-void AtcStrategy::check_param_range(std::size_t slot, double low, double high) const {
-  const std::string& name = param_names().at(slot);
-  auto need = [&](bool ok, const char* rule) {
-    if (!ok) throw make_error("params.{}: values in [{}, {}] are not all valid: {}", name, low, high, rule);
-  };
-  need(std::isfinite(low) && std::isfinite(high), "must be finite numbers");
-  switch (slot) {
-    case atc::kEmaLen:
-    case atc::kHmaLen:
-    case atc::kWmaLen:
-    case atc::kDemaLen:
-    case atc::kLsmaLen:
-    case atc::kKamaLen:
-      need(low >= 0.5 && high < atc::kMaxLength + 0.5, "must be an integer in [1, 1000]");
-      break;
-    case atc::kRobustness:
-      need(low >= -0.5 && high < 250.5, "must be an integer in [0, 250]");
-      break;
-    case atc::kLambda:
-      need(low >= 0.0 && high <= 10.0, "must lie in [0, 10] (growth per 1000 bars)");
-      break;
-    case atc::kDecay:
-      need(low >= 0.0 && high < 100.0, "must lie in [0, 100) (percent per bar)");
-      break;
-    case atc::kLongThreshold:
-    case atc::kShortThreshold:
-      need(low >= -1.0 && high <= 1.0, "must lie in [-1, 1]");
-      break;
-    case atc::kCutout:
-      need(low >= -0.5 && high < 1e8, "must be an integer >= 0 (and < 1e8)");
-      break;
-    case atc::kFeeBp:
-      need(low >= 0.0 && high < 1e4, "must be >= 0 basis points (and below 10000)");
-      break;
-    default:
-      break;
-  }
-}
-
-atc::TradeState AtcStrategy::run_symbol(const double* params, std::size_t s) const {
-  const atc::Params p = atc::unpack_params(params);
+void AtcStrategy::signal_words(const atc::Params& p, std::size_t s, std::vector<atc::SignalWord>& buf,
+                               const atc::SignalWord** ptr) const {
   const int n = static_cast<int>(length_[s]);
   const std::int64_t b = offset_[s];
   const int words = atc::signal_words(n);
-  thread_local std::vector<atc::SignalWord> buf;
   buf.resize(static_cast<std::size_t>(atc::kStreams) * static_cast<std::size_t>(words));
-  const atc::SignalWord* ptr[atc::kStreams];
   for (int m = 0; m < atc::kNumTypes; ++m)
     for (int k = 0; k < atc::kVariants; ++k) {
       atc::SignalWord* out = buf.data() + static_cast<std::size_t>(m * atc::kVariants + k) * words;
       atc::ma_signal_words(m, close_.data() + b, n, atc::variant_length(p.base[m], p.robustness, k), out);
       ptr[m * atc::kVariants + k] = out;
     }
-  return atc::run_symbol(p, ret_.data() + b, n, ptr);
+}
+
+atc::TradeState AtcStrategy::run_symbol(const double* params, std::size_t s) const {
+  const atc::Params p = atc::unpack_params(params);
+  thread_local std::vector<atc::SignalWord> buf;
+  const atc::SignalWord* ptr[atc::kStreams];
+  signal_words(p, s, buf, ptr);
+  return atc::run_symbol(p, ret_.data() + offset_[s], static_cast<int>(length_[s]), ptr);
 }
 
 void AtcStrategy::evaluate_symbols(const double* params, double* objective, double* equity, double* metrics) const {
+  if (blocks_.empty()) {
+    for (std::size_t s = 0; s < names_.size(); ++s) {
+      const atc::TradeState t = run_symbol(params, s);
+      objective[s] = atc::finish_symbol(t, options_.objective, metrics + s * atc::kNumMetrics, &equity[s]);
+    }
+    return;
+  }
+  const atc::Params p = atc::unpack_params(params);
+  thread_local std::vector<atc::SignalWord> buf;
+  const atc::SignalWord* ptr[atc::kStreams];
   for (std::size_t s = 0; s < names_.size(); ++s) {
-    const atc::TradeState t = run_symbol(params, s);
-    objective[s] = atc::finish_symbol(t, options_.objective, metrics + s * atc::kNumMetrics, &equity[s]);
+    signal_words(p, s, buf, ptr);
+    atc::TradeState all;
+    objective[s] = atc::run_symbol_blocks(p, ret_.data() + offset_[s], ptr, blocks_[s].data(),
+                                          static_cast<int>(blocks_[s].size()), options_.objective, &all);
+    atc::finish_symbol(all, options_.objective, metrics + s * atc::kNumMetrics, &equity[s]);
   }
 }
 

@@ -1,12 +1,17 @@
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/candles.hpp"
 #include "strategies/atc/atc.hpp"
+#include "strategies/candle_atoms.hpp"
 #include "strategies/symbol_strategy.hpp"
 
 namespace tpeopt::strategies {
+
+/// The parameter slots, in the order of atc::Slot (docs/strategies.md, "atc").
+const ParamList& atc_params();
 
 /// Parses total_return | sharpe; throws Error naming objective.name.
 atc::Objective parse_atc_objective(const std::string& name);
@@ -21,16 +26,14 @@ struct AtcOptions {
 /// The `atc` strategy over a candle data set of one or more symbols (docs/strategies.md,
 /// "atc"). The trial-independent series (closes and returns of every symbol, contiguous)
 /// are computed once here, on the host, in double; the CPU reference (evaluate_symbols) and
-/// the CUDA twin (gpu/atc_kernel.cu) both read them and run the same TPEOPT_HD code.
+/// the CUDA twin (atc_device.cu) both read them and run the same TPEOPT_HD code.
 class AtcStrategy final : public SymbolStrategy {
  public:
   AtcStrategy(const CandleSet& set, AtcOptions options);
 
   std::string name() const override { return "atc"; }
-  const std::vector<std::string>& param_names() const override;
-  std::vector<double> param_defaults() const override;
+  const ParamList& params() const override { return atc_params(); }
   const std::vector<std::string>& metric_names() const override;
-  void check_param_range(std::size_t slot, double low, double high) const override;
   std::vector<std::string> data_checksums() const override { return {checksum_}; }
 
   const std::vector<std::string>& symbol_names() const override { return names_; }
@@ -52,14 +55,31 @@ class AtcStrategy final : public SymbolStrategy {
   /// The CPU reference of one symbol: its final TradeState for one trial.
   atc::TradeState run_symbol(const double* params, std::size_t s) const;
 
+  // ---- data subsets (issue [subsets]): atoms are the symbols' distinct bar times --------
+  std::size_t n_atoms() const override { return atoms_ ? atoms_->size() : 0; }
+  std::int64_t atom_time_s(std::size_t k) const override { return atoms_->time_s(k); }
+  /// The symbols with bars in `ranges`, each backtested over its blocks of those bars
+  /// (atc::run_symbol_blocks), with `min_trades` over all of them.
+  std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const override;
+  std::int64_t min_trades() const override { return options_.min_trades; }
+  /// Per symbol, its blocks of bars (empty: unblocked, the whole series as run_symbol).
+  const std::vector<std::vector<BarBlock>>& blocks() const { return blocks_; }
+
  private:
+  /// The signal words of symbol s for one trial's 54 streams, into buf.
+  void signal_words(const atc::Params& p, std::size_t s, std::vector<atc::SignalWord>& buf,
+                    const atc::SignalWord** ptr) const;
+
   std::vector<std::string> names_;
+  std::vector<std::string> sources_;  ///< each symbol's file
   AtcOptions options_;
   symbols::AggregateSpec spec_{};
   std::vector<double> close_, ret_;
   std::vector<std::int64_t> offset_, length_, word_offset_;
   std::int64_t total_words_ = 0;
   std::string checksum_;
+  std::shared_ptr<const CandleAtoms> atoms_;   ///< of the whole data set (null in a subset)
+  std::vector<std::vector<BarBlock>> blocks_;  ///< per symbol (empty: unblocked)
 };
 
 /// The metric kinds of the atc metrics (for aggregation).

@@ -3,7 +3,7 @@
 // and take-profit, fees and slippage, whose fills are those of vectorbt's
 // Portfolio.from_signals with the settings listed in docs/strategies.md ("ema_cross").
 // Written ONCE as TPEOPT_HD code and used by the CPU reference (ema_cross_strategy.cpp)
-// and the CUDA kernels (gpu/ema_cross_kernel.cu).
+// and the CUDA kernels (ema_cross_device.cu).
 //
 // Parity (DESIGN.md section 5): only +, -, * and / on doubles (IEEE on both sides),
 // contraction off on both compilers, the same operation order everywhere, and the same
@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "common/hd.hpp"
+#include "strategies/bar_block.hpp"
 #include "strategies/trade_stats.hpp"
 
 #ifdef __CUDACC__
@@ -113,12 +114,18 @@ TPEOPT_HD_INLINE void ema_series2(const double* close, int n, int span_a, double
 
 /// The trial-independent bars (host or device pointers).
 struct Bars {
-  int n = 0;
+  int n = 0;      ///< end of the bars walked: the walk's last bar is n - 1 (the series hold at least n bars)
+  int begin = 0;  ///< first bar walked (issue [subsets]: a block [begin, n) backtested on its own;
+                  ///< the EMAs still read the whole series, so their warm-up comes from the bars before it)
   const double* open = nullptr;
   const double* high = nullptr;
   const double* low = nullptr;
   const double* close = nullptr;
 };
+
+/// The bars of block [begin, end) (strategies/bar_block.hpp): the walk starts flat at begin and
+/// its last bar is end - 1, where an open position is marked at the close (kEnd).
+using strategies::block_bars;
 
 /// The two EMA series a trial reads (shared by all trials with the same spans).
 struct TrialSeries {
@@ -239,8 +246,9 @@ struct SequentialFinder {
   }
 };
 
-/// The backtest of one trial, one position at a time (docs/strategies.md, "ema_cross"):
-///  1. a = the first bar >= first_valid with fast < slow (none before n - 2: no trades);
+/// The backtest of one trial over bars [begin, n), one position at a time (docs/strategies.md,
+/// "ema_cross"):
+///  1. a = the first bar >= max(first_valid, begin) with fast < slow (none before n - 2: no trades);
 ///  2. scan s = a + 1 .. n - 2 for a cross above; the position opens at s + 1;
 ///  3. its exit is the first j in (entry_bar, n - 1] where exits_at holds; without
 ///     one it is marked at the last bar (kEnd) and the walk ends;
@@ -254,8 +262,9 @@ template <typename BelowFinder, typename SignalFinder, typename ExitFinder, type
 TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, BelowFinder&& find_below,
                                    SignalFinder&& find_signal, ExitFinder&& find_exit, OnTrade&& on_trade) {
   const int last_signal = b.n - 2;
-  if (p.first_valid > last_signal - 1) return;
-  const int armed = find_below(p.first_valid, last_signal - 1, [&](int k) { return is_below(t, k); });
+  const int from = p.first_valid > b.begin ? p.first_valid : b.begin;
+  if (from > last_signal - 1) return;
+  const int armed = find_below(from, last_signal - 1, [&](int k) { return is_below(t, k); });
   int s = armed + 1;
   while (s <= last_signal) {
     s = find_signal(s, last_signal, [&](int k) { return is_cross_above(t, k); });
@@ -305,29 +314,29 @@ TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
   return s.total_return;
 }
 
-/// Metric columns, in the order of EmaCrossStrategy::metric_names().
+/// Metric columns, in the order of EmaCrossStrategy::metric_names(): trade_stats.hpp's, the
+/// fourth being compound_return.
 enum Metric : int {
-  kMTrades = 0,
-  kMWins,
-  kMTotalReturn,
-  kMCompoundReturn,
-  kMSharpe,
-  kMProfitFactor,
-  kMMaxDrawdown,
-  kNumMetrics
+  kMTrades = kTradeMetricTrades,
+  kMWins = kTradeMetricWins,
+  kMTotalReturn = kTradeMetricTotalReturn,
+  kMCompoundReturn = kTradeMetricOwn,
+  kMSharpe = kTradeMetricSharpe,
+  kMProfitFactor = kTradeMetricProfitFactor,
+  kMMaxDrawdown = kTradeMetricMaxDrawdown,
+  kNumMetrics = kNumTradeMetrics
 };
 
 /// Writes the metrics and returns the score; *violation = min_trades - trades when fewer.
 TPEOPT_HD_INLINE double finish(const Summary& s, Objective o, int min_trades, double* metrics, double* violation) {
-  metrics[kMTrades] = s.trades;
-  metrics[kMWins] = s.wins;
-  metrics[kMTotalReturn] = s.total_return;
-  metrics[kMCompoundReturn] = compound_return(s);
-  metrics[kMSharpe] = sharpe(s);
-  metrics[kMProfitFactor] = profit_factor(s);
-  metrics[kMMaxDrawdown] = s.max_drawdown;
-  *violation = s.trades < min_trades ? static_cast<double>(min_trades - s.trades) : 0.0;
+  *violation = write_trade_metrics(s, compound_return(s), min_trades, metrics);
   return objective_value(s, o);
 }
+
+/// A blocked trial's score (issue [subsets]): strategies/trade_stats.hpp's BlockedScore.
+using BlockedScore = strategies::BlockedScore<Summary>;
+
+/// Closes the current block: its objective value joins the score, and the next block starts empty.
+TPEOPT_HD_INLINE void end_block(BlockedScore& b, Objective o) { close_block(b, objective_value(b.block, o)); }
 
 }  // namespace tpeopt::strategies::ema_cross

@@ -11,6 +11,7 @@
 
 #include "common/digest.hpp"
 #include "common/error.hpp"
+#include "common/floor_div.hpp"
 
 namespace tpeopt::strategies {
 
@@ -222,42 +223,61 @@ struct ExitFinder {
 }  // namespace
 
 EmaCrossStrategy::EmaCrossStrategy(Candles candles, EmaCrossOptions options)
-    : candles_(std::move(candles)), options_(options) {
-  const std::size_t n = candles_.size();
-  if (n < 2) throw make_error("data.candles: {} has {} bar(s); the ema_cross strategy needs at least 2", candles_.source, n);
+    : data_(std::make_shared<Data>()), options_(options) {
+  Data& d = *data_;
+  d.candles = std::move(candles);
+  d.cache_limit = options_.ema_cache_bytes;
+  const Candles& c = d.candles;
+  const std::size_t n = c.size();
+  if (n < 2) throw make_error("data.candles: {} has {} bar(s); the ema_cross strategy needs at least 2", c.source, n);
   if (n > static_cast<std::size_t>(std::numeric_limits<int>::max() - 2))
-    throw make_error("data.candles: {} has too many bars ({})", candles_.source, n);
+    throw make_error("data.candles: {} has too many bars ({})", c.source, n);
   if (options_.min_trades < 0) throw make_error("objective.min_trades: must be >= 0");
-  Digest d;
-  d.add(static_cast<std::uint64_t>(n));
+  Digest digest;
+  digest.add(static_cast<std::uint64_t>(n));
   for (std::size_t i = 0; i < n; ++i) {
-    d.add(static_cast<std::uint64_t>(candles_.time_ms[i]));
-    for (const auto* v : {&candles_.open, &candles_.high, &candles_.low, &candles_.close, &candles_.volume})
-      d.add((*v)[i]);
+    digest.add(static_cast<std::uint64_t>(c.time_ms[i]));
+    for (const auto* v : {&c.open, &c.high, &c.low, &c.close, &c.volume}) digest.add((*v)[i]);
   }
-  checksum_ = "candles=" + d.hex();
+  d.checksum = "candles=" + digest.hex();
   // Trial-independent bounds for the stop search (ExitFinder).
-  bar_lo_.resize(n);
-  bar_hi_.resize(n);
+  d.bar_lo.resize(n);
+  d.bar_hi.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    bar_lo_[i] = std::min(candles_.open[i], candles_.low[i]);
-    bar_hi_[i] = std::max(candles_.open[i], candles_.high[i]);
+    d.bar_lo[i] = std::min(c.open[i], c.low[i]);
+    d.bar_hi[i] = std::max(c.open[i], c.high[i]);
   }
   std::vector<double> unused;
-  block_bounds(bar_lo_.data(), static_cast<int>(n), kStopBlock, stop_lo_, unused);
-  block_bounds(bar_hi_.data(), static_cast<int>(n), kStopBlock, unused, stop_hi_);
+  block_bounds(d.bar_lo.data(), static_cast<int>(n), kStopBlock, d.stop_lo, unused);
+  block_bounds(d.bar_hi.data(), static_cast<int>(n), kStopBlock, unused, d.stop_hi);
 }
 
-const std::vector<std::string>& EmaCrossStrategy::param_names() const {
-  static const std::vector<std::string> names = {"ema_fast", "ema_slow", "sl_pct", "tp_pct", "fee_bp", "slippage_bp"};
-  return names;
+std::int64_t EmaCrossStrategy::atom_time_s(std::size_t k) const { return floor_div(data_->candles.time_ms.at(k), 1000); }
+
+std::unique_ptr<Strategy> EmaCrossStrategy::subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const {
+  std::vector<BarBlock> blocks;
+  for (const auto& r : ranges) {
+    TPEOPT_ASSERT(r.begin < r.end && r.end <= data_->candles.size(), "ema_cross: subset range outside the series");
+    blocks.push_back({static_cast<int>(r.begin), static_cast<int>(r.end)});
+  }
+  if (blocks.empty()) throw make_error("ema_cross: an empty subset of the data has nothing to backtest");
+  EmaCrossOptions o = options_;
+  o.min_trades = static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30));
+  return std::unique_ptr<Strategy>(new EmaCrossStrategy(data_, o, std::move(blocks)));
 }
 
-std::vector<double> EmaCrossStrategy::param_defaults() const {
-  std::vector<double> d(ec::kNumSlots, 0.0);
-  d[ec::kEmaFast] = NAN;
-  d[ec::kEmaSlow] = NAN;
-  return d;
+const ParamList& ema_cross_params() {
+  const char* span = "must be an integer >= 1 (and < 1e8)";
+  const char* bp = "must be >= 0 basis points (and below 10000)";
+  static const ParamList list({
+      {"ema_fast", NAN, closed_open(0.5, kMaxSpan, span), true, 5, 60},
+      {"ema_slow", NAN, closed_open(0.5, kMaxSpan, span), true, 20, 400},
+      {"sl_pct", 0.0, closed_open(0.0, 100.0, "must be >= 0 percent (0 = no stop-loss) and below 100"), false, 0.0, 5.0},
+      {"tp_pct", 0.0, closed_open(0.0, 1e6, "must be >= 0 percent (0 = no take-profit)"), false, 0.0, 10.0},
+      {"fee_bp", 0.0, closed_open(0.0, 1e4, bp), false, 0.0, 10.0},
+      {"slippage_bp", 0.0, closed_open(0.0, 1e4, bp), false, 0.0, 5.0},
+  });
+  return list;
 }
 
 const std::vector<std::string>& EmaCrossStrategy::metric_names() const {
@@ -266,56 +286,35 @@ const std::vector<std::string>& EmaCrossStrategy::metric_names() const {
   return names;
 }
 
-void EmaCrossStrategy::check_param_range(std::size_t slot, double low, double high) const {
-  const std::string& name = param_names().at(slot);
-  auto need = [&](bool ok, const char* rule) {
-    if (!ok) throw make_error("params.{}: values in [{}, {}] are not all valid: {}", name, low, high, rule);
-  };
-  need(std::isfinite(low) && std::isfinite(high), "must be finite numbers");
-  switch (slot) {
-    case ec::kEmaFast:
-    case ec::kEmaSlow:
-      need(low >= 0.5 && high < kMaxSpan, "must be an integer >= 1 (and < 1e8)");
-      break;
-    case ec::kSlPct:
-      need(low >= 0.0 && high < 100.0, "must be >= 0 percent (0 = no stop-loss) and below 100");
-      break;
-    case ec::kTpPct:
-      need(low >= 0.0 && high < 1e6, "must be >= 0 percent (0 = no take-profit)");
-      break;
-    case ec::kFeeBp:
-    case ec::kSlippageBp:
-      need(low >= 0.0 && high < 1e4, "must be >= 0 basis points (and below 10000)");
-      break;
-    default:
-      break;
-  }
-}
-
 ec::Bars EmaCrossStrategy::host_bars() const {
+  const Candles& c = data_->candles;
   ec::Bars b;
   b.n = n_bars();
-  b.open = candles_.open.data();
-  b.high = candles_.high.data();
-  b.low = candles_.low.data();
-  b.close = candles_.close.data();
+  b.open = c.open.data();
+  b.high = c.high.data();
+  b.low = c.low.data();
+  b.close = c.close.data();
   return b;
 }
 
-void EmaCrossStrategy::ema(int span, double* out) const { ec::ema_series(candles_.close.data(), n_bars(), span, out); }
+void EmaCrossStrategy::ema(int span, double* out) const {
+  ec::ema_series(data_->candles.close.data(), n_bars(), span, out);
+}
 
 EmaCrossStrategy::CachedEma* EmaCrossStrategy::cache_entry(int span) const {
-  std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (auto it = cache_.find(span); it != cache_.end()) return it->second.get();
-  const std::size_t bytes = (candles_.size() + 2 * ((candles_.size() + kSignBlock - 1) / kSignBlock)) * sizeof(double);
-  if (cache_bytes_ + bytes > options_.ema_cache_bytes) return nullptr;
-  cache_bytes_ += bytes;
-  return cache_.emplace(span, std::make_unique<CachedEma>()).first->second.get();
+  Data& d = *data_;
+  std::lock_guard<std::mutex> lock(d.cache_mutex);
+  if (auto it = d.cache.find(span); it != d.cache.end()) return it->second.get();
+  const std::size_t n = d.candles.size();
+  const std::size_t bytes = (n + 2 * ((n + kSignBlock - 1) / kSignBlock)) * sizeof(double);
+  if (d.cache_bytes + bytes > d.cache_limit) return nullptr;
+  d.cache_bytes += bytes;
+  return d.cache.emplace(span, std::make_unique<CachedEma>()).first->second.get();
 }
 
 void EmaCrossStrategy::trial_emas(int fast, int slow, EmaSeriesView* f, EmaSeriesView* s, EmaSeries& own_fast,
                                   EmaSeries& own_slow) const {
-  const std::size_t n = candles_.size();
+  const std::size_t n = data_->candles.size();
   const int ni = n_bars();
   CachedEma* ef = cache_entry(fast);
   CachedEma* es = fast == slow ? ef : cache_entry(slow);
@@ -337,7 +336,7 @@ void EmaCrossStrategy::trial_emas(int fast, int slow, EmaSeriesView* f, EmaSerie
     EmaSeries* out_s = !es ? &own_slow : es != ef && !es->ready.load(std::memory_order_relaxed) ? &es->series : nullptr;
     for (EmaSeries* o : {out_f, out_s})
       if (o) o->values.resize(n);
-    const double* close = candles_.close.data();
+    const double* close = data_->candles.close.data();
     if (out_f && out_s) ec::ema_series2(close, ni, fast, out_f->values.data(), slow, out_s->values.data());
     else if (out_f) ec::ema_series(close, ni, fast, out_f->values.data());
     else if (out_s) ec::ema_series(close, ni, slow, out_s->values.data());
@@ -353,8 +352,8 @@ void EmaCrossStrategy::trial_emas(int fast, int slow, EmaSeriesView* f, EmaSerie
   *s = view(es ? es->series : own_slow);
 }
 
-template <typename OnTrade>
-void EmaCrossStrategy::walk(const double* params, OnTrade&& on_trade) const {
+template <typename OnTrade, typename OnBlockEnd>
+void EmaCrossStrategy::walk(const double* params, OnTrade&& on_trade, OnBlockEnd&& on_block_end) const {
   const ec::Params p = ec::unpack_params(params);
   thread_local EmaSeries own_fast, own_slow;
   EmaSeriesView fast, slow;
@@ -362,29 +361,56 @@ void EmaCrossStrategy::walk(const double* params, OnTrade&& on_trade) const {
   const ec::TrialSeries t{fast.values, slow.values};
   thread_local SignBits bits;
   bits.build(fast, slow, n_bars(), std::max(0, p.first_valid - 1));
-  ec::run_backtest(host_bars(), p, t, BelowFinder{&bits}, SignalFinder{&bits},
-                   ExitFinder{&bits, bar_lo_.data(), bar_hi_.data(), stop_lo_.data(), stop_hi_.data()}, on_trade);
+  const Data& d = *data_;
+  const ExitFinder exits{&bits, d.bar_lo.data(), d.bar_hi.data(), d.stop_lo.data(), d.stop_hi.data()};
+  if (blocks_.empty()) {
+    ec::run_backtest(host_bars(), p, t, BelowFinder{&bits}, SignalFinder{&bits}, exits, on_trade);
+    on_block_end(std::size_t{0});
+    return;
+  }
+  for (std::size_t k = 0; k < blocks_.size(); ++k) {
+    ec::run_backtest(ec::block_bars(host_bars(), blocks_[k].begin, blocks_[k].end), p, t, BelowFinder{&bits},
+                     SignalFinder{&bits}, exits, on_trade);
+    on_block_end(k);
+  }
 }
 
 TrialScore EmaCrossStrategy::evaluate(const double* params, double* metrics) const {
-  ec::Summary s;
-  walk(params, [&](const ec::Trade& t) { ec::add_trade(s, t); });
   TrialScore r;
-  r.score = ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+  ec::Summary s;
+  if (blocks_.empty()) {
+    walk(params, [&](const ec::Trade& t) { ec::add_trade(s, t); }, [](std::size_t) {});
+    r.score = ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+    return r;
+  }
+  // Blocked: the score is the sum of the blocks' objective values, in block order.
+  ec::BlockedScore blocked;
+  walk(
+      params,
+      [&](const ec::Trade& t) {
+        ec::add_trade(s, t);
+        ec::add_trade(blocked.block, t);
+      },
+      [&](std::size_t) { ec::end_block(blocked, options_.objective); });
+  ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+  r.score = blocked.score;
   return r;
 }
 
 std::vector<ec::Trade> EmaCrossStrategy::trades(const double* params, ec::Summary* summary) const {
   std::vector<ec::Trade> out;
   ec::Summary s;
-  walk(params, [&](const ec::Trade& t) {
-    ec::add_trade(s, t);
-    out.push_back(t);
-  });
+  walk(
+      params,
+      [&](const ec::Trade& t) {
+        ec::add_trade(s, t);
+        out.push_back(t);
+      },
+      [](std::size_t) {});
   if (summary) *summary = s;
   return out;
 }
 
-std::vector<std::string> EmaCrossStrategy::data_checksums() const { return {checksum_}; }
+std::vector<std::string> EmaCrossStrategy::data_checksums() const { return {data_->checksum}; }
 
 }  // namespace tpeopt::strategies

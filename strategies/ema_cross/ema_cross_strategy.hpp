@@ -8,10 +8,14 @@
 #include <vector>
 
 #include "common/candles.hpp"
+#include "strategies/bar_block.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 #include "strategies/strategy.hpp"
 
 namespace tpeopt::strategies {
+
+/// The parameter slots, in the order of ema_cross::Slot (docs/strategies.md, "ema_cross").
+const ParamList& ema_cross_params();
 
 /// Parses total_return | compound_return | sharpe | profit_factor; throws Error naming objective.name.
 ema_cross::Objective parse_ema_cross_objective(const std::string& name);
@@ -38,26 +42,35 @@ struct EmaCrossOptions {
 /// The `ema_cross` strategy bound to one candle series (docs/strategies.md, "ema_cross").
 /// The EMA of a span depends only on the span and the data: the first trial that needs it
 /// computes it (ema_cross::ema_series, the same function as the GPU's) and later trials,
-/// on any thread, read the cached series, up to options.ema_cache_bytes.
+/// on any thread, read the cached series, up to options.ema_cache_bytes. The data and the
+/// cache are shared with the strategy's subsets (blocks of the same series).
 class EmaCrossStrategy final : public Strategy {
  public:
   EmaCrossStrategy(Candles candles, EmaCrossOptions options);
 
   std::string name() const override { return "ema_cross"; }
-  const std::vector<std::string>& param_names() const override;
-  std::vector<double> param_defaults() const override;
+  const ParamList& params() const override { return ema_cross_params(); }
   const std::vector<std::string>& metric_names() const override;
-  void check_param_range(std::size_t slot, double low, double high) const override;
   TrialScore evaluate(const double* params, double* metrics) const override;
   std::vector<std::string> data_checksums() const override;
 
-  /// The trades of one trial in order (CPU reference), and its summary.
+  /// The trades of one trial in order (CPU reference; block after block), and their summary.
   std::vector<ema_cross::Trade> trades(const double* params, ema_cross::Summary* summary = nullptr) const;
 
-  const Candles& candles() const { return candles_; }
+  // ---- data subsets (issue [subsets]): atoms are bars ------------------------------------
+  std::size_t n_atoms() const override { return data_->candles.size(); }
+  std::int64_t atom_time_s(std::size_t k) const override;
+  /// The same series backtested as one block per range (strategies/bar_block.hpp): the score
+  /// is the sum of the blocks' objective values, the metrics those of all their trades.
+  std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const override;
+  std::int64_t min_trades() const override { return options_.min_trades; }
+  /// The blocks walked (empty: the whole series, unblocked).
+  const std::vector<BarBlock>& blocks() const { return blocks_; }
+
+  const Candles& candles() const { return data_->candles; }
   const EmaCrossOptions& options() const { return options_; }
-  int n_bars() const { return static_cast<int>(candles_.size()); }
-  /// Bars over host memory.
+  int n_bars() const { return static_cast<int>(data_->candles.size()); }
+  /// Bars over host memory (the whole series).
   ema_cross::Bars host_bars() const;
   /// The EMA of `span` over close (n values), computed with ema_cross::ema_series.
   void ema(int span, double* out) const;
@@ -76,18 +89,28 @@ class EmaCrossStrategy final : public Strategy {
   void trial_emas(int fast, int slow, EmaSeriesView* f, EmaSeriesView* s, EmaSeries& own_fast,
                   EmaSeries& own_slow) const;
 
-  template <typename OnTrade>
-  void walk(const double* params, OnTrade&& on_trade) const;
+  /// Calls on_block_end(k) after block k's trades (k = 0 only when unblocked).
+  template <typename OnTrade, typename OnBlockEnd>
+  void walk(const double* params, OnTrade&& on_trade, OnBlockEnd&& on_block_end) const;
 
-  Candles candles_;
+  /// The series, its trial-independent bounds and the EMA cache.
+  struct Data {
+    Candles candles;
+    std::string checksum;
+    /// min(open, low) and max(open, high) per bar, and their min and max per 16-bar block
+    /// (the CPU's stop search).
+    std::vector<double> bar_lo, bar_hi, stop_lo, stop_hi;
+    std::size_t cache_limit = 0;
+    std::mutex cache_mutex;
+    std::unordered_map<int, std::unique_ptr<CachedEma>> cache;
+    std::size_t cache_bytes = 0;
+  };
+  EmaCrossStrategy(std::shared_ptr<Data> data, EmaCrossOptions options, std::vector<BarBlock> blocks)
+      : data_(std::move(data)), options_(options), blocks_(std::move(blocks)) {}
+
+  std::shared_ptr<Data> data_;  ///< shared with the subsets; the cache is thread-safe
   EmaCrossOptions options_;
-  std::string checksum_;
-  /// min(open, low) and max(open, high) per bar, and their min and max per 16-bar block
-  /// (the CPU's stop search).
-  std::vector<double> bar_lo_, bar_hi_, stop_lo_, stop_hi_;
-  mutable std::mutex cache_mutex_;
-  mutable std::unordered_map<int, std::unique_ptr<CachedEma>> cache_;
-  mutable std::size_t cache_bytes_ = 0;
+  std::vector<BarBlock> blocks_;
 };
 
 /// "signal", "stop_loss", "take_profit", "end".

@@ -1,7 +1,7 @@
 #pragma once
 // The `exhaustion` strategy (seed 000): per-bar indicators, the signal test and the trade
 // walk, written ONCE as TPEOPT_HD code and used by the CPU reference
-// (exhaustion_strategy.cpp) and the CUDA kernels (gpu/exhaustion_kernel.cu).
+// (exhaustion_strategy.cpp) and the CUDA kernels (exhaustion_device.cu).
 // docs/strategies.md, section "exhaustion", states the same rules in prose.
 //
 // Parity (DESIGN.md section 5): only +, -, *, / and sqrt (IEEE on both sides) on doubles,
@@ -12,6 +12,8 @@
 #include <cmath>
 
 #include "common/hd.hpp"
+#include "strategies/bar_block.hpp"
+#include "strategies/candle_indicators.hpp"
 #include "strategies/trade_stats.hpp"
 
 #ifdef __CUDACC__
@@ -91,17 +93,9 @@ TPEOPT_HD_INLINE void ema_series(const double* close, int n, int span, double* o
   }
 }
 
-/// TR_0 = high_0 - low_0; TR_i = max(high_i - low_i, |high_i - close_{i-1}|, |low_i - close_{i-1}|).
-TPEOPT_HD_INLINE double true_range(const double* high, const double* low, const double* close, int i) {
-  const double hl = high[i] - low[i];
-  if (i == 0) return hl;
-  const double hc = fabs(high[i] - close[i - 1]);
-  const double lc = fabs(low[i] - close[i - 1]);
-  double m = hl;
-  if (hc > m) m = hc;
-  if (lc > m) m = lc;
-  return m;
-}
+/// TR_0 = high_0 - low_0; TR_i = max(high_i - low_i, |high_i - close_{i-1}|, |low_i - close_{i-1}|)
+/// (strategies/candle_indicators.hpp).
+using strategies::true_range;
 
 /// (close - low) / (high - low), or 0.5 when high == low.
 TPEOPT_HD_INLINE double close_location(double high, double low, double close) {
@@ -152,13 +146,9 @@ struct Bars {
   const double* s_tr = nullptr;  ///< prefix sums of TR (n + 1), for ATR
 };
 
-/// The bars of block [begin, end) of `all` (issue [subsets]): the walk starts flat at begin and
-/// its last bar is end - 1 (Bars::n is where it stops; indicators still read the full series).
-TPEOPT_HD_INLINE Bars block_bars(Bars all, int begin, int end) {
-  all.begin = begin;
-  all.n = end;
-  return all;
-}
+/// The bars of block [begin, end) (strategies/bar_block.hpp): the walk starts flat at begin
+/// and its last bar is end - 1; indicators still read the full series.
+using strategies::block_bars;
 
 /// The series a trial reads that depend on one parameter each (shared by trials with the
 /// same value): EMAs of its two spans, z-scores of volume and TR over its z_window.
@@ -322,36 +312,31 @@ TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
   return s.total_return;
 }
 
-/// A blocked trial's score (issue [subsets]): 0.0 plus each block's objective value over the
-/// block's own trades, added in block order. The one definition behind the CPU reference
-/// (ExhaustionStrategy::evaluate) and the CUDA kernels; the violation and metrics come from
-/// a summary over all the trades, kept beside it.
-struct BlockedScore {
-  Summary block;  ///< the current block's trades
-  double score = 0.0;
-};
+/// A blocked trial's score (issue [subsets]): strategies/trade_stats.hpp's BlockedScore over
+/// this strategy's summaries.
+using BlockedScore = strategies::BlockedScore<Summary>;
 
 TPEOPT_HD_INLINE void add_block_trade(BlockedScore& b, const Trade& t) { add_trade(b.block, t); }
 
 /// Closes the current block: its objective value joins the score, and the next block starts empty.
-TPEOPT_HD_INLINE void end_block(BlockedScore& b, Objective o) {
-  b.score = b.score + objective_value(b.block, o);
-  b.block = Summary{};
-}
+TPEOPT_HD_INLINE void end_block(BlockedScore& b, Objective o) { close_block(b, objective_value(b.block, o)); }
 
-/// Metric columns, in the order of ExhaustionStrategy::metric_names().
-enum Metric : int { kMTrades = 0, kMWins, kMTotalReturn, kMMeanR, kMSharpe, kMProfitFactor, kMMaxDrawdown, kNumMetrics };
+/// Metric columns, in the order of ExhaustionStrategy::metric_names(): trade_stats.hpp's,
+/// the fourth being mean_r.
+enum Metric : int {
+  kMTrades = kTradeMetricTrades,
+  kMWins = kTradeMetricWins,
+  kMTotalReturn = kTradeMetricTotalReturn,
+  kMMeanR = kTradeMetricOwn,
+  kMSharpe = kTradeMetricSharpe,
+  kMProfitFactor = kTradeMetricProfitFactor,
+  kMMaxDrawdown = kTradeMetricMaxDrawdown,
+  kNumMetrics = kNumTradeMetrics
+};
 
 /// Writes the metrics and returns the score; *violation = min_trades - trades when fewer.
 TPEOPT_HD_INLINE double finish(const Summary& s, Objective o, int min_trades, double* metrics, double* violation) {
-  metrics[kMTrades] = s.trades;
-  metrics[kMWins] = s.wins;
-  metrics[kMTotalReturn] = s.total_return;
-  metrics[kMMeanR] = mean_r(s);
-  metrics[kMSharpe] = sharpe(s);
-  metrics[kMProfitFactor] = profit_factor(s);
-  metrics[kMMaxDrawdown] = s.max_drawdown;
-  *violation = s.trades < min_trades ? static_cast<double>(min_trades - s.trades) : 0.0;
+  *violation = write_trade_metrics(s, mean_r(s), min_trades, metrics);
   return objective_value(s, o);
 }
 

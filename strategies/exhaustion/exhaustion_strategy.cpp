@@ -67,56 +67,30 @@ ExhaustionStrategy::ExhaustionStrategy(Candles candles, ExhaustionOptions option
   checksum_ = "candles=" + d.hex();
 }
 
-const std::vector<std::string>& ExhaustionStrategy::param_names() const {
-  static const std::vector<std::string> names = {"ema_fast", "ema_slow",      "z_window", "atr_window",
-                                                 "vol_z",    "tr_z",          "cloc_min", "atr_stop_mult",
-                                                 "reward_r", "max_hold",      "fee_bp",   "slippage_bp"};
-  return names;
-}
-
-std::vector<double> ExhaustionStrategy::param_defaults() const {
-  std::vector<double> d(ex::kNumSlots, NAN);
-  d[ex::kFeeBp] = 0.0;
-  d[ex::kSlippageBp] = 0.0;
-  return d;
+const ParamList& exhaustion_params() {
+  const char* window = "must be an integer >= 1 (and < 1e8)";
+  const char* bp = "must be >= 0 basis points (and below 10000)";
+  static const ParamList list({
+      {"ema_fast", NAN, closed_open(0.5, kMaxWindow, window), true, 5, 60},
+      {"ema_slow", NAN, closed_open(0.5, kMaxWindow, window), true, 20, 240},
+      {"z_window", NAN, closed_open(1.5, kMaxWindow, "must be an integer >= 2 (and < 1e8)"), true, 10, 120},
+      {"atr_window", NAN, closed_open(0.5, kMaxWindow, window), true, 5, 50},
+      {"vol_z", NAN, any_finite(), false, 0.0, 3.0},
+      {"tr_z", NAN, any_finite(), false, 0.0, 3.0},
+      {"cloc_min", NAN, closed(0.0, 1.0, "must lie in [0, 1]"), false, 0.0, 0.9},
+      {"atr_stop_mult", NAN, above(0.0, "must be > 0"), false, 0.5, 4.0},
+      {"reward_r", NAN, above(0.0, "must be > 0"), false, 0.5, 6.0},
+      {"max_hold", NAN, closed_open(0.5, kMaxWindow, window), true, 4, 96},
+      {"fee_bp", 0.0, closed_open(0.0, 1e4, bp), false, 0.0, 5.0},
+      {"slippage_bp", 0.0, closed_open(0.0, 1e4, bp), false, 0.0, 2.0},
+  });
+  return list;
 }
 
 const std::vector<std::string>& ExhaustionStrategy::metric_names() const {
   static const std::vector<std::string> names = {"trades", "wins",          "total_return", "mean_r",
                                                  "sharpe", "profit_factor", "max_drawdown"};
   return names;
-}
-
-void ExhaustionStrategy::check_param_range(std::size_t slot, double low, double high) const {
-  const std::string& name = param_names().at(slot);
-  auto need = [&](bool ok, const char* rule) {
-    if (!ok) throw make_error("params.{}: values in [{}, {}] are not all valid: {}", name, low, high, rule);
-  };
-  need(std::isfinite(low) && std::isfinite(high), "must be finite numbers");
-  switch (slot) {
-    case ex::kEmaFast:
-    case ex::kEmaSlow:
-    case ex::kAtrWindow:
-    case ex::kMaxHold:
-      need(low >= 0.5 && high < kMaxWindow, "must be an integer >= 1 (and < 1e8)");
-      break;
-    case ex::kZWindow:
-      need(low >= 1.5 && high < kMaxWindow, "must be an integer >= 2 (and < 1e8)");
-      break;
-    case ex::kClocMin:
-      need(low >= 0.0 && high <= 1.0, "must lie in [0, 1]");
-      break;
-    case ex::kAtrStopMult:
-    case ex::kRewardR:
-      need(low > 0.0, "must be > 0");
-      break;
-    case ex::kFeeBp:
-    case ex::kSlippageBp:
-      need(low >= 0.0 && high < 1e4, "must be >= 0 basis points (and below 10000)");
-      break;
-    default:
-      break;  // vol_z, tr_z: any real
-  }
 }
 
 ex::Bars ExhaustionStrategy::host_bars() const {
@@ -196,10 +170,15 @@ ex::Summary ExhaustionStrategy::summarize(const double* params) const {
 }
 
 TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics) const {
+  return evaluate(params, metrics, nullptr);
+}
+
+TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics, double* equity) const {
   TrialScore r;
   if (blocks_.empty()) {
     const ex::Summary s = summarize(params);
     r.score = ex::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+    if (equity) *equity = s.equity;
     return r;
   }
   // Blocked: the score is the sum of the blocks' objective values, in block order.
@@ -217,6 +196,7 @@ TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics) c
   ex::end_block(blocked, options_.objective);
   ex::finish(all, options_.objective, options_.min_trades, metrics, &r.violation);
   r.score = blocked.score;
+  if (equity) *equity = all.equity;
   return r;
 }
 

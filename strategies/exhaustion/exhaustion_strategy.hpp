@@ -5,10 +5,14 @@
 #include <vector>
 
 #include "common/candles.hpp"
+#include "strategies/bar_block.hpp"
 #include "strategies/exhaustion/exhaustion.hpp"
 #include "strategies/strategy.hpp"
 
 namespace tpeopt::strategies {
+
+/// The parameter slots, in the order of exhaustion::Slot (docs/strategies.md, "exhaustion").
+const ParamList& exhaustion_params();
 
 /// Parses total_return | mean_r | sharpe | profit_factor; throws Error naming objective.name.
 exhaustion::Objective parse_exhaustion_objective(const std::string& name);
@@ -18,31 +22,23 @@ struct ExhaustionOptions {
   int min_trades = 10;  ///< trials with fewer trades are infeasible: violation = min_trades - trades
 };
 
-/// A block of bars [begin, end) backtested on its own (issue [subsets]): it starts flat,
-/// reads the full series' indicators (warm-up from the bars before it), and a position
-/// still open at bar end - 1 is closed there at the close.
-struct BarBlock {
-  int begin = 0, end = 0;
-  bool operator==(const BarBlock&) const = default;
-};
-
 /// The `exhaustion` strategy bound to one candle series (docs/strategies.md, "exhaustion").
 /// The trial-independent series (close location, true range, prefix sums of TR, volume
 /// and their squares) are computed once here, on the host, in double, in bar order; the
-/// CPU reference (evaluate) and the CUDA twin (gpu/exhaustion_kernel.cu) both read them.
+/// CPU reference (evaluate) and the CUDA twin (exhaustion_device.cu) both read them.
 class ExhaustionStrategy final : public Strategy {
  public:
   ExhaustionStrategy(Candles candles, ExhaustionOptions options);
 
   std::string name() const override { return "exhaustion"; }
-  const std::vector<std::string>& param_names() const override;
-  std::vector<double> param_defaults() const override;
+  const ParamList& params() const override { return exhaustion_params(); }
   const std::vector<std::string>& metric_names() const override;
-  void check_param_range(std::size_t slot, double low, double high) const override;
   /// Unblocked: finish(summarize()). Blocked: the score is the SUM over blocks (in block
   /// order) of each block's objective value; the violation and the metrics are those of
   /// all blocks' trades taken together in block order (one Summary over the concatenation).
   TrialScore evaluate(const double* params, double* metrics) const override;
+  /// The same, and the final compounded equity of all the trades (several symbols' portfolio).
+  TrialScore evaluate(const double* params, double* metrics, double* equity) const;
   std::vector<std::string> data_checksums() const override;
 
   // ---- data subsets (issue [subsets]): atoms are bars -------------------------------

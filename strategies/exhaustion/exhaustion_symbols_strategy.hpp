@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/candles.hpp"
+#include "strategies/candle_atoms.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/symbol_strategy.hpp"
 
@@ -19,12 +20,8 @@ class ExhaustionSymbolsStrategy final : public SymbolStrategy {
                             bool maximize);
 
   std::string name() const override { return "exhaustion"; }
-  const std::vector<std::string>& param_names() const override { return symbols_[0]->param_names(); }
-  std::vector<double> param_defaults() const override { return symbols_[0]->param_defaults(); }
+  const ParamList& params() const override { return exhaustion_params(); }
   const std::vector<std::string>& metric_names() const override { return symbols_[0]->metric_names(); }
-  void check_param_range(std::size_t slot, double low, double high) const override {
-    symbols_[0]->check_param_range(slot, low, high);
-  }
   std::vector<std::string> data_checksums() const override { return {checksum_}; }
 
   const std::vector<std::string>& symbol_names() const override { return names_; }
@@ -35,19 +32,24 @@ class ExhaustionSymbolsStrategy final : public SymbolStrategy {
   const ExhaustionStrategy& symbol(std::size_t s) const { return *symbols_[s]; }
   const ExhaustionOptions& options() const { return options_; }
 
+  // ---- data subsets (issue [subsets]): atoms are the symbols' distinct bar times --------
+  std::size_t n_atoms() const override { return atoms_ ? atoms_->size() : 0; }
+  std::int64_t atom_time_s(std::size_t k) const override { return atoms_->time_s(k); }
+  /// The symbols with bars in `ranges`, each over its blocks of those bars (symbols without
+  /// any are left out), with `min_trades` over all of them.
+  std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const override;
+  std::int64_t min_trades() const override { return options_.min_trades; }
+
  private:
-  std::vector<std::unique_ptr<ExhaustionStrategy>> symbols_;
+  ExhaustionSymbolsStrategy() = default;
+
+  std::vector<std::shared_ptr<const ExhaustionStrategy>> symbols_;
   std::vector<std::string> names_;
   ExhaustionOptions options_;
   symbols::AggregateSpec spec_{};
   std::string checksum_;
+  std::shared_ptr<const CandleAtoms> atoms_;  ///< of the whole data set (null in a subset)
 };
 
-/// The metric kinds of the exhaustion metrics (for aggregation).
-symbols::AggregateSpec exhaustion_aggregate_spec(symbols::Aggregate aggregate, bool maximize, int min_trades);
-
-/// A digest of a candle set's names and bars ("candles=<hex>"); one symbol gives the same
-/// string as ExhaustionStrategy's checksum of its candles.
-std::string candle_set_checksum(const CandleSet& set);
 
 }  // namespace tpeopt::strategies

@@ -25,14 +25,26 @@ std::string test_function_name(TestFunction f) {
   return "?";
 }
 
-FunctionsStrategy::FunctionsStrategy(TestFunction function, std::vector<std::string> param_names)
-    : function_(function), params_(std::move(param_names)) {
-  if (params_.empty()) throw make_error("params: the functions strategy needs at least one parameter");
-  if (function_ == TestFunction::Hartmann6 && params_.size() != 6)
-    throw make_error("params: hartmann6 takes exactly 6 parameters, the config has {}", params_.size());
+void check_test_function_dimension(TestFunction function, std::size_t dimension) {
+  if (dimension == 0) throw make_error("params: the functions strategy needs at least one parameter");
+  if (function == TestFunction::Hartmann6 && dimension != 6)
+    throw make_error("params: hartmann6 takes exactly 6 parameters, the config has {}", dimension);
 }
 
-std::vector<double> FunctionsStrategy::param_defaults() const { return std::vector<double>(params_.size(), NAN); }
+namespace {
+
+ParamList any_values(const std::vector<std::string>& names) {
+  std::vector<ParamSpec> specs;
+  for (const auto& n : names) specs.push_back({n, NAN, any_finite(), false, -1.0, 1.0});
+  return ParamList(std::move(specs));
+}
+
+}  // namespace
+
+FunctionsStrategy::FunctionsStrategy(TestFunction function, std::vector<std::string> param_names)
+    : function_(function), params_(any_values(param_names)) {
+  check_test_function_dimension(function_, params_.size());
+}
 
 TrialScore FunctionsStrategy::evaluate(const double* params, double*) const {
   return {evaluate_test_function(function_, params, dimension()), 0.0};

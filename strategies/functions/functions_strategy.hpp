@@ -10,6 +10,8 @@ namespace tpeopt::strategies {
 /// Parses "sphere", "rastrigin", "styblinski_tang", "hartmann6"; throws Error otherwise.
 TestFunction parse_test_function(const std::string& name);
 std::string test_function_name(TestFunction f);
+/// Throws Error naming params when the function cannot take `dimension` parameters.
+void check_test_function_dimension(TestFunction function, std::size_t dimension);
 
 /// The `functions` strategy: the score is the test function's value at the trial's
 /// parameters, taken in the order the config writes them (x[0] = first parameter).
@@ -18,10 +20,9 @@ class FunctionsStrategy final : public Strategy {
   FunctionsStrategy(TestFunction function, std::vector<std::string> param_names);
 
   std::string name() const override { return "functions"; }
-  const std::vector<std::string>& param_names() const override { return params_; }
-  std::vector<double> param_defaults() const override;
+  /// The config's parameters, each any finite number, all required.
+  const ParamList& params() const override { return params_; }
   const std::vector<std::string>& metric_names() const override { return metrics_; }
-  void check_param_range(std::size_t, double, double) const override {}
   TrialScore evaluate(const double* params, double* metrics) const override;
 
   TestFunction function() const { return function_; }
@@ -29,7 +30,7 @@ class FunctionsStrategy final : public Strategy {
 
  private:
   TestFunction function_;
-  std::vector<std::string> params_;
+  ParamList params_;
   std::vector<std::string> metrics_;
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // Exhaustive search of the trade_filter strategy over a grid of values: the layout of
 // the grid (TPEOPT_HD: the CUDA kernels decode combinations from their index with it)
-// and the CPU search. The GPU twin is gpu/trade_filter_grid.hpp.
+// and the CPU search. The GPU twin is trade_filter_grid_device.hpp.
 //
 // Combination order: the config's axes, last one fastest (tpe/grid_sampler.hpp's
 // order); a combination's parameters are computed from its index, never stored.
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/hd.hpp"
+#include "strategies/exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"
 
 namespace tpeopt::strategies {
@@ -151,13 +152,8 @@ class TopK {
   std::vector<GridHit> heap_;  // max-heap on operator<
 };
 
-struct GridSearchSettings {
-  std::size_t top_k = 10;
-  std::int64_t min_trades = 1;
-  bool maximize = true;
-  std::size_t memory_budget = std::size_t{1} << 30;  ///< bytes for cell tables; above: the direct method
-  unsigned threads = 0;                               ///< direct method worker threads (0 = all)
-};
+/// The settings of a search (strategies/exact_grid.hpp: the registry's exact grid).
+using GridSearchSettings = ::tpeopt::strategies::GridSearchSettings;
 
 struct GridSearchOutcome {
   std::vector<GridHit> top;     ///< best first

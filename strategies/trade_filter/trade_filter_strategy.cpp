@@ -26,32 +26,35 @@ std::unique_ptr<Strategy> TradeFilterStrategy::subset(const std::vector<AtomRang
       std::make_shared<const TradeFilterData>(subset_trade_filter_days(*data_, days)), min_trades);
 }
 
-const std::vector<std::string>& TradeFilterStrategy::param_names() const {
-  static const std::vector<std::string> names{"min_volatility", "min_ratio", "min_adx28", "min_adx14",
-                                              "min_adx7",       "target_pct", "stop_pct"};
-  return names;
-}
+namespace {
 
-std::vector<double> TradeFilterStrategy::param_defaults() const {
-  return {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL, NAN, NAN};
+// Every parameter is rounded to float32 before use: the exits must keep their sign there.
+bool positive_as_float(double lo, double) { return static_cast<float>(lo) > 0.0f; }
+bool negative_as_float(double, double hi) { return static_cast<float>(hi) < 0.0f; }
+
+}  // namespace
+
+const ParamList& trade_filter_params() {
+  const char* minimum = "must be a finite number (no filter: leave it out)";
+  Domain target = open_closed(0.0, kMaxExitPct, "the take profit must be > 0 percent as float32 (and at most 1000)");
+  target.extra = positive_as_float;
+  Domain stop = closed_open(-kMaxExitPct, 0.0, "the stop loss must be < 0 percent as float32 (and at least -1000)");
+  stop.extra = negative_as_float;
+  static const ParamList list({
+      {"min_volatility", -HUGE_VAL, Domain{-HUGE_VAL, HUGE_VAL, false, false, nullptr, minimum}, false, 0.0, 1.0},
+      {"min_ratio", -HUGE_VAL, Domain{-HUGE_VAL, HUGE_VAL, false, false, nullptr, minimum}, false, 0.0, 1.2},
+      {"min_adx28", -HUGE_VAL, Domain{-HUGE_VAL, HUGE_VAL, false, false, nullptr, minimum}, false, 0.0, 40.0},
+      {"min_adx14", -HUGE_VAL, Domain{-HUGE_VAL, HUGE_VAL, false, false, nullptr, minimum}, false, 0.0, 40.0},
+      {"min_adx7", -HUGE_VAL, Domain{-HUGE_VAL, HUGE_VAL, false, false, nullptr, minimum}, false, 0.0, 40.0},
+      {"target_pct", NAN, target, false, 0.1, 2.0},
+      {"stop_pct", NAN, stop, false, -2.0, -0.1},
+  });
+  return list;
 }
 
 const std::vector<std::string>& TradeFilterStrategy::metric_names() const {
   static const std::vector<std::string> names{"kept", "wins", "losses"};
   return names;
-}
-
-void TradeFilterStrategy::check_param_range(std::size_t slot, double low, double high) const {
-  const std::string& name = param_names().at(slot);
-  if (!std::isfinite(low) || !std::isfinite(high))
-    throw make_error("params.{}: expected finite values, got [{}, {}]", name, low, high);
-  if ((slot == kTargetPct || slot == kStopPct) && (std::abs(low) > kMaxExitPct || std::abs(high) > kMaxExitPct))
-    throw make_error("params.{}: expected values within [-{}, {}] percent, got [{}, {}]", name, kMaxExitPct,
-                     kMaxExitPct, low, high);
-  if (slot == kTargetPct && !(static_cast<float>(low) > 0.0f))
-    throw make_error("params.{}: the take profit must be > 0 percent (as float32), got {}", name, low);
-  if (slot == kStopPct && !(static_cast<float>(high) < 0.0f))
-    throw make_error("params.{}: the stop loss must be < 0 percent (as float32), got {}", name, high);
 }
 
 TrialScore TradeFilterStrategy::evaluate(const double* slots, double* metrics) const {

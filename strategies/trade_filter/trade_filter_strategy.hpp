@@ -10,6 +10,11 @@
 
 namespace tpeopt::strategies {
 
+/// The parameter slots, in the order of trade_filter::Slot: the five minimums default to
+/// -infinity (no filter); target_pct (> 0 and still > 0 as float32) and stop_pct (< 0
+/// likewise) are required.
+const ParamList& trade_filter_params();
+
 /// The `trade_filter` strategy (seed 001; semantics in docs/strategies.md): the
 /// parameters filter a trade log by entry metrics and replace each kept trade's exit by
 /// a take profit and a stop loss replayed against its price path. Score: the exact
@@ -21,12 +26,8 @@ class TradeFilterStrategy final : public Strategy {
   TradeFilterStrategy(std::shared_ptr<const TradeFilterData> data, std::int64_t min_trades = 1);
 
   std::string name() const override { return "trade_filter"; }
-  const std::vector<std::string>& param_names() const override;
-  /// The five minimums default to -infinity (no filter); target_pct and stop_pct are required.
-  std::vector<double> param_defaults() const override;
+  const ParamList& params() const override { return trade_filter_params(); }
   const std::vector<std::string>& metric_names() const override;
-  /// Minimums: finite; target_pct: > 0 and still > 0 as float32; stop_pct: < 0 likewise.
-  void check_param_range(std::size_t slot, double low, double high) const override;
   /// The CPU reference: a plain linear walk over every kept trade's path.
   TrialScore evaluate(const double* params, double* metrics) const override;
   std::vector<std::string> data_checksums() const override;

@@ -145,7 +145,10 @@ TEST_CASE("tpeopt run with walk-forward runs each fold in its own directory and 
   const std::string dir = tmp + "/run";
   const auto r = run_config(tmp, config, dir);
   INFO(r.output);
-  REQUIRE(r.exit_code == 0);
+  // No trial keeps a trade on fold 3's in-sample days: that fold has no feasible trial, which
+  // the run says, exiting 4, after running and tabling every fold.
+  REQUIRE(r.exit_code == 4);
+  REQUIRE_THAT(r.output, Catch::Contains("tpeopt: 1 of 3 folds found no feasible trial"));
   REQUIRE_THAT(r.output, Catch::Contains("walk-forward: 3 folds"));
   const io::Json table = io::Json::parse(read_text(fs::path(dir) / "walk_forward.json"));
   REQUIRE(table["fold_results"].size() == 3);
@@ -177,7 +180,7 @@ TEST_CASE("tpeopt run with walk-forward runs each fold in its own directory and 
   }
   const auto resumed = run_cli({"resume", dir, "--executor", "cpu", "-q"});
   INFO(resumed.output);
-  REQUIRE(resumed.exit_code == 0);
+  REQUIRE(resumed.exit_code == 4);  // fold 3, as above
   for (int f = 1; f <= 3; ++f) {
     CAPTURE(f);
     const fs::path summary = fs::path(dir) / ("fold-" + std::to_string(f)) / "summary.json";
@@ -210,30 +213,26 @@ TEST_CASE("the exhaustion hold-out and halving example runs: one digest on 1 and
 
 TEST_CASE("a study whose strategy cannot be cut into parts is refused before its run directory exists",
           "[cpu][subsets][cli]") {
-  // ema_cross over the bundled EURUSD bars: one symbol, but no data subsets yet.
+  // Every strategy that reads data can be cut into parts; the functions strategy reads none:
+  // successive halving is refused by the engine, a hold-out (a key of `data`) by the config.
   const std::string tmp = testing::make_temp_dir("subsets_refused");
-  const std::string candles = testing::source_dir() + "/examples/data/EURUSD.csv";
-  const io::Json params = {{"ema_fast", {{"type", "int"}, {"low", 5}, {"high", 30}}},
-                           {"ema_slow", {{"type", "int"}, {"low", 40}, {"high", 120}}},
-                           {"sl_pct", {{"type", "float"}, {"low", 0.2}, {"high", 5.0}}},
-                           {"tp_pct", {{"type", "float"}, {"low", 0.2}, {"high", 10.0}}}};
-  for (const char* key : {"data.holdout", "data.walk_forward", "search.halving"}) {
+  const io::Json params = {{"x0", {{"type", "float"}, {"low", -1.0}, {"high", 1.0}}},
+                           {"x1", {{"type", "float"}, {"low", -1.0}, {"high", 1.0}}}};
+  for (const char* key : {"search.halving", "data"}) {
     CAPTURE(key);
-    io::Json config = {{"strategy", "ema_cross"},
-                       {"data", {{"candles", candles}}},
+    io::Json config = {{"strategy", "functions"},
+                       {"function", "sphere"},
                        {"search", {{"trials", 40}, {"batch", 20}, {"seed", 1}}},
                        {"params", params}};
-    if (std::string(key) == "data.holdout") config["data"]["holdout"] = {{"fraction", 0.25}};
-    if (std::string(key) == "data.walk_forward") config["data"]["walk_forward"] = {{"folds", 2}};
+    if (std::string(key) == "data") config["data"] = {{"holdout", {{"fraction", 0.25}}}};
     if (std::string(key) == "search.halving") config["search"]["halving"] = {{"eta", 3}};
     const std::string dir = tmp + "/run_" + std::string(key);
     const auto r = run_config(tmp, config, dir);
     INFO(r.output);
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.output, Catch::Contains(std::string(key) + ": strategy ema_cross cannot be cut"));
+    CHECK_THAT(r.output, Catch::Contains(std::string(key) + ": strategy functions"));
     CHECK_FALSE(fs::exists(dir));
-    // `tpeopt grid` refuses it before creating its directory too (a walk-forward study is
-    // not a grid's at all).
+    // `tpeopt grid` refuses it before creating its directory too.
     const std::string grid_dir = tmp + "/grid_" + std::string(key);
     const auto g = run_cli({"grid", "-c", tmp + "/study.json", "--executor", "cpu", "-q", "-o", grid_dir});
     INFO(g.output);

@@ -1,8 +1,11 @@
 // An error on either side ends the run with that error: no hang, no lost message.
 #include <catch2/catch.hpp>
 
+#include <csignal>
+
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
+#include "engine/interrupt.hpp"
 #include "engine/pipeline.hpp"
 #include "engine/study.hpp"
 #include "support/study_fixtures.hpp"
@@ -72,7 +75,8 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("an executor error at batch k stops the run with that error", "[cpu][pipeline][errors]") {
+TEST_CASE("an executor error at batch k stops the run with that error, an interruption stops it early without it",
+          "[cpu][pipeline][errors]") {
   const bool serial = GENERATE(false, true);
   const std::size_t depth = GENERATE(1u, 2u, 3u);
   const std::uint64_t k = GENERATE(0u, 4u, 9u);
@@ -84,6 +88,43 @@ TEST_CASE("an executor error at batch k stops the run with that error", "[cpu][p
                       Catch::Contains(fmt::format("device lost at batch {}", k)));
   // Every batch before k was told, none after.
   REQUIRE(observer.told == k);
+
+  // An executor that abandons batch k (a signal, engine/interrupt.hpp): no error, the run
+  // stops early with the batches before k told and batch k not.
+  struct InterruptedAt final : engine::Executor {
+    engine::Executor* inner = nullptr;
+    std::uint64_t at = 0;
+    std::string name() const override { return "interrupted"; }
+    engine::BatchResult evaluate(const engine::BatchRequest& request) override {
+      if (request.batch_index == at) throw engine::Interrupted{};
+      return inner->evaluate(request);
+    }
+  } interrupted;
+  Fixture g;
+  interrupted.inner = &g.cpu;
+  interrupted.at = k;
+  CountingObserver stopped;
+  const auto summary = engine::run_pipeline(*g.sampler, interrupted, 3, g.settings(serial, depth), stopped);
+  CHECK(summary.stopped_early);
+  CHECK(summary.batches_told == k);
+  CHECK(stopped.told == k);
+}
+
+TEST_CASE("the CPU executor abandons its batch once a signal arrived", "[cpu][pipeline][errors]") {
+  Fixture f;
+  engine::BatchRequest request;
+  request.n_trials = 10;
+  request.n_axes = 3;
+  request.values.assign(30, 0.5);
+  CHECK(f.cpu.evaluate(request).n_trials == 10);
+  {
+    engine::InterruptGuard guard;
+    ::raise(SIGINT);  // the guard's handler: the first signal only asks to stop
+    CHECK(engine::InterruptGuard::requested());
+    CHECK_THROWS_AS(f.cpu.evaluate(request), engine::Interrupted);
+  }
+  CHECK_FALSE(engine::InterruptGuard::requested());  // forgotten with the guard
+  CHECK(f.cpu.evaluate(request).n_trials == 10);
 }
 
 TEST_CASE("a sampler error stops the run and the executor thread", "[cpu][pipeline][errors]") {

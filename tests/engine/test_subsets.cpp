@@ -21,7 +21,7 @@
 #include "engine/walk_forward.hpp"
 #include "common/error.hpp"
 #include "io/candles_generator.hpp"
-#include "io/trade_filter_cache.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
@@ -347,7 +347,7 @@ TEST_CASE("subsets: config errors name the key", "[cpu][subsets][config]") {
   REQUIRE(c.holdout.ranges[0].second == (io::parse_date_days("2024-01-31", "x") + 1) * 86400);
   REQUIRE(io::parse_date_days("1970-01-01", "x") == 0);
   REQUIRE(io::parse_date_days("2024-03-01", "x") - io::parse_date_days("2024-02-28", "x") == 2);  // leap year
-  REQUIRE_FALSE(c.data.contains("holdout"));  // not passed to the data loader
+  REQUIRE_FALSE(c.settings->data_json().contains("holdout"));  // not passed to the data loader
   REQUIRE(c.search.halving.enabled);
   REQUIRE(c.search.halving.eta == 3);
   // The resolved config parses back to the same subsets (config.json of a run directory).

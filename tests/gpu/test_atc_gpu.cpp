@@ -16,7 +16,7 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "gpu/atc_kernel.hpp"
+#include "strategies/atc/atc_device.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "gpu/device_buffers.hpp"
 #include "io/candle_set.hpp"

@@ -21,7 +21,7 @@
 #include "engine/param_binding.hpp"
 #include "engine/study.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "gpu/ema_cross_kernel.hpp"
+#include "strategies/ema_cross/ema_cross_device.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
@@ -141,10 +141,12 @@ TEST_CASE("ema_cross GPU: the long generated walk (1,000,000 bars), stops on and
 
 TEST_CASE("ema_cross CUDA executor scores equal the CPU executor's bits", "[gpu][ema_cross]") {
   REQUIRE(gpu::cuda_available());
-  auto config = io::load_study_config(tpeopt::testing::source_dir() + "/examples/ema_cross_btc.json");
+  const std::string path = tpeopt::testing::source_dir() + "/examples/ema_cross_btc.json";
+  io::Json json = io::parse_json_text(io::read_file_bytes(path), path);
   // The example points at ../shared/data beside the repository; tests read it wherever
   // TPEOPT_SHARED_DATA_DIR says (the GPU machine keeps it elsewhere).
-  config.data["candles"] = tpeopt::testing::shared_data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv";
+  json["data"]["candles"] = tpeopt::testing::shared_data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv";
+  const auto config = io::parse_study_config(json, path, tpeopt::testing::source_dir() + "/examples");
   auto strategy = engine::make_strategy(config);
   engine::CpuExecutor cpu(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), 2);
   gpu::CudaExecutorOptions small, large, parts;

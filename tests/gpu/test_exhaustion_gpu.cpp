@@ -21,7 +21,7 @@
 #include "engine/cpu_executor.hpp"
 #include "engine/study.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "gpu/exhaustion_trades.hpp"
+#include "strategies/exhaustion/exhaustion_device.hpp"
 #include "io/candles_csv.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 

@@ -9,9 +9,10 @@
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "engine/study.hpp"
-#include "engine/trade_filter_grid_config.hpp"
+#include "engine/slot_grid_config.hpp"
+#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "gpu/trade_filter_grid.hpp"
+#include "strategies/trade_filter/trade_filter_grid_device.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "support/trade_filter_fixture.hpp"
@@ -43,7 +44,7 @@ TEST_CASE("trade_filter GPU: every score of a 100,000-combination grid equals th
   const auto config = testing::trade_filter_config(cache, kGrid100k, R"({"sampler": "grid", "batch": 25000})", 50);
   auto strategy = engine::make_strategy(config);
   const auto& s = dynamic_cast<const strategies::TradeFilterStrategy&>(*strategy);
-  const auto grid = engine::make_trade_filter_grid(config, s);
+  const auto grid = strategies::trade_filter_grid_of(engine::make_slot_grid(config, s));
   REQUIRE(grid.size() == 100000);
 
   // every combination through both executors (the CPU one is the linear-walk reference)

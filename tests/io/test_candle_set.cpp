@@ -84,8 +84,8 @@ TEST_CASE("candle set: a long CSV with a symbol column, stored contiguously in n
                               "ABC,2020-01-03,1,2,0.5,1.5,10\n",
                               "t.csv")
             .size() == 2);
-  CHECK(io::csv_has_symbol_column(kLong));
-  CHECK_FALSE(io::csv_has_symbol_column("time,open,high,low,close,volume\n"));
+  CHECK(io::detect_candles_layout(kLong, "t.csv", {}, true).symbol >= 0);
+  CHECK(io::detect_candles_layout("time,open,high,low,close,volume\n", "t.csv", {}, true).symbol < 0);
 }
 
 TEST_CASE("candle set: errors in a long CSV name file:line:column and the symbol", "[cpu][io][multi]") {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "io/trade_filter_cache.hpp"
-#include "io/trade_filter_prepare.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
+#include "strategies/trade_filter/trade_filter_prepare.hpp"
 #include "support/files.hpp"
 
 using namespace tpeopt;

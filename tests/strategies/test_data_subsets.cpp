@@ -12,7 +12,7 @@
 #include <boost/random/uniform_real_distribution.hpp>
 
 #include "io/candles_generator.hpp"
-#include "io/trade_filter_cache.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/exhaustion/exhaustion.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"

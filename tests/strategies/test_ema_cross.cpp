@@ -1,5 +1,5 @@
-// ema_cross (issue [peers]): trades equal vectorbt's Portfolio.from_signals on the real data
-// of ../shared/data for 300 random parameter sets (fixture written by bench/peers/peers.py),
+// ema_cross (issue [peers]): trades equal vectorbt's Portfolio.from_signals on the real series
+// of data/ for 300 random parameter sets (fixture written by bench/peers/peers.py),
 // hand-checked trades on crafted bars (fills, arming, equality, stops, gaps, priorities,
 // end of data, fees), the EMA against vectorbt's formula written out here, and the
 // strategy's cached/blocked CPU path against the plain bar-by-bar walk.
@@ -62,7 +62,7 @@ struct Crafted {
     for (int i = 0; i < n; ++i) open[i] = high[i] = low[i] = close[i] = price;
   }
   std::vector<ec::Trade> run(const std::vector<double>& v, ec::Summary* summary = nullptr) const {
-    const ec::Bars b{n, open.data(), high.data(), low.data(), close.data()};
+    const ec::Bars b{n, 0, open.data(), high.data(), low.data(), close.data()};
     const ec::TrialSeries t{fast.data(), slow.data()};
     std::vector<ec::Trade> out;
     ec::Summary s;

@@ -16,6 +16,7 @@
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "strategies/candle_checksum.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 #include "support/bits.hpp"
 

@@ -9,9 +9,10 @@
 
 #include "engine/param_binding.hpp"
 #include "engine/study.hpp"
-#include "engine/trade_filter_grid_config.hpp"
-#include "io/trade_filter_cache.hpp"
-#include "io/trade_filter_prepare.hpp"
+#include "engine/slot_grid_config.hpp"
+#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
+#include "strategies/trade_filter/trade_filter_prepare.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "support/trade_filter_fixture.hpp"
@@ -148,7 +149,7 @@ TEST_CASE("trade_filter grid top K equals a brute-force sort", "[cpu][trade_filt
                                                    R"({"sampler": "grid"})", min_trades);
   auto strategy = engine::make_strategy(config);
   const auto& s = dynamic_cast<const strategies::TradeFilterStrategy&>(*strategy);
-  const auto grid = engine::make_trade_filter_grid(config, s);
+  const auto grid = strategies::trade_filter_grid_of(engine::make_slot_grid(config, s));
   REQUIRE(grid.size() == 3 * 4 * 3 * 2 * 2 * 3);
 
   // brute force with the reference, in the grid sampler's order

@@ -1,7 +1,7 @@
 #pragma once
-// Where tests find the repository and the shared real data. The environment
-// (TPEOPT_SOURCE_DIR, TPEOPT_SHARED_DATA_DIR) overrides the build-time paths, so test
-// binaries built here also run on the GPU machine over a copy of the tree.
+// Where tests find the repository and its real data. The environment (TPEOPT_SOURCE_DIR)
+// overrides the build-time path, so test binaries built here also run on the GPU machine
+// over a copy of the tree, and CI runs them over a copy in a temporary folder.
 #include <cstdlib>
 #include <string>
 
@@ -12,9 +12,8 @@ inline std::string source_dir() {
   return env && *env ? env : TPEOPT_SOURCE_DIR;
 }
 
-inline std::string shared_data_dir() {
-  const char* env = std::getenv("TPEOPT_SHARED_DATA_DIR");
-  return env && *env ? env : TPEOPT_SHARED_DATA_DIR;
-}
+/// The real series shipped in the repository's data/ folder (data/README.md): copies of the
+/// project's shared data, under the same relative names (binance-1m/..., backtesting-py/...).
+inline std::string shared_data_dir() { return source_dir() + "/data"; }
 
 }  // namespace tpeopt::testing

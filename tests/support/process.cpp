@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,9 +38,11 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& output_file
 
 ProcessResult finish(pid_t pid, const std::string& output_file) {
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0) {
   }
   ProcessResult r;
+  r.max_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   std::ifstream in(output_file);
@@ -61,6 +64,15 @@ ProcessResult run_process(const std::vector<std::string>& args) {
   const std::string out = output_file_name();
   return finish(spawn(args, out), out);
 }
+
+RunningProcess start_process(const std::vector<std::string>& args) {
+  RunningProcess p;
+  p.output_file = output_file_name();
+  p.pid = spawn(args, p.output_file);
+  return p;
+}
+
+ProcessResult finish_process(const RunningProcess& process) { return finish(process.pid, process.output_file); }
 
 ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay) {
   const std::string out = output_file_name();

@@ -10,10 +10,20 @@ struct ProcessResult {
   int exit_code = -1;   ///< exit status, or -1 when killed by a signal
   int signal = 0;       ///< the signal that ended it, if any
   std::string output;   ///< stdout and stderr together
+  long max_rss_kb = 0;  ///< the process's peak resident memory (getrusage of the child)
 };
 
 /// Runs `args` (args[0] = the program) to completion.
 ProcessResult run_process(const std::vector<std::string>& args);
+
+/// A process started and not yet waited for.
+struct RunningProcess {
+  int pid = 0;
+  std::string output_file;
+};
+/// Starts `args`; finish_process waits for it and collects its result.
+RunningProcess start_process(const std::vector<std::string>& args);
+ProcessResult finish_process(const RunningProcess& process);
 
 /// Starts `args`, SIGKILLs it after `delay` (if still running), waits for it.
 ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay);

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "io/trade_filter_cache.hpp"
-#include "io/trade_filter_generator.hpp"
-#include "io/trade_filter_prepare.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
+#include "strategies/trade_filter/trade_filter_generator.hpp"
+#include "strategies/trade_filter/trade_filter_prepare.hpp"
 
 namespace tpeopt::testing {
 

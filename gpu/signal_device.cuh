@@ -1,0 +1,390 @@
+#pragma once
+// The CUDA twin of a long/short signal strategy (strategies/signal_strategy.hpp), written
+// once for every `Logic` (strategies/signal_backtest.hpp): a strategy's .cu file instantiates
+// make_signal_device, signal_trades_device and signal_symbols_device for its Logic. Every
+// number comes from the same TPEOPT_HD functions as the CPU reference
+// (strategies::run_signal_symbol), so trades and scores agree bit for bit.
+//
+// One batch:
+//  (a) the per-parameter series, cached on the device across batches (SeriesSlots: a series
+//      depends only on its (kind, value) and the data): one thread per (new series, symbol)
+//      runs Logic::compute_series over the symbol's bars into the series' slot;
+//  (b) the trial kernel: one thread per (trial, symbol) walks the symbol's blocks with
+//      strategies::run_signal_symbol and writes the symbol's row (objective, equity, metrics;
+//      and, when recording, its trades from the trial's offset);
+//  (c) the aggregation over symbols, one thread per trial (gpu/symbol_aggregate.cuh).
+// A batch whose distinct series do not fit in the cache runs as parts of consecutive trials,
+// and one whose per-symbol rows do not fit as chunks (same results). No atomics.
+// CUDA translation units only (no fmt).
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "gpu/cuda_check.cuh"
+#include "gpu/device_buffers.hpp"
+#include "gpu/device_strategy.hpp"
+#include "gpu/device_trade_lists.cuh"
+#include "gpu/series_slots.hpp"
+#include "gpu/symbol_aggregate.cuh"
+#include "strategies/export.hpp"
+#include "strategies/long_short_export.hpp"
+#include "strategies/signal_strategy.hpp"
+
+namespace tpeopt::gpu {
+namespace {
+
+namespace ls = strategies::long_short;
+
+struct SignalBars {
+  const double *open, *high, *low, *close;  ///< the data set's bars, all symbols
+};
+
+/// The symbols a strategy trades (a subset trades some of the data set's) and their blocks.
+struct SignalSymbols {
+  int n;
+  const long long* offset;  ///< symbol k's first bar in the data set's arrays (and in a series slot)
+  const int* length;        ///< its bars
+  const int* block_offset;  ///< its blocks: blocks[block_offset[k] .. block_offset[k + 1])
+  const strategies::BarBlock* blocks;
+};
+
+struct SeriesTask {
+  int kind, value, slot;
+};
+
+__device__ __forceinline__ ls::Bars symbol_bars(const SignalBars& b, const SignalSymbols& sy, int k) {
+  const long long off = sy.offset[k];
+  ls::Bars out;
+  out.n = sy.length[k];
+  out.begin = 0;
+  out.open = b.open + off;
+  out.high = b.high + off;
+  out.low = b.low + off;
+  out.close = b.close + off;
+  return out;
+}
+
+template <typename Logic>
+__global__ void signal_series_kernel(SignalBars bars, SignalSymbols sy, const SeriesTask* tasks, int n_tasks,
+                                     long long total_bars, double* pool) {
+  const long long total = static_cast<long long>(sy.n) * n_tasks;
+  for (long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+       idx += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int k = static_cast<int>(idx / n_tasks);
+    const SeriesTask task = tasks[idx % n_tasks];
+    Logic::compute_series(task.kind, task.value, symbol_bars(bars, sy, k),
+                          pool + static_cast<long long>(task.slot) * total_bars + sy.offset[k]);
+  }
+}
+
+struct SignalTrialLaunch {
+  SignalBars bars;
+  SignalSymbols sy;
+  const double* pool;
+  long long total_bars;   ///< doubles per series slot
+  const int* slots;       ///< per trial of the part: its kNumSeries series slots
+  const double* params;   ///< the batch's parameters (n x kNumSlots)
+  int first;              ///< the part's first trial in the batch
+  int count;              ///< trials in the part
+  int chunk_first;        ///< the chunk's first trial in the batch (rows are per chunk)
+  int row_count;          ///< trials in the chunk (the rows' symbol stride)
+  ls::Objective objective;
+  double* objective_out;  ///< [symbol][chunk trial]
+  double* equity_out;     ///< [symbol][chunk trial]
+  double* metrics_out;    ///< [symbol][chunk trial][metric]
+  const long long* trade_offsets;  ///< recording: first trade of (batch trial i, symbol k) at [i * n + k]
+  ls::Trade* trades;               ///< recording: output
+};
+
+template <typename Logic>
+__global__ void signal_trial_kernel(SignalTrialLaunch L) {
+  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= static_cast<long long>(L.sy.n) * L.count) return;
+  const int k = static_cast<int>(idx / L.count);
+  const int local = static_cast<int>(idx % L.count);
+  const int trial = L.first + local;  // in the batch
+  const typename Logic::Params p = Logic::unpack(L.params + static_cast<long long>(trial) * Logic::kNumSlots);
+  const double* series[Logic::kNumSeries];
+  for (int j = 0; j < Logic::kNumSeries; ++j)
+    series[j] = L.pool + static_cast<long long>(L.slots[static_cast<long long>(local) * Logic::kNumSeries + j]) *
+                             L.total_bars +
+                L.sy.offset[k];
+  long long out = L.trades ? L.trade_offsets[static_cast<long long>(trial) * L.sy.n + k] : 0;
+  ls::Summary all;
+  const int b0 = L.sy.block_offset[k];
+  const double score = strategies::run_signal_symbol<Logic>(
+      p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0, L.sy.block_offset[k + 1] - b0, L.objective, &all,
+      [&](const ls::Trade& t) {
+        if (L.trades) L.trades[out++] = t;
+      });
+  double m[strategies::kNumTradeMetrics];
+  double violation = 0.0;
+  ls::finish(all, L.objective, 0, m, &violation);
+  const long long row = static_cast<long long>(k) * L.row_count + (trial - L.chunk_first);
+  L.objective_out[row] = score;
+  L.equity_out[row] = all.equity;
+  for (int q = 0; q < strategies::kNumTradeMetrics; ++q) L.metrics_out[row * strategies::kNumTradeMetrics + q] = m[q];
+}
+
+template <typename T>
+DeviceBuffer<T> upload_vector(const std::vector<T>& h, cudaStream_t stream) {
+  DeviceBuffer<T> d(std::max<std::size_t>(1, h.size()));
+  if (!h.empty())
+    CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+  return d;
+}
+
+/// (kind, value) as one key.
+inline std::uint64_t series_id(const strategies::SeriesKey& k) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.kind)) << 32) | static_cast<std::uint32_t>(k.value);
+}
+
+template <typename Logic>
+class SignalDevice final : public DeviceStrategy {
+ public:
+  static constexpr int kRowDoubles = 2 + strategies::kNumTradeMetrics;
+
+  SignalDevice(const strategies::SignalStrategy<Logic>& s, cudaStream_t stream)
+      : objective_(s.options().objective), spec_(s.aggregate_spec()), slots_(1) {
+    const CandleSet& set = s.data();
+    n_symbols_ = static_cast<int>(s.symbol_names().size());
+    total_bars_ = static_cast<long long>(set.n_bars());
+    d_open_ = upload_vector(set.bars.open, stream);
+    d_high_ = upload_vector(set.bars.high, stream);
+    d_low_ = upload_vector(set.bars.low, stream);
+    d_close_ = upload_vector(set.bars.close, stream);
+    std::vector<long long> offset;
+    std::vector<int> length, block_offset{0};
+    std::vector<strategies::BarBlock> blocks;
+    for (int k = 0; k < n_symbols_; ++k) {
+      const std::size_t d = s.data_symbol(static_cast<std::size_t>(k));
+      offset.push_back(static_cast<long long>(set.offset[d]));
+      length.push_back(static_cast<int>(set.length[d]));
+      const auto& b = s.blocks(static_cast<std::size_t>(k));
+      blocks.insert(blocks.end(), b.begin(), b.end());
+      block_offset.push_back(static_cast<int>(blocks.size()));
+    }
+    d_offset_ = upload_vector(offset, stream);
+    d_length_ = upload_vector(length, stream);
+    d_block_offset_ = upload_vector(block_offset, stream);
+    d_blocks_ = upload_vector(blocks, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // host vectors may go once the copies are done
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // The series cache takes at most half of what is free, the per-symbol rows a quarter.
+    const std::size_t series_bytes = static_cast<std::size_t>(total_bars_) * sizeof(double);
+    const std::size_t cap = std::min<std::size_t>(free_bytes / 2 / std::max<std::size_t>(1, series_bytes), 1u << 16);
+    if (cap < static_cast<std::size_t>(Logic::kNumSeries))
+      throw Error("executor cuda: not enough device memory for the " + s.name() + " series (" +
+                  std::to_string(free_bytes >> 20) + " MiB free)");
+    slots_ = SeriesSlots<std::uint64_t>(cap);
+    const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) * kRowDoubles * sizeof(double);
+    chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / std::max<std::size_t>(1, row_bytes));
+  }
+
+  void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
+    run(batch, stream, block_size, nullptr, nullptr);
+  }
+
+  /// launch(), recording each (trial i, symbol k)'s trades from d_trade_offsets[i * S + k] when
+  /// d_trades is not null. The rows of the last chunk stay in rows_*() ([symbol][trial]).
+  void run(const DeviceBatch& batch, cudaStream_t stream, int block_size, const long long* d_trade_offsets,
+           ls::Trade* d_trades) {
+    const std::size_t n = batch.n;
+    if (n == 0) return;
+    TPEOPT_ASSERT(batch.host_params != nullptr, "signal strategy: the batch has no host copy of its parameters");
+    keys_.resize(n * Logic::kNumSeries);
+    for (std::size_t i = 0; i < n; ++i) {
+      strategies::SeriesKey k[Logic::kNumSeries];
+      Logic::series_keys(Logic::unpack(batch.host_params + i * Logic::kNumSlots), k);
+      for (int j = 0; j < Logic::kNumSeries; ++j) keys_[i * Logic::kNumSeries + j] = series_id(k[j]);
+    }
+    for (std::size_t chunk = 0; chunk < n; chunk += chunk_trials_) {
+      const std::size_t chunk_end = std::min(n, chunk + chunk_trials_), chunk_count = chunk_end - chunk;
+      const std::size_t rows = chunk_count * static_cast<std::size_t>(n_symbols_);
+      rows_objective_.resize(rows);
+      rows_equity_.resize(rows);
+      rows_metrics_.resize(rows * strategies::kNumTradeMetrics);
+      rows_count_ = chunk_count;
+      std::size_t begin = chunk;
+      while (begin < chunk_end) {
+        // Grow the part while its distinct series fit in the cache.
+        std::unordered_set<std::uint64_t> in_part;
+        std::vector<std::uint64_t> part_keys;
+        std::size_t end = begin;
+        while (end < chunk_end) {
+          std::size_t fresh = 0;
+          for (int j = 0; j < Logic::kNumSeries; ++j) {
+            const std::uint64_t key = keys_[end * Logic::kNumSeries + j];
+            bool seen = in_part.count(key) > 0;
+            for (int q = 0; q < j && !seen; ++q) seen = keys_[end * Logic::kNumSeries + q] == key;
+            fresh += seen ? 0 : 1;
+          }
+          if (part_keys.size() + fresh > slots_.max_slots()) break;
+          for (int j = 0; j < Logic::kNumSeries; ++j)
+            if (in_part.insert(keys_[end * Logic::kNumSeries + j]).second)
+              part_keys.push_back(keys_[end * Logic::kNumSeries + j]);
+          ++end;
+        }
+        TPEOPT_ASSERT(end > begin, "signal strategy: a trial needs more series than the cache holds");
+        run_part(batch, begin, end, chunk, chunk_count, part_keys, stream, block_size, d_trade_offsets, d_trades);
+        begin = end;
+      }
+      launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
+                            static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
+                            batch.violations + chunk, batch.metrics + chunk * strategies::kNumTradeMetrics, stream);
+    }
+  }
+
+  int n_symbols() const { return n_symbols_; }
+  std::size_t rows_count() const { return rows_count_; }
+  const double* rows_objective() const { return rows_objective_.data(); }
+  const double* rows_equity() const { return rows_equity_.data(); }
+  const double* rows_metrics() const { return rows_metrics_.data(); }
+
+ private:
+  void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, std::size_t chunk,
+                std::size_t chunk_count, const std::vector<std::uint64_t>& part_keys, cudaStream_t stream,
+                int block_size, const long long* d_trade_offsets, ls::Trade* d_trades) {
+    if (slots_.reserve(part_keys.size())) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
+      pool_ = DeviceBuffer<double>();
+      pool_ = DeviceBuffer<double>(slots_.slots() * static_cast<std::size_t>(total_bars_));
+    }
+    std::vector<SeriesTask> tasks;
+    for (const auto& [key, slot] : slots_.place(part_keys))
+      tasks.push_back({static_cast<int>(key >> 32), static_cast<int>(static_cast<std::uint32_t>(key)), slot});
+    const std::size_t count = end - begin;
+    std::vector<int> trial_slots(count * Logic::kNumSeries);
+    for (std::size_t i = 0; i < trial_slots.size(); ++i) trial_slots[i] = slots_.slot(keys_[begin * Logic::kNumSeries + i]);
+
+    // Upload the plan (pageable copies: staged before the call returns). The device buffer
+    // grows only after the stream has drained.
+    const std::size_t b_slots = trial_slots.size() * sizeof(int), b_tasks = tasks.size() * sizeof(SeriesTask);
+    const std::size_t o_tasks = (b_slots + 255) / 256 * 256, total = o_tasks + b_tasks;
+    if (total > d_plan_.capacity()) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      d_plan_.resize(total);
+    }
+    CUDA_CHECK(cudaMemcpyAsync(d_plan_.data(), trial_slots.data(), b_slots, cudaMemcpyHostToDevice, stream));
+    if (b_tasks > 0)
+      CUDA_CHECK(cudaMemcpyAsync(d_plan_.data() + o_tasks, tasks.data(), b_tasks, cudaMemcpyHostToDevice, stream));
+    const SignalBars bars{d_open_.data(), d_high_.data(), d_low_.data(), d_close_.data()};
+    const SignalSymbols sy{n_symbols_, d_offset_.data(), d_length_.data(), d_block_offset_.data(), d_blocks_.data()};
+    if (!tasks.empty()) {
+      const long long work = static_cast<long long>(n_symbols_) * static_cast<long long>(tasks.size());
+      const int threads = 128;
+      const unsigned blocks = static_cast<unsigned>(std::min<long long>((work + threads - 1) / threads, 1 << 20));
+      signal_series_kernel<Logic><<<blocks, threads, 0, stream>>>(
+          bars, sy, reinterpret_cast<const SeriesTask*>(d_plan_.data() + o_tasks), static_cast<int>(tasks.size()),
+          total_bars_, pool_.data());
+      CUDA_CHECK_LAUNCH("signal_series_kernel");
+    }
+    SignalTrialLaunch L;
+    L.bars = bars;
+    L.sy = sy;
+    L.pool = pool_.data();
+    L.total_bars = total_bars_;
+    L.slots = reinterpret_cast<const int*>(d_plan_.data());
+    L.params = batch.params;
+    L.first = static_cast<int>(begin);
+    L.count = static_cast<int>(count);
+    L.chunk_first = static_cast<int>(chunk);
+    L.row_count = static_cast<int>(chunk_count);
+    L.objective = objective_;
+    L.objective_out = rows_objective_.data();
+    L.equity_out = rows_equity_.data();
+    L.metrics_out = rows_metrics_.data();
+    L.trade_offsets = d_trade_offsets;
+    L.trades = d_trades;
+    const int threads = std::max(32, std::min(1024, block_size));
+    const long long work = static_cast<long long>(n_symbols_) * L.count;
+    signal_trial_kernel<Logic><<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
+    CUDA_CHECK_LAUNCH("signal_trial_kernel");
+  }
+
+  ls::Objective objective_;
+  strategies::symbols::AggregateSpec spec_;
+  int n_symbols_ = 0;
+  long long total_bars_ = 0;
+  DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_;
+  DeviceBuffer<long long> d_offset_;
+  DeviceBuffer<int> d_length_, d_block_offset_;
+  DeviceBuffer<strategies::BarBlock> d_blocks_;
+  SeriesSlots<std::uint64_t> slots_;  ///< which (kind, value) series sits in which slot of pool_
+  DeviceBuffer<double> pool_;         ///< slots x total_bars_ doubles
+  std::size_t chunk_trials_ = 1, rows_count_ = 0;
+  std::vector<std::uint64_t> keys_;  ///< per trial of the batch: its series' keys
+  DeviceBuffer<double> rows_objective_, rows_equity_, rows_metrics_;
+  DeviceBuffer<char> d_plan_;
+};
+
+/// One trial on CUDA device 0, its per-symbol rows and (with `trades`) its trades per symbol.
+template <typename Logic>
+void signal_one_trial(const strategies::SignalStrategy<Logic>& s, const double* params, int block_size,
+                      strategies::SymbolResults* rows, std::vector<std::vector<ls::Trade>>* trades) {
+  CUDA_CHECK(cudaSetDevice(0));
+  OwnedStream owned;
+  const cudaStream_t stream = owned.get();
+  SignalDevice<Logic> device(s, stream);
+  const std::size_t S = static_cast<std::size_t>(device.n_symbols()), M = strategies::kNumTradeMetrics;
+  const StagedBatch staged(params, 1, Logic::kNumSlots, M, stream);
+  device.run(staged.batch(), stream, block_size, nullptr, nullptr);
+  strategies::SymbolResults r;
+  r.objective.resize(S);
+  r.equity.resize(S);
+  r.metrics.resize(S * M);
+  CUDA_CHECK(cudaMemcpyAsync(r.objective.data(), device.rows_objective(), S * sizeof(double), cudaMemcpyDeviceToHost,
+                             stream));
+  CUDA_CHECK(cudaMemcpyAsync(r.equity.data(), device.rows_equity(), S * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaMemcpyAsync(r.metrics.data(), device.rows_metrics(), S * M * sizeof(double), cudaMemcpyDeviceToHost,
+                             stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (trades) {
+    // Each symbol's trades from its offset (their counts are the rows' trades column).
+    std::vector<long long> counts(S);
+    for (std::size_t k = 0; k < S; ++k)
+      counts[k] = static_cast<long long>(r.metrics[k * M + strategies::kTradeMetricTrades]);
+    *trades = record_trade_lists<ls::Trade>(device, staged.batch(), stream, block_size, counts);
+  }
+  if (rows) *rows = std::move(r);
+}
+
+/// The twin of a SignalStrategy<Logic> (the registry's device factory).
+template <typename Logic>
+std::unique_ptr<DeviceStrategy> make_signal_device(const strategies::Strategy& strategy, cudaStream_t stream) {
+  return std::make_unique<SignalDevice<Logic>>(dynamic_cast<const strategies::SignalStrategy<Logic>&>(strategy),
+                                               stream);
+}
+
+/// One trial's trades per symbol computed on CUDA device 0 (the registry's trades.device).
+template <typename Logic>
+strategies::ExportedTrades signal_trades_device(const strategies::Strategy& strategy, const double* params,
+                                                int block_size) {
+  const auto& s = dynamic_cast<const strategies::SignalStrategy<Logic>&>(strategy);
+  std::vector<std::vector<ls::Trade>> trades;
+  signal_one_trial<Logic>(s, params, block_size, nullptr, &trades);
+  strategies::ExportedTrades out(trades.size());
+  for (std::size_t k = 0; k < trades.size(); ++k) {
+    const CandleSet& set = s.data();
+    const std::int64_t* time_ms = set.bars.time_ms.data() + set.offset[s.data_symbol(k)];
+    for (const auto& t : trades[k]) out[k].push_back(strategies::export_long_short_trade(t, time_ms));
+  }
+  return out;
+}
+
+/// One trial's per-symbol results computed on CUDA device 0 (the registry's symbol_results.device).
+template <typename Logic>
+strategies::SymbolResults signal_symbols_device(const strategies::Strategy& strategy, const double* params,
+                                                int block_size) {
+  strategies::SymbolResults rows;
+  signal_one_trial<Logic>(dynamic_cast<const strategies::SignalStrategy<Logic>&>(strategy), params, block_size, &rows,
+                          nullptr);
+  return rows;
+}
+
+}  // namespace
+}  // namespace tpeopt::gpu

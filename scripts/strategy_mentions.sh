@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Which source files outside a strategy's folder name it (docs/design.md, "Strategies"):
+#   scripts/strategy_mentions.sh [NAME ...]      (default: every strategy of strategies/CMakeLists.txt)
+# prints, per strategy, the count and the files. Source: *.cpp *.hpp *.cu *.cuh and
+# CMakeLists.txt of the product (common, tpe, io, strategies, engine, gpu, apps and the top
+# CMakeLists.txt); not tests, docs, benchmarks, examples or scripts. A mention is the name as
+# a word, `_` counting as a separator (ema_cross_strategy.hpp mentions ema_cross, a comment
+# saying "ema_cross" too). The functions strategy is named like an English word; for it a
+# mention is a code reference only: "functions" in quotes, functions/ or functions:: or
+# functions_ (the word in prose, "TPEOPT_HD functions", is not a mention).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  read -r -a names <<< "$(sed -n 's/^set(TPEOPT_STRATEGIES \(.*\))$/\1/p' strategies/CMakeLists.txt)"
+fi
+sources() {
+  find common tpe io strategies engine gpu apps \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
+    -o -name 'CMakeLists.txt' \) -not -path "strategies/$1/*" | sort
+  echo CMakeLists.txt
+}
+for name in "${names[@]}"; do
+  if [ "$name" = functions ]; then
+    pattern="\"$name\"|(^|[^A-Za-z0-9_])$name(/|::|_[A-Za-z0-9])|TPEOPT_STRATEGIES.*[ (]$name[ )]"
+  else
+    pattern="(^|[^A-Za-z0-9])$name([^A-Za-z0-9]|$)"
+  fi
+  files=$(sources "$name" | xargs grep -lE "$pattern" || true)
+  count=$(printf '%s' "$files" | grep -c . || true)
+  echo "$name: $count ${files//$'\n'/ }"
+done

@@ -1,0 +1,455 @@
+// The CUDA twin of strategies::EmaCrossStrategy. Every number comes from the TPEOPT_HD
+// functions of strategies/ema_cross/ema_cross.hpp, as in the CPU reference.
+//
+// One batch:
+//  (a) the EMA series of each distinct span, cached on the device across batches (a
+//      series depends only on the span and the data). A span's series is one sequential
+//      chain of n ema_step calls: new spans are computed on the host when there are few
+//      of them (a CPU core runs a chain several times faster than a GPU thread; the same
+//      function gives the same bits) and uploaded, else on the device, one lane per span
+//      (ema_kernel: closes broadcast by shuffle, values written out coalesced);
+//  (b) the trial kernel: one warp per trial, trials ordered by their fast span's cache slot
+//      so that warps reading the same series run together (L2 reuse). Each finder tests 32
+//      bars per ballot and loads the operands of several such steps (options.steps: 4, 8
+//      or 16) at once before testing them (the predicates then read L1); it returns the
+//      same first bar as the CPU's bar-by-bar scan, so trades and scores are identical. The one-thread-per-trial kernel (bar by
+//      bar, SequentialFinder) is kept for parity tests.
+// A batch whose distinct spans do not fit in the cache is split into parts of consecutive
+// trials (same results). No atomics; each trial's sums run in trade order.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "gpu/cuda_check.cuh"
+#include "gpu/device_buffers.hpp"
+#include "gpu/device_trade_lists.cuh"
+#include "gpu/series_slots.hpp"
+#include "strategies/ema_cross/ema_cross_device.hpp"
+#include "strategies/ema_cross/ema_cross.hpp"
+
+namespace tpeopt::gpu {
+
+namespace {
+
+namespace ec = strategies::ema_cross;
+
+constexpr unsigned kFull = 0xffffffffu;
+
+/// Per trial of a part, in launch order: its batch index and the cache slots of its series.
+struct TrialPlan {
+  int trial, fast_slot, slow_slot;
+};
+struct EmaTask {
+  int span, slot;
+};
+
+/// Keeps loads alive that only warm L1 for the predicates that follow: the sum is stored
+/// only when it equals `never` (a NaN, equal to nothing), so nothing depends on it.
+struct Warmer {
+  double never;
+  double* sink;
+  __device__ __forceinline__ void operator()(double s) const {
+    if (s == never) *sink = s;
+  }
+};
+
+/// First k in [from, to] with pred(k), the same answer on every lane. Rounds of kSteps
+/// steps of 32 bars: each lane first loads warm(k) for its bar of every step of the round
+/// (all loads in flight together), then the steps are tested in bar order, one ballot each.
+template <int kSteps, typename Warm>
+struct WarpFinder {
+  int lane;
+  Warm warm;
+  Warmer sink;
+
+  template <typename Pred, typename... Hints>
+  __device__ int operator()(int from, int to, Pred&& pred, const Hints&...) const {
+    for (int base = from; base <= to; base += 32 * kSteps) {
+      double s = 0.0;
+#pragma unroll
+      for (int m = 0; m < kSteps; ++m) {
+        const int k = base + m * 32 + lane;
+        if (k <= to) s = s + warm(k);
+      }
+      sink(s);
+#pragma unroll
+      for (int m = 0; m < kSteps; ++m) {
+        const int k = base + m * 32 + lane;
+        const unsigned mask = __ballot_sync(kFull, k <= to && pred(k));
+        if (mask != 0u) return base + m * 32 + __ffs(mask) - 1;
+      }
+      if (to - base < 32 * kSteps) break;  // (no int overflow near the end of the range)
+    }
+    return to + 1;
+  }
+};
+
+/// The operands of is_below / is_cross_above at bar k (k - 1 is the neighbour lane's k).
+struct WarmSeries {
+  ec::TrialSeries t;
+  __device__ __forceinline__ double operator()(int k) const { return t.fast[k] + t.slow[k]; }
+};
+
+/// The operands of exit_reason at bar k.
+struct WarmExit {
+  ec::TrialSeries t;
+  ec::Bars b;
+  bool stops;
+  __device__ __forceinline__ double operator()(int k) const {
+    const double x = t.fast[k - 1] + t.slow[k - 1];
+    return stops ? x + b.open[k] + b.low[k] + b.high[k] : x;
+  }
+};
+
+constexpr int kEmaTile = 32;
+
+/// One warp per 32 spans (lane = span): each lane runs its span's sequential ema_step
+/// chain (the steps of ema_series, in the same order), 32 bars per tile: the tile's closes
+/// are loaded once, coalesced (the next tile's while this one runs) and broadcast by
+/// shuffle, so no load sits on the chain; the tile's values are staged in shared memory
+/// and written out one span's 32 bars per coalesced store.
+__global__ void __launch_bounds__(32) ema_kernel(const double* __restrict__ close, int n,
+                                                 const EmaTask* __restrict__ tasks, int count,
+                                                 double* __restrict__ pool) {
+  __shared__ double tile[kEmaTile][kEmaTile + 1];
+  const int lane = static_cast<int>(threadIdx.x);
+  const int first = static_cast<int>(blockIdx.x) * kEmaTile;
+  const int rows = min(kEmaTile, count - first);
+  const EmaTask mine = lane < rows ? tasks[first + lane] : EmaTask{1, 0};
+  const ec::EmaWeights w = ec::ema_weights(mine.span);
+  double e = 0.0;
+  double c = lane < n ? close[lane] : 0.0;
+  for (int base = 0; base < n; base += kEmaTile) {
+    const int next = base + kEmaTile + lane;
+    const double c_next = next < n ? close[next] : 0.0;  // in flight during this tile
+    const int m = min(kEmaTile, n - base);
+    for (int j = 0; j < m; ++j) {
+      const double cj = __shfl_sync(kFull, c, j);
+      e = base == 0 && j == 0 ? cj : ec::ema_step(e, w, cj);  // e_0 = close_0
+      tile[lane][j] = e;
+    }
+    __syncwarp();
+    const int i = base + lane;
+    for (int r = 0; r < rows; ++r) {
+      const int slot = __shfl_sync(kFull, mine.slot, r);
+      if (lane < m) pool[static_cast<std::size_t>(slot) * static_cast<std::size_t>(n) + i] = tile[r][lane];
+    }
+    __syncwarp();
+    c = c_next;
+  }
+}
+
+struct Launch {
+  ec::Bars bars;          ///< the whole series
+  const int2* blocks;     ///< blocked strategies: [begin, end) of each block, in block order
+  int n_blocks;           ///< 0: the whole series as one walk
+  const double* pool;
+  const TrialPlan* plan;  ///< per trial of the part, in launch order
+  int count;              ///< trials in the part
+  const double* params;   ///< batch params (n x kNumSlots)
+  ec::Objective objective;
+  int min_trades;
+  double* scores;
+  double* violations;
+  double* metrics;
+  const long long* trade_offsets;  ///< record pass: first trade's index per batch trial
+  ec::Trade* trades;               ///< record pass: output
+  Warmer sink;
+};
+
+/// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
+/// Blocked (kBlocked, issue [subsets]): one walk per block in block order, each starting flat
+/// and marking an open position at its last bar; the score is 0.0 + the blocks' objective
+/// values in block order, the violation and metrics those of one summary over all the trades
+/// (the CPU reference's EmaCrossStrategy::evaluate).
+template <bool kWarp, bool kRecord, int kSteps, bool kBlocked>
+__global__ void trial_kernel(Launch L) {
+  const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long local = kWarp ? gid / 32 : gid;
+  if (local >= L.count) return;  // uniform across a warp in the warp kernel
+  const int lane = kWarp ? static_cast<int>(threadIdx.x & 31u) : 0;
+  const TrialPlan tp = L.plan[local];
+  const ec::Params p = ec::unpack_params(L.params + static_cast<std::size_t>(tp.trial) * ec::kNumSlots);
+  const std::size_t n = static_cast<std::size_t>(L.bars.n);
+  const ec::TrialSeries t{L.pool + static_cast<std::size_t>(tp.fast_slot) * n,
+                          L.pool + static_cast<std::size_t>(tp.slow_slot) * n};
+  ec::Summary sum;
+  ec::BlockedScore blocked;
+  long long out = kRecord ? L.trade_offsets[tp.trial] : 0;
+  auto on_trade = [&](const ec::Trade& tr) {
+    ec::add_trade(sum, tr);  // every lane keeps the same summary (uniform control flow)
+    if constexpr (kBlocked) ec::add_trade(blocked.block, tr);
+    if (kRecord && lane == 0) L.trades[out] = tr;
+    if (kRecord) ++out;
+  };
+  auto walk = [&](const ec::Bars& bars) {
+    if constexpr (kWarp) {
+      const WarpFinder<kSteps, WarmSeries> series{lane, WarmSeries{t}, L.sink};
+      const WarpFinder<kSteps, WarmExit> exits{lane, WarmExit{t, bars, p.has_sl || p.has_tp}, L.sink};
+      ec::run_backtest(bars, p, t, series, series, exits, on_trade);
+    } else {
+      ec::run_backtest(bars, p, t, ec::SequentialFinder{}, on_trade);
+    }
+  };
+  if constexpr (kBlocked) {
+    for (int k = 0; k < L.n_blocks; ++k) {
+      const int2 range = L.blocks[k];
+      walk(ec::block_bars(L.bars, range.x, range.y));
+      ec::end_block(blocked, L.objective);
+    }
+  } else {
+    walk(L.bars);
+  }
+  if (lane == 0) {
+    double m[ec::kNumMetrics];
+    double violation = 0.0;
+    const double score = ec::finish(sum, L.objective, L.min_trades, m, &violation);
+    L.scores[tp.trial] = kBlocked ? blocked.score : score;
+    L.violations[tp.trial] = violation;
+    for (int k = 0; k < ec::kNumMetrics; ++k)
+      L.metrics[static_cast<std::size_t>(tp.trial) * ec::kNumMetrics + k] = m[k];
+  }
+}
+
+/// Launches trial_kernel<kWarp, record, kSteps, blocked>.
+template <bool kWarp, int kSteps>
+void launch_trial_kernel(bool record, bool blocked, unsigned blocks, int threads, cudaStream_t stream,
+                         const Launch& L) {
+  auto go = [&](auto kernel) { kernel<<<blocks, threads, 0, stream>>>(L); };
+  if (record) blocked ? go(trial_kernel<kWarp, true, kSteps, true>) : go(trial_kernel<kWarp, true, kSteps, false>);
+  else blocked ? go(trial_kernel<kWarp, false, kSteps, true>) : go(trial_kernel<kWarp, false, kSteps, false>);
+}
+
+template <typename T>
+DeviceBuffer<T> upload(const std::vector<T>& h, cudaStream_t stream) {
+  DeviceBuffer<T> d(std::max<std::size_t>(1, h.size()));
+  CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+  return d;
+}
+
+class EmaCrossDevice final : public DeviceStrategy {
+ public:
+  EmaCrossDevice(const strategies::EmaCrossStrategy& s, cudaStream_t stream, const EmaCrossDeviceOptions& o)
+      : strategy_(s), options_(o), objective_(s.options().objective), min_trades_(s.options().min_trades),
+        n_(s.n_bars()) {
+    const auto& c = s.candles();
+    d_open_ = upload(c.open, stream);
+    d_high_ = upload(c.high, stream);
+    d_low_ = upload(c.low, stream);
+    d_close_ = upload(c.close, stream);
+    d_sink_ = DeviceBuffer<double>(1);
+    std::vector<int2> blocks;
+    for (const auto& b : s.blocks()) blocks.push_back(make_int2(b.begin, b.end));
+    d_blocks_ = upload(blocks, stream);
+    n_blocks_ = static_cast<int>(blocks.size());
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // host vectors may go once the copies are done
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // Leave room for batch buffers and trade lists: the cache takes at most 60% of what is free.
+    const std::size_t series_bytes = static_cast<std::size_t>(n_) * sizeof(double);
+    std::size_t cap = static_cast<std::size_t>(0.6 * static_cast<double>(free_bytes)) / series_bytes;
+    cap = std::min<std::size_t>(cap, 1u << 16);
+    if (options_.max_series > 0) cap = std::min(cap, options_.max_series);
+    if (cap < 2)
+      throw Error("executor cuda: not enough device memory for the ema_cross series of " + std::to_string(n_) +
+                  " bars (" + std::to_string(free_bytes >> 20) + " MiB free; need 2 x " +
+                  std::to_string(series_bytes >> 20) + " MiB)");
+    slots_ = SeriesSlots<int>(cap);
+  }
+
+  void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
+    run(batch, stream, block_size, nullptr, nullptr);
+  }
+
+  /// launch() with trade recording: trade_offsets[i] is trial i's first trade index.
+  void run(const DeviceBatch& batch, cudaStream_t stream, int block_size, const long long* d_trade_offsets,
+           ec::Trade* d_trades) {
+    const std::size_t n = batch.n;
+    if (n == 0) return;
+    TPEOPT_ASSERT(batch.host_params != nullptr, "ema_cross: the batch has no host copy of its parameters");
+    spans_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const ec::Params p = ec::unpack_params(batch.host_params + i * ec::kNumSlots);
+      spans_[i] = {p.ema_fast, p.ema_slow};
+    }
+    std::size_t begin = 0;
+    while (begin < n) {
+      // Grow the part while its distinct spans fit in the cache.
+      std::unordered_map<int, int> in_part;
+      std::vector<int> part_spans;
+      std::size_t end = begin;
+      while (end < n) {
+        const auto [a, b] = spans_[end];
+        const std::size_t added = (in_part.count(a) ? 0 : 1) + (a != b && !in_part.count(b) ? 1 : 0);
+        if (part_spans.size() + added > slots_.max_slots()) break;
+        for (const int sp : {a, b})
+          if (in_part.emplace(sp, 0).second) part_spans.push_back(sp);
+        ++end;
+      }
+      TPEOPT_ASSERT(end > begin, "ema_cross: a trial needs more series than the cache holds");
+      run_part(batch, begin, end, part_spans, stream, block_size, d_trade_offsets, d_trades);
+      begin = end;
+    }
+  }
+
+ private:
+  /// Room in the pool for `slots` series (a grown pool holds none).
+  void ensure_pool(std::size_t slots, cudaStream_t stream) {
+    if (!slots_.reserve(slots)) return;
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
+    pool_ = DeviceBuffer<double>();
+    pool_ = DeviceBuffer<double>(slots_.slots() * static_cast<std::size_t>(n_));
+  }
+
+  int resident(int span) const { return slots_.slot(span); }
+
+  bool ema_on_host(std::size_t new_spans) const {
+    if (options_.ema_on == EmaCrossDeviceOptions::EmaOn::Host) return true;
+    if (options_.ema_on == EmaCrossDeviceOptions::EmaOn::Device) return false;
+    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    return new_spans <= threads;
+  }
+
+  /// The series of `tasks` computed on the host, several chains at once, and uploaded
+  /// into their slots (pageable copies: the host vectors may go when the call returns).
+  void host_emas(const std::vector<EmaTask>& tasks, cudaStream_t stream) {
+    const std::size_t nt = tasks.size();
+    std::vector<std::vector<double>> out(nt);
+    const std::size_t threads = std::min<std::size_t>(nt, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (std::size_t w = 0; w < threads; ++w)
+      pool.emplace_back([&, w] {
+        for (std::size_t k = w; k < nt; k += threads) {
+          out[k].resize(static_cast<std::size_t>(n_));
+          strategy_.ema(tasks[k].span, out[k].data());
+        }
+      });
+    for (auto& t : pool) t.join();
+    for (std::size_t k = 0; k < nt; ++k)
+      CUDA_CHECK(cudaMemcpyAsync(pool_.data() + static_cast<std::size_t>(tasks[k].slot) * n_, out[k].data(),
+                                 static_cast<std::size_t>(n_) * sizeof(double), cudaMemcpyHostToDevice, stream));
+  }
+
+  void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<int>& part_spans,
+                cudaStream_t stream, int block_size, const long long* d_trade_offsets, ec::Trade* d_trades) {
+    ensure_pool(part_spans.size(), stream);
+    std::vector<EmaTask> tasks;
+    for (const auto& [span, slot] : slots_.place(part_spans)) tasks.push_back({span, slot});
+    // Trials in launch order: grouped by the fast span's slot (counting sort).
+    const std::size_t count = end - begin;
+    std::vector<TrialPlan> plan(count), ordered(count);
+    std::vector<int> bucket(slots_.slots() + 1, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto [fast, slow] = spans_[begin + i];
+      plan[i] = {static_cast<int>(begin + i), resident(fast), resident(slow)};
+      ++bucket[static_cast<std::size_t>(plan[i].fast_slot) + 1];
+    }
+    for (std::size_t b = 1; b <= slots_.slots(); ++b) bucket[b] += bucket[b - 1];
+    for (std::size_t i = 0; i < count; ++i) ordered[static_cast<std::size_t>(bucket[plan[i].fast_slot]++)] = plan[i];
+
+    // Upload the plan and the device EMA tasks (pageable copies: staged before the call
+    // returns). The device buffers grow only after the stream has drained.
+    const std::size_t b_plan = count * sizeof(TrialPlan);
+    const std::size_t b_tasks = tasks.size() * sizeof(EmaTask);
+    const std::size_t o_tasks = (b_plan + 255) / 256 * 256;
+    const std::size_t total = o_tasks + b_tasks;
+    if (total > d_plan_.capacity()) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      d_plan_.resize(total);
+    }
+    CUDA_CHECK(cudaMemcpyAsync(d_plan_.data(), ordered.data(), b_plan, cudaMemcpyHostToDevice, stream));
+    if (!tasks.empty()) {
+      if (ema_on_host(tasks.size())) {
+        host_emas(tasks, stream);
+      } else {
+        CUDA_CHECK(cudaMemcpyAsync(d_plan_.data() + o_tasks, tasks.data(), b_tasks, cudaMemcpyHostToDevice, stream));
+        const unsigned blocks = static_cast<unsigned>((tasks.size() + kEmaTile - 1) / kEmaTile);
+        ema_kernel<<<blocks, kEmaTile, 0, stream>>>(d_close_.data(), n_,
+                                                   reinterpret_cast<const EmaTask*>(d_plan_.data() + o_tasks),
+                                                   static_cast<int>(tasks.size()), pool_.data());
+        CUDA_CHECK_LAUNCH("ema_cross ema_kernel");
+      }
+    }
+
+    Launch L;
+    L.blocks = d_blocks_.data();
+    L.n_blocks = n_blocks_;
+    L.bars.n = n_;
+    L.bars.open = d_open_.data();
+    L.bars.high = d_high_.data();
+    L.bars.low = d_low_.data();
+    L.bars.close = d_close_.data();
+    L.pool = pool_.data();
+    L.plan = reinterpret_cast<const TrialPlan*>(d_plan_.data());
+    L.count = static_cast<int>(count);
+    L.params = batch.params;
+    L.objective = objective_;
+    L.min_trades = min_trades_;
+    L.scores = batch.scores;
+    L.violations = batch.violations;
+    L.metrics = batch.metrics;
+    L.trade_offsets = d_trade_offsets;
+    L.trades = d_trades;
+    L.sink = Warmer{std::numeric_limits<double>::quiet_NaN(), d_sink_.data()};
+    const bool record = d_trades != nullptr;
+    const bool blocked = L.n_blocks > 0;
+    int threads = std::max(32, std::min(1024, block_size));
+    if (options_.warp_per_trial) {
+      threads = (threads + 31) / 32 * 32;
+      const long long total_threads = static_cast<long long>(count) * 32;
+      const unsigned blocks = static_cast<unsigned>((total_threads + threads - 1) / threads);
+      const int steps = options_.steps;
+      if (steps == 16) launch_trial_kernel<true, 16>(record, blocked, blocks, threads, stream, L);
+      else if (steps == 8) launch_trial_kernel<true, 8>(record, blocked, blocks, threads, stream, L);
+      else launch_trial_kernel<true, 4>(record, blocked, blocks, threads, stream, L);
+    } else {
+      const unsigned blocks = static_cast<unsigned>((count + threads - 1) / threads);
+      launch_trial_kernel<false, 4>(record, blocked, blocks, threads, stream, L);
+    }
+    CUDA_CHECK_LAUNCH("ema_cross trial_kernel");
+  }
+
+  const strategies::EmaCrossStrategy& strategy_;
+  EmaCrossDeviceOptions options_;
+  ec::Objective objective_;
+  int min_trades_;
+  int n_;
+  DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_sink_;
+  DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (issue [subsets])
+  int n_blocks_ = 0;
+  // The series cache: slots_.slots() series of n_ doubles; slots_ says which span each holds.
+  DeviceBuffer<double> pool_;
+  SeriesSlots<int> slots_{0};
+  std::vector<std::pair<int, int>> spans_;  // the batch's trials' (fast, slow) spans
+  DeviceBuffer<char> d_plan_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceStrategy> make_ema_cross_device(const strategies::EmaCrossStrategy& strategy,
+                                                      cudaStream_t stream, const EmaCrossDeviceOptions& options) {
+  return std::make_unique<EmaCrossDevice>(strategy, stream, options);
+}
+
+std::unique_ptr<DeviceStrategy> make_ema_cross_twin(const strategies::Strategy& strategy, cudaStream_t stream) {
+  return make_ema_cross_device(dynamic_cast<const strategies::EmaCrossStrategy&>(strategy), stream);
+}
+
+std::vector<GpuEmaCrossTrial> gpu_ema_cross_trades(const strategies::EmaCrossStrategy& strategy, const double* params,
+                                                   std::size_t n, const EmaCrossDeviceOptions& options,
+                                                   int block_size) {
+  std::vector<GpuEmaCrossTrial> out;
+  if (n == 0) return out;
+  CUDA_CHECK(cudaSetDevice(0));
+  OwnedStream stream;
+  EmaCrossDevice device(strategy, stream.get(), options);
+  collect_trade_lists<ec::Trade>(device, stream.get(), params, n, ec::kNumSlots, ec::kNumMetrics, ec::kMTrades, block_size, out);
+  return out;
+}
+
+}  // namespace tpeopt::gpu

@@ -1,0 +1,16 @@
+// The GPU side of ema_cross_export.hpp (builds with CUDA).
+#include "strategies/ema_cross/ema_cross_device.hpp"
+#include "strategies/ema_cross/ema_cross_export.hpp"
+
+namespace tpeopt::gpu {
+
+strategies::ExportedTrades ema_cross_trades_device(const strategies::Strategy& strategy, const double* params,
+                                                   int block_size) {
+  const auto& s = dynamic_cast<const strategies::EmaCrossStrategy&>(strategy);
+  std::vector<strategies::ExportedTrade> out;
+  for (const auto& t : gpu_ema_cross_trades(s, params, 1, {}, block_size)[0].trades)
+    out.push_back(strategies::export_ema_cross_trade(t, s.candles().time_ms));
+  return {out};
+}
+
+}  // namespace tpeopt::gpu
