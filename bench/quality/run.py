@@ -194,10 +194,12 @@ def main():
         with open(a.out) as f:
             done = {key(json.loads(line)) for line in f if line.strip()}
     jobs = []
+    # Seed by seed: a benchmark cut short keeps every (workload, sampler) pair at the same
+    # number of seeds.
     for trials, batch in budgets:
-        for n in names:
-            for s in samplers:
-                for seed in range(a.first_seed, a.first_seed + a.seeds):
+        for seed in range(a.first_seed, a.first_seed + a.seeds):
+            for n in names:
+                for s in samplers:
                     depth = 1 if s in ("cmaes", "optuna", "ngopt") else a.depth
                     job = (n, s, trials, batch, seed, depth, a.executor)
                     if (n, s, trials, batch, seed, depth) not in done:

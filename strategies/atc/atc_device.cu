@@ -33,6 +33,7 @@
 #include "strategies/atc/atc_device.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
+#include "gpu/launch_size.cuh"
 #include "gpu/series_slots.hpp"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/atc/atc.hpp"
@@ -374,7 +375,7 @@ class AtcDevice final : public DeviceStrategy {
     L.equity_out = rows_equity_.data();
     L.metrics_out = rows_metrics_.data();
     if (blocked_) {
-      const int threads = std::max(32, std::min(1024, block_size));
+      const int threads = gpu::launchable_block_size(thread_kernel<true>, block_size);
       const long long work = static_cast<long long>(n_symbols_) * L.count;
       thread_kernel<true><<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
       CUDA_CHECK_LAUNCH("atc thread_kernel (blocked)");
@@ -388,7 +389,7 @@ class AtcDevice final : public DeviceStrategy {
       grouped_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(L);
       CUDA_CHECK_LAUNCH("atc grouped_kernel");
     } else {
-      const int threads = std::max(32, std::min(1024, block_size));
+      const int threads = gpu::launchable_block_size(thread_kernel<false>, block_size);
       const long long work = static_cast<long long>(n_symbols_) * L.count;
       thread_kernel<false><<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
       CUDA_CHECK_LAUNCH("atc thread_kernel");

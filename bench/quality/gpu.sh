@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The search-quality benchmark's GPU part (docs/benchmarks.md, "Search quality"): every real
+# strategy on its bundled data, scored in-sample and on its held-out 30%, at 2,000/100,
+# 20,000/1,000 and 200,000/4,096 on the CUDA executor, 10 seeds; tpeopt's TPE (depth 2 and 1),
+# GA and random, CMA-ES from `cmaes`, and Optuna's TPE at the smallest budget.
+# Runs on the GPU machine from the repository root over binaries built elsewhere, with the
+# Python packages as wheels (numpy, cmaes, optuna and its dependencies for the machine's
+# Python), unpacked into a folder of its own (no pip, no network):
+#   BIN=.carry WHEELS=.whl OUT=$OUT bench/quality/gpu.sh [SECONDS]
+# SECONDS (default 420) bounds the sampler comparison; runs finished by then are kept (one
+# JSON line each, in $OUT/quality-gpu.jsonl; bench/quality/report.py reads it).
+set -uo pipefail
+BIN="$(cd "${BIN:-.carry}" && pwd)"
+OUT="${OUT:-out}"
+limit="${1:-420}"
+mkdir -p "$OUT"
+export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)" TPEOPT_QUALITY_SERVER="$BIN/quality_server"
+pylib="$(mktemp -d)"
+python3 - "${WHEELS:-.whl}" "$pylib" <<'EOF'
+import sys, zipfile, pathlib
+for w in sorted(pathlib.Path(sys.argv[1]).glob("*.whl")):
+    zipfile.ZipFile(w).extractall(sys.argv[2])
+EOF
+export PYTHONPATH="$pylib"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
+python3 --version | tee -a "$OUT/device.txt"
+nproc | sed 's/^/cores: /' | tee -a "$OUT/device.txt"
+
+# trade_filter's data is generated (examples/trade_filter_tpe.json, data.generate), then
+# prepared once into the cache every run reads.
+"$BIN/tpeopt" data generate --out data/trade_filter --days 20 --trades 100000 --seed 1 --tickers SOXL,IONQ,MARA \
+  > "$OUT/trade_filter_generate.txt" 2>&1
+"$BIN/tpeopt" run -c examples/trade_filter_tpe.json --executor cuda --trials 16 --batch 16 -q --out "$(mktemp -d)/tf" \
+  >> "$OUT/trade_filter_generate.txt" 2>&1
+
+# What depth costs and buys in wall time, alone on the machine: `tpeopt run` of TPE at
+# 200,000/4,096 on each real strategy, depth 1 and 2 (summary.json: wall time, executor busy
+# and idle).
+# PIPELINE=0 skips it. The run directories go to a temporary folder ($OUT keeps few files).
+runs="$(mktemp -d)"
+for example in exhaustion_eurusd ema_cross_btc atc_binance trade_filter_tpe; do
+  [ "${PIPELINE:-1}" = 1 ] || break
+  for depth in 1 2; do
+    dir="$runs/${example}_d$depth"
+    "$BIN/tpeopt" run -c "examples/$example.json" --executor cuda --trials 200000 --batch 4096 --depth "$depth" -q \
+      --out "$dir" > "$dir.log" 2>&1 || tail -3 "$dir.log"
+    python3 - "$dir/summary.json" "$example" "$depth" <<'EOF2' | tee -a "$OUT/pipeline.txt"
+import json, sys
+s = json.load(open(sys.argv[1]))
+top = json.load(open(sys.argv[1].replace("summary.json", "top.json")))
+best = top[0]["score"] if top else None
+print(sys.argv[2], "depth", sys.argv[3], json.dumps({k: s.get(k) for k in ("trials", "wall_ms", "ask_ms", "exec_ms", "tell_ms", "idle_ms", "overlap_ms")}), "best", best)
+EOF2
+  done
+done
+
+deadline=$((SECONDS + limit))
+run() { timeout $((deadline - SECONDS > 0 ? deadline - SECONDS : 1)) python3 bench/quality/run.py \
+          --out "$OUT/quality-gpu.jsonl" --executor cuda --seeds 10 \
+          --workloads exhaustion,ema_cross,atc,trade_filter --jobs "${JOBS:-12}" "$@"; echo "exit $?"; }
+# The GPU budget first: a run cut short by SECONDS leaves the smaller budgets to the CPU.
+{
+  run --budgets 200000/4096 --samplers tpe,ga,cmaes,random
+  run --budgets 200000/4096 --samplers tpe --depth 1
+  run --budgets 20000/1000 --samplers tpe,ga,cmaes,random
+  run --budgets 2000/100 --samplers tpe,ga,cmaes,random,optuna
+} > "$OUT/quality-gpu.log" 2>&1
+tail -3 "$OUT/quality-gpu.log"
+wc -l "$OUT/quality-gpu.jsonl"

@@ -1,0 +1,23 @@
+#pragma once
+// The block size a kernel can launch with: the user's --block-size (or a strategy's
+// default) capped at what the kernel's registers allow on this device, in whole warps.
+// Without the cap a register-heavy kernel fails to launch ("too many resources requested")
+// at block sizes a light one takes; results never depend on the block size of a
+// thread-per-trial kernel, so capping it changes speed only.
+#include <algorithm>
+
+#include <cuda_runtime_api.h>
+
+#include "gpu/cuda_check.cuh"
+
+namespace tpeopt::gpu {
+
+template <class Kernel>
+int launchable_block_size(Kernel kernel, int requested) {
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const int cap = std::min(1024, attributes.maxThreadsPerBlock);
+  return std::max(32, std::min(requested, cap) / 32 * 32);
+}
+
+}  // namespace tpeopt::gpu
