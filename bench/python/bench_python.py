@@ -133,6 +133,29 @@ def peers(trials: int, batch: int, seeds: list[int]) -> dict:
             "rows": rows}
 
 
+def markdown(result: dict) -> str:
+    """The tables of docs/benchmarks.md's "Python boundary" section."""
+    lines = ["| batch | Python loop: ask | objective | tell | total | engine alone: ask | eval | tell "
+             "| tpeopt.optimize: ask | objective call | tell | loop overhead | executor overhead |",
+             "| ---: " * 13 + "|"]
+    for batch, r in result["boundary"].items():
+        lp, en, op = r["python_loop"], r["engine_builtin"], r["optimize"]
+        cells = [f"{int(batch):,}", lp["ask_ms"], lp["objective_ms"], lp["tell_ms"], lp["total_ms"], en["ask_ms"],
+                 en["exec_ms"], en["tell_ms"], op["ask_ms"], op["exec_ms"], op["tell_ms"], r["loop_overhead_ms"],
+                 r["executor_overhead_ms"]]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    lines += ["", "| tool | seed | wall (s) | best found |", "| --- | ---: | ---: | ---: |"]
+    for row in result["peers"]["rows"]:
+        lines.append(f"| {row['tool']} | {row['seed']} | {row['wall_s']:.2f} | {row['best']:.4f} |")
+    tools = sorted({r["tool"] for r in result["peers"]["rows"]}, key=[r["tool"] for r in result["peers"]["rows"]].index)
+    lines += ["", "| tool | median wall (s) | median best |", "| --- | ---: | ---: |"]
+    for tool in tools:
+        rows = [r for r in result["peers"]["rows"] if r["tool"] == tool]
+        lines.append(f"| {tool} | {statistics.median(r['wall_s'] for r in rows):.2f} | "
+                     f"{statistics.median(r['best'] for r in rows):.4f} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--batches", type=int, default=40, help="boundary: timed batches per batch size")
@@ -152,6 +175,7 @@ def main() -> None:
         "optuna": version("optuna"), "rustuna": version("rustuna"),
     }
     print(json.dumps(result["machine"]))
+    print(markdown(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
 

@@ -14,7 +14,7 @@ import pytest
 
 import tpeopt
 from conftest import ROOT, cli_path
-from objectives import SPACE, FailAt, KillAt, mixed, sphere
+from objectives import SPACE, FailAt, KillAt, Slow, mixed, sphere
 
 RUN = dict(trials=384, batch=64, seed=7, metrics=["twice", "n_plus"], quiet=True)
 
@@ -57,6 +57,18 @@ def test_pipelined_equals_serial(tmp_path, depth):
     assert pipelined.digest == serial.digest
     v = tpeopt.verify(json.loads((tmp_path / "p" / "config.json").read_text()), objective=mixed)
     assert v.identical and v.digest == pipelined.digest and v.trials == 384
+
+
+def test_the_objective_overlaps_the_samplers_ask(tmp_path):
+    """Pipelined, the objective of batch k runs while the C++ sampler asks batch k + 1 (its
+    sleep releases the GIL, as a GPU backtest's wait does); serial, nothing overlaps."""
+    slow = Slow(0.03)
+    kw = dict(trials=640, batch=64, seed=3, metrics=["twice", "n_plus"], quiet=True)
+    pipelined = tpeopt.optimize(slow, SPACE, out=tmp_path / "p", **kw).summary
+    serial = tpeopt.optimize(slow, SPACE, serial=True, out=tmp_path / "s", **kw).summary
+    assert pipelined["digest"] == serial["digest"]
+    assert pipelined["ask_ms"] > 0 and pipelined["overlap_ms"] > 0.5 * pipelined["ask_ms"]
+    assert serial["overlap_ms"] == 0
 
 
 def test_equals_the_builtin_executor(tmp_path):

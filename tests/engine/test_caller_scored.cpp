@@ -31,7 +31,7 @@ io::Json study_json(io::Json patch = io::Json::object()) {
                 {"params",
                  {{"x", {{"type", "float"}, {"low", -3.0}, {"high", 3.0}}},
                   {"lr", {{"type", "float"}, {"low", 1e-3}, {"high", 1.0}, {"log", true}}},
-                  {"n", {{"type", "int"}, {"low", 1}, {"high", 20}, {"step", 3}}},
+                  {"n", {{"type", "int"}, {"low", 1}, {"high", 19}, {"step", 3}}},
                   {"k", {{"type", "categorical"}, {"choices", {"a", "b", "c"}}}}}}};
   j.merge_patch(patch);
   return j;
@@ -167,7 +167,9 @@ TEST_CASE("caller-scored strategy: tpeopt's executors and commands refuse it, wr
   CallerExecutor caller;
   const fs::path dir = tmp / "made_by_caller";
   {
-    auto recorder = engine::RunRecorder::create(dir, c, *strategy, caller.name());
+    // config.json records the config's executor: the caller's is not a config value (as the
+    // Python package records it).
+    auto recorder = engine::RunRecorder::create(dir, c, *strategy, c.executor);
     engine::run_recorded_study(c, *strategy, caller_options(caller, false), *recorder, {}, false,
                                {"resume it from the caller", ""});
   }
@@ -210,8 +212,8 @@ TEST_CASE("caller-scored strategy: a run the caller's function stopped resumes t
   const auto strategy = engine::make_strategy(c);
   const fs::path tmp = testing::make_temp_dir("caller_resume");
   auto run_into = [&](const fs::path& dir, engine::Executor& e, std::vector<engine::ReplayedBatch> replay, bool resume) {
-    auto recorder = resume ? engine::RunRecorder::resume(dir, c, *strategy, e.name(), replay)
-                           : engine::RunRecorder::create(dir, c, *strategy, e.name());
+    auto recorder = resume ? engine::RunRecorder::resume(dir, c, *strategy, c.executor, replay)
+                           : engine::RunRecorder::create(dir, c, *strategy, c.executor);
     return engine::run_recorded_study(c, *strategy, caller_options(e, false), *recorder, std::move(replay), false,
                                       {"tpeopt.resume(DIR, objective)", ""});
   };
