@@ -169,6 +169,8 @@ TEST_CASE("caller-scored strategy: tpeopt's executors and commands refuse it, wr
   {
     // config.json records the config's executor: the caller's is not a config value (as the
     // Python package records it).
+    CHECK_THROWS_AS(engine::RunRecorder::create(dir, c, *strategy, caller.name()), std::logic_error);
+    CHECK_FALSE(fs::exists(dir));
     auto recorder = engine::RunRecorder::create(dir, c, *strategy, c.executor);
     engine::run_recorded_study(c, *strategy, caller_options(caller, false), *recorder, {}, false,
                                {"resume it from the caller", ""});
