@@ -20,6 +20,7 @@ Usage: bench_python.py [--batches 40] [--trials 2000] [--batch 100] [--seeds 0,1
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -97,10 +98,17 @@ def boundary(batches: int) -> dict:
 
 
 def peers(trials: int, batch: int, seeds: list[int]) -> dict:
-    import optuna
-    import rustuna
+    import importlib
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    peers_found = {}
+    for tool in ("optuna", "rustuna"):
+        try:
+            peers_found[tool] = importlib.import_module(tool)
+        except ImportError:
+            print(f"{tool} is not installed: left out", flush=True)
+    optuna, rustuna = peers_found.get("optuna"), peers_found.get("rustuna")
+    if optuna:
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
     rows = []
 
     def add(tool: str, seed: int, wall: float, best: float) -> None:
@@ -114,7 +122,7 @@ def peers(trials: int, batch: int, seeds: list[int]) -> dict:
                 st = tpeopt.optimize(rastrigin, SPACE, trials=trials, batch=batch, seed=seed, settings=settings,
                                      out=Path(tmp) / "r", quiet=True)
                 add(tool, seed, time.perf_counter() - t0, st.best["score"])
-        for tool in ("optuna", "rustuna"):
+        for tool in peers_found:
             t0 = time.perf_counter()
             if tool == "optuna":
                 study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed))
@@ -172,7 +180,7 @@ def main() -> None:
         "cpus": os.cpu_count(), "cpu": platform.processor() or platform.machine(),
         "load_average_1m_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
         "python": platform.python_version(), "numpy": np.__version__, "tpeopt": tpeopt.__version__,
-        "optuna": version("optuna"), "rustuna": version("rustuna"),
+        **{tool: version(tool) for tool in ("optuna", "rustuna") if importlib.util.find_spec(tool)},
     }
     print(json.dumps(result["machine"]))
     print(markdown(result))
