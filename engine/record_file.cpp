@@ -139,7 +139,12 @@ RecordFileContents read_record_file(const std::filesystem::path& path, const Rec
 
 RecordFileWriter RecordFileWriter::create(const std::filesystem::path& path, const RecordFileFormat& format,
                                           const std::string& header) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // A file without its whole header would refuse every resume, and a process killed between
+  // creating the file and writing the header would leave one: the header is written under a
+  // temporary name and the file linked to its own name only then (link, like O_EXCL, refuses a
+  // name that exists).
+  const std::filesystem::path staged = path.string() + ".new";
+  const int fd = ::open(staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw make_error("{}: cannot create the {}: {}", path.string(), format.what, std::strerror(errno));
   RecordFileWriter w(path, format, fd);
   std::string bytes(format.magic.data(), 8);
@@ -150,11 +155,13 @@ RecordFileWriter RecordFileWriter::create(const std::filesystem::path& path, con
   try {
     write_all(fd, bytes, path);
     sync_or_throw(fd, path);
+    if (::link(staged.c_str(), path.c_str()) != 0)
+      throw make_error("{}: cannot create the {}: {}", path.string(), format.what, std::strerror(errno));
   } catch (...) {
-    // A file without a whole header would refuse every resume: leave none.
-    ::unlink(path.c_str());
+    ::unlink(staged.c_str());
     throw;
   }
+  ::unlink(staged.c_str());
   sync_directory(path.parent_path());
   return w;
 }

@@ -86,7 +86,7 @@ struct CallOptions {
   nb::object writer;  ///< None: quiet
   bool progress_line = false;
   bool handle_signals = false;
-  nb::object adapter;  ///< a Python objective's adapter (strategy python), else None
+  nb::object adapter;  ///< a Python objective's adapter (strategy python_objective), else None
 };
 
 bool scored_by_caller(const Config& c) { return !c.entry->scored_by_caller.empty(); }
