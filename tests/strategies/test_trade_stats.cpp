@@ -19,7 +19,7 @@ ReturnStats stats_of(const std::vector<double>& returns) {
   return s;
 }
 
-/// The ratio as computed before a minimum variance was defined: any m2 > 0 divides.
+/// The ratio with any m2 > 0 as a spread: what the minimum variance guards against.
 double undefended_sharpe(const ReturnStats& s) {
   if (s.trades == 0 || !(s.m2 > 0.0)) return 0.0;
   const double n = static_cast<double>(s.trades);
@@ -68,7 +68,7 @@ TEST_CASE("Sharpe: atc's per-bar ratio follows the same definition", "[cpu][stra
   s.sumsq = (r * r + r * r) + r * r;
   const double n = 3.0, mean = s.total / n, var = s.sumsq / n - mean * mean;
   CAPTURE(var);
-  REQUIRE(var > 0.0);  // a residue: the old rule (var > 0) divided by it
+  REQUIRE(var > 0.0);  // a residue, which a rule of var > 0 would divide by
   REQUIRE(var <= kSharpeMinRelativeVariance * mean * mean);
   double metrics[atc::kNumMetrics];
   double equity = 0.0;
