@@ -296,8 +296,10 @@ std::vector<std::string> duplicate_keys(const std::string& text, const std::stri
       while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
       end = std::min(end + 1, text.size());
       if (!stack.empty() && stack.back().object && stack.back().expect_key) {
-        // The key as decoded (escapes resolved), as nlohmann compares keys.
-        const std::string key = Json::parse(text.substr(i, end - i)).get<std::string>();
+        // The key as decoded (escapes resolved), as nlohmann compares keys; most have none.
+        const std::string raw = text.substr(i + 1, end - i - 2);
+        const std::string key =
+            raw.find('\\') == std::string::npos ? raw : Json::parse(text.substr(i, end - i)).get<std::string>();
         auto [it, inserted] = stack.back().keys.emplace(key, start);
         if (!inserted)
           found.push_back(fmt::format("{}:{}:{}: duplicate key \"{}\" (first at line {}, column {}); a key may appear "
