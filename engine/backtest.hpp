@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/study_config.hpp"
 #include "strategies/registry.hpp"
 
 namespace tpeopt::engine {
@@ -21,6 +22,14 @@ struct Backtest {
 /// "cuda" (the strategy's device twin through the CUDA executor, and its registry entry's
 /// device functions for symbols and trades). Throws Error when the strategy cannot do what
 /// is asked on that executor.
+/// The strategy's full parameter vector (one value per slot) from a parameter set {"name":
+/// value} as P.json or a top.json entry writes it: names it leaves out take the config's fixed
+/// value, else the strategy's default; a categorical parameter's label (as top.json writes
+/// it) becomes its index among the config's choices, the value the run passed. Throws Error
+/// naming `where` for an unknown name, a missing value or one outside the domain.
+std::vector<double> slots_from_params(const io::Json& params, const strategies::Strategy& strategy,
+                                      const io::StudyConfig& config, const std::string& where);
+
 Backtest backtest_params(const strategies::Strategy& strategy, const std::vector<double>& params,
                          const std::string& executor, bool with_trades, int block_size);
 
