@@ -1,5 +1,6 @@
 // `tpeopt strategies`: the strategies of this build (strategies/registry.hpp), each with its
 // parameters (default, domain, typical range) and what it can do beyond a score.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -14,6 +15,7 @@ namespace tpeopt::app {
 namespace {
 
 std::string capabilities(const strategies::StrategyEntry& e) {
+  if (!e.scored_by_caller.empty()) return "scored by its caller";
   std::string out = e.make_device ? "cuda" : "cpu only";
   if (e.symbols) out += ", several symbols";
   if (e.subsets) out += ", data subsets";
@@ -23,12 +25,15 @@ std::string capabilities(const strategies::StrategyEntry& e) {
 }
 
 int list_strategies(bool verbose) {
+  std::size_t width = 14;  // the names' column: as wide as the longest name
+  for (const auto& e : strategies::registry().entries()) width = std::max(width, e.name.size());
+  const std::string indent(width + 1, ' ');
   for (const auto& e : strategies::registry().entries()) {
-    std::cout << fmt::format("{:<14} {} ({})\n", e.name, e.summary, capabilities(e));
+    std::cout << fmt::format("{:<{}} {} ({})\n", e.name, width, e.summary, capabilities(e));
     if (!verbose) continue;
-    if (e.params_from_config) std::cout << "               params: the config's, each any finite number\n";
+    if (e.params_from_config) std::cout << indent << "params: the config's, each any finite number\n";
     for (const auto& p : e.params.specs())
-      std::cout << fmt::format("               {:<16} {:<12} {}; typical [{}, {}]\n", p.name,
+      std::cout << indent << fmt::format("{:<16} {:<12} {}; typical [{}, {}]\n", p.name,
                                std::isnan(p.fallback) ? "required" : fmt::format("default {}", p.fallback),
                                p.domain.rule, p.typical_low, p.typical_high);
   }

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   tpeopt::app::add_bench_command(app, exit_code);
   tpeopt::app::add_report_command(app, exit_code);
   tpeopt::app::add_strategies_command(app, exit_code);
+  tpeopt::app::add_export_command(app, exit_code);
   try {
     if (const std::string unknown = unknown_command(app, argc, argv); !unknown.empty()) {
       std::cerr << "tpeopt: error: " << unknown << '\n';

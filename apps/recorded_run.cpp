@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "engine/interrupt.hpp"
+#include "engine/recorded_study.hpp"
 #include "engine/run_files.hpp"
 #include "engine/walk_forward.hpp"
 
@@ -22,19 +22,10 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
                  const std::filesystem::path& resume_dir) {
   const std::string dir = recorder.dir().string();
   const std::string resume = resume_dir.empty() ? dir : resume_dir.string();
-  engine::InterruptGuard interrupts(resume_hint(resume));
   if (options.log && ::isatty(STDERR_FILENO)) options.progress_line = true;
-  engine::StudyRun run = [&] {
-    try {
-      return engine::run_study(config, strategy, options, &recorder, std::move(replay));
-    } catch (const Error& e) {
-      // Every batch told so far is in the journal (fsynced before it counted).
-      throw make_error("{}\nthe run stopped; the trials told so far are safe in {}/journal.bin; continue with: tpeopt "
-                       "resume {}{}",
-                       e.what(), dir, resume, options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : "");
-    }
-  }();
-  recorder.finish(run.result, run.summary, run.holdout ? &*run.holdout : nullptr);
+  const engine::StudyRun run = engine::run_recorded_study(
+      config, strategy, options, recorder, std::move(replay), true,
+      {"tpeopt resume " + resume, options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : ""});
 
   const auto& s = run.summary;
   std::cout << fmt::format("trials: {} in {:.3f} s ({:.0f} trials/s) | executor busy {:.1f}% | ask {:.1f} ms, {} "

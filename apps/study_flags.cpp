@@ -7,28 +7,12 @@
 #include "common/error.hpp"
 #include "common/host_memory.hpp"
 #include "engine/memory_check.hpp"
-#include "io/data_log.hpp"
 
 namespace tpeopt::app {
 
 std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config, std::uint64_t* data_bytes) {
-  io::take_data_loads();  // only this config's loads
-  auto strategy = engine::make_strategy(config);
-  const auto loads = io::take_data_loads();
-  if (data_bytes) {
-    *data_bytes = 0;
-    for (const auto& l : loads) *data_bytes += l.bytes;
-  }
-  constexpr std::size_t kShown = 20;  // a data set of many symbols: the first ones, then a count
-  for (std::size_t i = 0; i < loads.size() && i < kShown; ++i)
-    std::cerr << "tpeopt: " << io::describe_data_load(loads[i]) << '\n';
-  if (loads.size() > kShown) {
-    std::uint64_t rows = 0;
-    for (const auto& l : loads) rows += l.rows;
-    std::cerr << fmt::format("tpeopt: ... and {} more ({} series, {} {} in all)\n", loads.size() - kShown,
-                             loads.size(), rows, loads.front().unit);
-  }
-  return strategy;
+  engine::check_scored_by_tpeopt(config);  // before any data is read or any folder written
+  return engine::load_strategy(config, &std::cerr, data_bytes);
 }
 
 void check_study_memory(const io::StudyConfig& config, const strategies::Strategy& strategy,
@@ -56,20 +40,7 @@ void StudyFlags::add_to(CLI::App& cmd) {
 
 io::StudyConfig StudyFlags::load() const {
   io::StudyConfig c = io::load_study_config(config);
-  if (trials) {
-    if (*trials == 0) throw make_error("--trials: must be at least 1");
-    c.search.trials = *trials;
-  }
-  if (batch) {
-    if (*batch == 0) throw make_error("--batch: must be at least 1");
-    c.search.batch = *batch;
-  }
-  if (depth) {
-    if (*depth == 0) throw make_error("--depth: must be at least 1");
-    c.search.depth = *depth;
-  }
-  if (seed) c.search.seed = *seed;
-  if (!executor.empty()) c.executor = executor;
+  io::apply_overrides(c, {trials, batch, depth, seed, executor}, "--");
   return c;
 }
 

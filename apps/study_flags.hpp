@@ -15,7 +15,9 @@ namespace tpeopt::app {
 
 /// Builds the config's strategy (loading its data) and prints what was loaded, a line per
 /// file or symbol, to standard error ("tpeopt: loaded FILE: N bars, FIRST .. LAST").
-/// `data_bytes` (optional) receives the host bytes of the loaded data.
+/// `data_bytes` (optional) receives the host bytes of the loaded data. Refuses a study
+/// whose trials only its caller can score (engine::check_scored_by_tpeopt): every command
+/// that evaluates trials loads its strategy here.
 std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config,
                                                     std::uint64_t* data_bytes = nullptr);
 

@@ -4,6 +4,7 @@
 // what a strategy can show comes from its registry entry (strategies/registry.hpp).
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/study_config.hpp"
@@ -18,10 +19,6 @@ struct Backtest {
   std::optional<strategies::ExportedTrades> trades;   ///< set when asked for
 };
 
-/// Backtests one full parameter vector (one value per slot) on "cpu" (the reference) or
-/// "cuda" (the strategy's device twin through the CUDA executor, and its registry entry's
-/// device functions for symbols and trades). Throws Error when the strategy cannot do what
-/// is asked on that executor.
 /// The strategy's full parameter vector (one value per slot) from a parameter set {"name":
 /// value} as P.json or a top.json entry writes it: names it leaves out take the config's fixed
 /// value, else the strategy's default; a categorical parameter's label (as top.json writes
@@ -30,6 +27,10 @@ struct Backtest {
 std::vector<double> slots_from_params(const io::Json& params, const strategies::Strategy& strategy,
                                       const io::StudyConfig& config, const std::string& where);
 
+/// Backtests one full parameter vector (one value per slot) on "cpu" (the reference) or
+/// "cuda" (the strategy's device twin through the CUDA executor, and its registry entry's
+/// device functions for symbols and trades). Throws Error when the strategy cannot do what
+/// is asked on that executor.
 Backtest backtest_params(const strategies::Strategy& strategy, const std::vector<double>& params,
                          const std::string& executor, bool with_trades, int block_size);
 

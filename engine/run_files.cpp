@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <fstream>
 #include <sstream>
 
@@ -30,8 +31,20 @@ int sampler_draws_version(const io::StudyConfig& config) {
   return config.search.tpe.acquisition == tpe::Acquisition::Fast ? 5 : 1;
 }
 
+namespace {
+
+/// config.json must load again (tpeopt resume, tpeopt.load): the executor it records is a config
+/// value, not the name of whatever executor ran (a caller's function has a name of its own).
+void check_recorded_executor(const std::string& executor) {
+  if (executor != "cpu" && executor != "cuda" && executor != "auto")
+    throw std::logic_error("run directory: executor \"" + executor + "\" is not a config value (cpu, cuda, auto)");
+}
+
+}  // namespace
+
 void create_run_directory(const fs::path& dir, const io::StudyConfig& config, const strategies::Strategy& strategy,
                           const std::string& executor, const io::Json& extra) {
+  check_recorded_executor(executor);  // before the directory exists
   std::error_code ec;
   if (fs::exists(dir) && !fs::is_empty(dir))
     throw make_error("--out {}: the directory exists and is not empty; choose a new one (or `tpeopt resume {}`)",
@@ -49,6 +62,7 @@ void create_run_directory(const fs::path& dir, const io::StudyConfig& config, co
 }
 
 void rewrite_run_config(const fs::path& dir, const io::StudyConfig& config, const std::string& executor) {
+  check_recorded_executor(executor);
   io::Json resolved = config.resolved();
   resolved["executor"] = executor;
   write_file_atomically(dir / "config.json", resolved.dump(2) + "\n", true);

@@ -15,6 +15,7 @@
 #include "engine/split_executor.hpp"
 #include "engine/synthetic_load.hpp"
 #include "gpu/cuda_executor.hpp"
+#include "io/data_log.hpp"
 #include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/grid_sampler.hpp"
@@ -29,6 +30,33 @@ std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& confi
   } catch (const Error& e) {
     throw Error(config.source + ": " + e.what());
   }
+}
+
+std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config, std::ostream* log,
+                                                    std::uint64_t* data_bytes) {
+  io::take_data_loads();  // only this config's loads
+  auto strategy = make_strategy(config);
+  const auto loads = io::take_data_loads();
+  if (data_bytes) {
+    *data_bytes = 0;
+    for (const auto& l : loads) *data_bytes += l.bytes;
+  }
+  if (!log) return strategy;
+  constexpr std::size_t kShown = 20;  // a data set of many symbols: the first ones, then a count
+  for (std::size_t i = 0; i < loads.size() && i < kShown; ++i) *log << "tpeopt: " << io::describe_data_load(loads[i]) << '\n';
+  if (loads.size() > kShown) {
+    std::uint64_t rows = 0;
+    for (const auto& l : loads) rows += l.rows;
+    *log << fmt::format("tpeopt: ... and {} more ({} series, {} {} in all)\n", loads.size() - kShown, loads.size(),
+                        rows, loads.front().unit);
+  }
+  *log << std::flush;
+  return strategy;
+}
+
+void check_scored_by_tpeopt(const io::StudyConfig& config) {
+  if (!config.entry->scored_by_caller.empty())
+    throw make_error("{}: strategy {}: {}", config.source, config.strategy, config.entry->scored_by_caller);
 }
 
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config) {
@@ -127,6 +155,7 @@ std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, con
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options) {
   const auto& halving = config.search.halving;
+  check_scored_by_tpeopt(config);
   if (config.walk_forward.is_parent())
     throw make_error("{}: data.walk_forward: a walk-forward study runs fold by fold (tpeopt run does it); this is "
                      "the parent of its folds",
@@ -258,7 +287,13 @@ StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, Bat
 
 StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& strategy, const RunOptions& options,
                    BatchObserver* observer, std::vector<ReplayedBatch> replay) {
-  auto executor = make_executor(config, strategy, options);
+  std::unique_ptr<Executor> own_executor;
+  // The caller's executor scores the whole data: data subsets are made by make_executor.
+  if (options.external_executor && (config.has_parts() || config.search.halving.enabled))
+    throw make_error("{}: data subsets (data.holdout, data.walk_forward, search.halving) need tpeopt's own executors",
+                     config.source);
+  if (!options.external_executor) own_executor = make_executor(config, strategy, options);
+  Executor* executor = options.external_executor ? options.external_executor : own_executor.get();
   auto sampler = make_sampler(config);
   const std::uint64_t total = study_trial_count(config);
 
@@ -278,7 +313,7 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
   LoadedSampler loaded_sampler(*sampler, options.sampler_load_ms);
   LoadedExecutor loaded_executor(*executor, options.executor_load_ms);
   tpe::Sampler& s = options.sampler_load_ms > 0 ? static_cast<tpe::Sampler&>(loaded_sampler) : *sampler;
-  Executor* e = options.executor_load_ms > 0 ? static_cast<Executor*>(&loaded_executor) : executor.get();
+  Executor* e = options.executor_load_ms > 0 ? static_cast<Executor*>(&loaded_executor) : executor;
   std::unique_ptr<Executor> faulty;
   if (const auto fail_at = injected_failure_batch()) {
     faulty = make_fault_injector(*e, *fail_at);

@@ -31,9 +31,21 @@ struct RunOptions {
   /// Synthetic extra work per batch (ms), for `tpeopt bench` (engine/synthetic_load.hpp).
   double sampler_load_ms = 0.0;
   double executor_load_ms = 0.0;
+  /// The caller's executor, used instead of the one the config names (the Python package's
+  /// objective executor, python/src/objective_executor.hpp); not owned. Required by a study
+  /// whose trials tpeopt cannot score (StrategyEntry::scored_by_caller).
+  Executor* external_executor = nullptr;
 };
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config);
+/// make_strategy, writing what was loaded to `log` (null: nowhere), a line per file or symbol
+/// ("tpeopt: loaded FILE: N bars, FIRST .. LAST"). `data_bytes` (optional) receives the host
+/// bytes of the loaded data (io/data_log.hpp), for the memory check (engine/memory_check.hpp).
+std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config, std::ostream* log,
+                                                    std::uint64_t* data_bytes = nullptr);
+/// Throws Error (the config, the strategy and where its study runs) when tpeopt's executors
+/// cannot score the study's trials (StrategyEntry::scored_by_caller).
+void check_scored_by_tpeopt(const io::StudyConfig& config);
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config);
 /// Total trials of the study: search.trials, or the grid's size for the grid sampler.
 std::uint64_t study_trial_count(const io::StudyConfig& config);

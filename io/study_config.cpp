@@ -444,7 +444,9 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     }
     if (root.has("objective") && errors.check([&] { JsonFields o(root.at("objective"), "objective"); })) {
       JsonFields o(root.at("objective"), "objective");
-      o.reject_unknown({"name", "direction", "min_trades", "aggregate"}, &errors);
+      std::vector<std::string> keys = {"name", "direction", "min_trades", "aggregate"};
+      if (entry) keys.insert(keys.end(), entry->objective_keys.begin(), entry->objective_keys.end());
+      o.reject_unknown(keys, &errors);
       errors.check([&] { c.objective.name = o.get_string("name", c.objective.name); });
       errors.check([&] {
         const bool maximize = !entry || entry->default_maximize;
@@ -519,6 +521,27 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
   return c;
 }
 
+void apply_overrides(StudyConfig& c, const ConfigOverrides& o, const std::string& prefix) {
+  if (o.trials) {
+    if (*o.trials == 0) throw make_error("{}trials: must be at least 1", prefix);
+    c.search.trials = *o.trials;
+  }
+  if (o.batch) {
+    if (*o.batch == 0) throw make_error("{}batch: must be at least 1", prefix);
+    c.search.batch = *o.batch;
+  }
+  if (o.depth) {
+    if (*o.depth == 0) throw make_error("{}depth: must be at least 1", prefix);
+    c.search.depth = *o.depth;
+  }
+  if (o.seed) c.search.seed = *o.seed;
+  if (!o.executor.empty()) {
+    if (o.executor != "cpu" && o.executor != "cuda" && o.executor != "auto")
+      throw make_error("{}executor: \"{}\" is not one of: cpu, cuda, auto", prefix, o.executor);
+    c.executor = o.executor;
+  }
+}
+
 Json StudyConfig::resolved() const {
   Json j = Json::object();
   j["strategy"] = strategy;
@@ -541,6 +564,8 @@ Json StudyConfig::resolved() const {
                     {"direction", objective.direction == tpe::Direction::Minimize ? "minimize" : "maximize"}};
   if (objective.min_trades_set) j["objective"]["min_trades"] = objective.min_trades;
   if (!objective.aggregate.empty()) j["objective"]["aggregate"] = objective.aggregate;
+  const Json own_objective = settings->objective_json();
+  for (const auto& [key, value] : own_objective.items()) j["objective"][key] = value;
   const auto& t = search.tpe;
   j["search"] = {{"sampler", search.sampler}, {"trials", search.trials}, {"batch", search.batch},
                  {"depth", search.depth},     {"seed", search.seed},     {"top_k", search.top_k}};

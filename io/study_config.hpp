@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,17 @@ struct StudyConfig {
   /// The config with every default filled in (written to a run's directory).
   Json resolved() const;
 };
+
+/// Values given beside a config (the command line's --trials, ...; tpeopt.run's keywords),
+/// each overriding the config key of the same name.
+struct ConfigOverrides {
+  std::optional<std::uint64_t> trials, batch, depth, seed;
+  std::string executor;  ///< cpu | cuda | auto; "" = the config's
+};
+
+/// Applies `overrides` to `config`; errors name each value as `prefix` + its name
+/// ("--trials" on the command line, "trials" for a keyword).
+void apply_overrides(StudyConfig& config, const ConfigOverrides& overrides, const std::string& prefix);
 
 /// Reads and validates a config file. Errors name the file and the key (or the line
 /// and column of a JSON syntax error).

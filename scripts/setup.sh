@@ -10,7 +10,7 @@ packages=(
   libconcurrentqueue-dev libreaderwriterqueue-dev
   catch2 libcli11-dev
   libopenmpi-dev openmpi-bin
-  python3
+  python3 python3-dev python3-venv
   chromium
 )
 

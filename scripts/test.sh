@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the test suite (everything but the [gpu] tests, which run
-# on a GPU machine: scripts/gpu_check.sh). This is what CI runs (.ci/run).
+# on a GPU machine: scripts/gpu_check.sh), then installs the Python package and runs its
+# tests (scripts/test_python.sh). This is what CI runs (.ci/run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build"
-cd "$build"
-ctest --output-on-failure --parallel "$(nproc)" "$@"
+(cd "$build" && ctest --output-on-failure --parallel "$(nproc)" "$@")
+"$root/scripts/test_python.sh" "$build"

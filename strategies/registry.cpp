@@ -14,6 +14,11 @@ void Registry::add(StrategyEntry entry) {
     throw std::logic_error("strategy registry: the name \"" + entry.name + "\" is empty or taken");
   if (!entry.parse || !entry.make)
     throw std::logic_error("strategy registry: " + entry.name + " registers no config parser or no host factory");
+  const bool capabilities = entry.make_device || entry.symbols || entry.subsets || entry.trades.available() ||
+                            entry.symbol_results.device || entry.exact_grid.available() || entry.add_data_commands;
+  if (!entry.scored_by_caller.empty() && (capabilities || entry.samples))
+    throw std::logic_error("strategy registry: " + entry.name +
+                           " is scored by its caller: it has no device twin, capabilities or samples");
   entries_.push_back(std::move(entry));
 }
 

@@ -63,6 +63,9 @@ class StrategySettings {
   virtual io::Json root_json() const { return io::Json::object(); }
   /// A few words for titles ("rastrigin"); empty when the strategy's name says it all.
   virtual std::string label() const { return {}; }
+  /// Keys of `objective` of the strategy's own (StrategyEntry::objective_keys), as the
+  /// resolved config writes them.
+  virtual io::Json objective_json() const { return io::Json::object(); }
 };
 
 /// The settings a strategy's own parser made (a checked downcast: the registry only hands a
@@ -139,6 +142,9 @@ struct StrategyEntry {
   bool params_from_config = false;
   /// Root keys of the strategy's own besides the common ones ("function").
   std::vector<std::string> root_keys;
+  /// Keys of `objective` of the strategy's own besides the common ones (name, direction,
+  /// min_trades, aggregate); its parser reads them from the root's `objective`.
+  std::vector<std::string> objective_keys;
   bool reads_data = true;  ///< the config must (true) or must not (false) have `data`
   std::string default_objective = "total_return";
   bool default_maximize = true;
@@ -152,6 +158,14 @@ struct StrategyEntry {
   std::function<std::unique_ptr<Strategy>(const StrategySettings&, const BuildContext&)> make;
   /// Builds the device twin of a strategy `make` built (TPEOPT_DEVICE: null without CUDA).
   DeviceFactory make_device = nullptr;
+
+  /// Non-empty for a strategy whose trials tpeopt's executors cannot score: a function the
+  /// caller hands over scores them (a Python function: RunOptions::external_executor). The
+  /// words say where such a study runs; every command that would evaluate its trials
+  /// refuses it with them, before anything is written. Such a strategy has no device twin,
+  /// no capability below and no samples: the conformance harness evaluates every strategy's
+  /// trials with tpeopt's own executors, which cannot score these.
+  std::string scored_by_caller;
 
   TradeExport trades;
   SymbolExport symbol_results;

@@ -13,5 +13,7 @@ TEST_CASE("tpeopt strategies lists every registered strategy and its parameters"
   for (const auto& e : strategies::registry().entries()) {
     CHECK_THAT(r.output, Catch::Contains(e.name + " "));
     for (const auto& p : e.params.specs()) CHECK_THAT(r.output, Catch::Contains(p.name));
+    // A strategy only its caller can score says so instead of an executor.
+    if (!e.scored_by_caller.empty()) CHECK_THAT(r.output, Catch::Contains(e.summary + " (scored by its caller)"));
   }
 }

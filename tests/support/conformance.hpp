@@ -24,7 +24,7 @@ struct ConformanceCase {
   io::Json config;    ///< a whole study config (random sampler, 64 trials in batches of 16)
 };
 
-/// Every registered strategy's samples.
+/// Every registered strategy's samples (but a strategy scored by its caller's: it has none).
 std::vector<ConformanceCase> conformance_cases();
 
 /// The case's study config, with `patch` merged into it (JSON merge patch: e.g. a hold-out).

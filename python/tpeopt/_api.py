@@ -1,0 +1,414 @@
+"""tpeopt's Python API: studies from configs, any objective pipelined, a plain sampler."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _tpeopt
+from ._objective import Adapter, ObjectiveError
+from ._study import Study
+
+ConfigLike = Union[str, os.PathLike, Mapping[str, Any]]
+
+__all__ = ["run", "resume", "load", "verify", "backtest", "optimize", "strategies", "Sampler", "Verification", "Backtest"]
+
+
+# ---- configs and call options ------------------------------------------------------------
+
+
+def _config(
+    config: ConfigLike,
+    *,
+    trials: Optional[int] = None,
+    batch: Optional[int] = None,
+    depth: Optional[int] = None,
+    seed: Optional[int] = None,
+    executor: Optional[str] = None,
+    base_dir: Optional[str] = None,
+) -> _tpeopt.Config:
+    """A validated config from a file or a dict, with the command line's overrides."""
+    overrides = dict(trials=trials, batch=batch, depth=depth, seed=seed, executor=executor or "")
+    if isinstance(config, Mapping):
+        text = json.dumps(config)
+        return _tpeopt.load_config(None, text, "<dict>", base_dir or os.getcwd(), **overrides)
+    return _tpeopt.load_config(os.fspath(config), None, "", "", **overrides)
+
+
+def _in_notebook() -> bool:
+    return "ipykernel" in sys.modules
+
+
+class _Writer:
+    """Where the engine's progress goes: sys.stderr as it is at each write (a notebook's too)."""
+
+    def __call__(self, text: str) -> None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+
+def _call(
+    *,
+    serial: bool = False,
+    threads: int = 0,
+    block_size: int = 128,
+    devices: str = "",
+    quiet: bool = False,
+    adapter: Optional[Adapter] = None,
+    handle_signals: bool = True,
+) -> _tpeopt.CallOptions:
+    c = _tpeopt.CallOptions()
+    c.serial = serial
+    c.threads = threads
+    c.block_size = block_size
+    c.devices = devices
+    c.writer = None if quiet else _Writer()
+    # One progress line rewritten in place on a terminal or in a notebook, else a line per batch.
+    isatty = getattr(sys.stderr, "isatty", lambda: False)
+    c.progress_line = bool(_in_notebook() or isatty())
+    # Signal handlers can only be set from the main thread (as Python's own).
+    c.handle_signals = handle_signals and threading.current_thread() is threading.main_thread()
+    c.adapter = adapter
+    return c
+
+
+def _finish(outcome: dict) -> Study:
+    """The Study of a run that returned; Ctrl-C (the first one) ends as the CLI's does."""
+    study = Study(outcome["dir"])
+    if outcome["stopped_early"]:
+        raise KeyboardInterrupt(
+            f"interrupted after {outcome['trials']} trials; the journal is consistent. Continue with: "
+            f"tpeopt.resume({outcome['dir']!r}{', objective' if outcome['scored_by_caller'] else ''})"
+        )
+    return study
+
+
+def _adapter(cfg: _tpeopt.Config, objective: Optional[Callable], labels: bool, on_nan: str) -> Optional[Adapter]:
+    if objective is None:
+        return None
+    return Adapter(objective, cfg.axes, cfg.objective_metrics, labels, on_nan)
+
+
+def _add_journal_hint(e: ObjectiveError, dir: str) -> None:
+    """Adds where the told trials are and how to continue to an objective's error."""
+    e.args = (
+        f"{e.args[0] if e.args else e}\nthe run stopped; the trials told so far are safe in {dir}/journal.bin; fix "
+        f"the objective and continue with: tpeopt.resume({dir!r}, objective)",
+    )
+
+
+# ---- studies from configs ----------------------------------------------------------------
+
+
+def strategies() -> pd.DataFrame:
+    """The strategies of this build, one row each, as ``tpeopt strategies`` lists them: name,
+    summary, parameters (empty where the config's parameters are the strategy's),
+    ``scored_by_caller`` (a Python function scores its trials: tpeopt.optimize), and what it
+    can do besides a score (``cuda``, ``trades``, ``symbols``, ``subsets``)."""
+    return pd.DataFrame(_tpeopt.strategies())
+
+
+def run(
+    config: ConfigLike,
+    *,
+    out: Optional[str | os.PathLike] = None,
+    trials: Optional[int] = None,
+    batch: Optional[int] = None,
+    depth: Optional[int] = None,
+    seed: Optional[int] = None,
+    executor: Optional[str] = None,
+    serial: bool = False,
+    threads: int = 0,
+    block_size: int = 128,
+    devices: str = "",
+    quiet: bool = False,
+    objective: Optional[Callable[[np.ndarray], Any]] = None,
+    labels: bool = False,
+    on_nan: str = "raise",
+) -> Study:
+    """Runs a study and writes its run directory, as ``tpeopt run`` does.
+
+    ``config`` is a config file or a dict of the same shape (docs/user-guide.md; a dict's
+    relative data paths are read from the current directory). The keywords override the
+    config as the command line's flags do. ``out`` is the run directory (default
+    ``runs/<time>-<strategy>``; must be new or empty). The GIL is released while the
+    engine runs. The first Ctrl-C stops after the batch being told and raises
+    KeyboardInterrupt naming how to resume; a second one ends the process at once (the
+    journal is consistent either way).
+
+    A config of ``"strategy": "python_objective"`` (what optimize() writes) is scored by
+    ``objective`` (see optimize()).
+    Returns the run's Study.
+    """
+    cfg = _config(config, trials=trials, batch=batch, depth=depth, seed=seed, executor=executor)
+    call = _call(serial=serial, threads=threads, block_size=block_size, devices=devices, quiet=quiet,
+                 adapter=_adapter(cfg, objective, labels, on_nan))
+    d = _tpeopt.default_run_dir(cfg) if out is None else os.fspath(out)
+    try:
+        outcome = _tpeopt.run(cfg, d, call)
+    except ObjectiveError as e:
+        _add_journal_hint(e, d)
+        raise
+    return _finish(outcome)
+
+
+def resume(
+    dir: str | os.PathLike,
+    objective: Optional[Callable[[np.ndarray], Any]] = None,
+    *,
+    executor: Optional[str] = None,
+    serial: bool = False,
+    threads: int = 0,
+    block_size: int = 128,
+    devices: str = "",
+    quiet: bool = False,
+    labels: bool = False,
+    on_nan: str = "raise",
+) -> Study:
+    """Continues an interrupted run from its journal, as ``tpeopt resume DIR`` does.
+
+    The result is the run an uninterrupted one would have given: same trials, scores and
+    digest. A Python objective's run needs its objective again (the same function: it must
+    be deterministic, a trial's score depending only on its parameters), with the same
+    ``labels`` and ``on_nan``. Refused when the config or the data changed.
+    """
+    d = os.fspath(dir)
+    adapter = None
+    if objective is not None:
+        cfg = _tpeopt.load_run_config(d)
+        adapter = _adapter(cfg, objective, labels, on_nan)
+    call = _call(serial=serial, threads=threads, block_size=block_size, devices=devices, quiet=quiet, adapter=adapter)
+    try:
+        outcome = _tpeopt.resume(d, executor or "", call)
+    except ObjectiveError as e:
+        _add_journal_hint(e, d)
+        raise
+    return _finish(outcome)
+
+
+def load(dir: str | os.PathLike) -> Study:
+    """Opens an existing run directory (complete, interrupted or running)."""
+    return Study(dir)
+
+
+@dataclass
+class Verification:
+    """What verify() found: ``bool(v)`` is ``v.identical``."""
+
+    identical: bool
+    trials: int
+    digest: str
+    serial_digest: str
+    difference: str
+
+    def __bool__(self) -> bool:
+        return self.identical
+
+
+def verify(
+    config: ConfigLike,
+    *,
+    trials: Optional[int] = None,
+    batch: Optional[int] = None,
+    depth: Optional[int] = None,
+    seed: Optional[int] = None,
+    executor: Optional[str] = None,
+    threads: int = 0,
+    block_size: int = 128,
+    devices: str = "",
+    objective: Optional[Callable[[np.ndarray], Any]] = None,
+    labels: bool = False,
+    on_nan: str = "raise",
+) -> Verification:
+    """Runs the study pipelined and then serially and compares every trial bit for bit, as
+    ``tpeopt verify`` does (no run directory). A ``"strategy": "python_objective"`` config takes its
+    ``objective``. Returns a Verification (``difference`` names the first differing trial)."""
+    cfg = _config(config, trials=trials, batch=batch, depth=depth, seed=seed, executor=executor)
+    call = _call(threads=threads, block_size=block_size, devices=devices, quiet=True,
+                 adapter=_adapter(cfg, objective, labels, on_nan))
+    return Verification(**_tpeopt.verify(cfg, call))
+
+
+@dataclass
+class Backtest:
+    """One parameter set backtested (tpeopt.backtest)."""
+
+    params: dict
+    score: float
+    violation: float
+    metrics: dict
+    trades: Optional[pd.DataFrame] = None
+    symbols: Optional[pd.DataFrame] = None
+
+
+def backtest(
+    config: Union[ConfigLike, _tpeopt.Config],
+    params: Mapping[str, Any],
+    *,
+    executor: str = "cpu",
+    trades: bool = True,
+    block_size: int = 128,
+    base_dir: Optional[str] = None,
+) -> Backtest:
+    """Backtests one parameter set, as ``tpeopt backtest`` does: score, violation, metrics,
+    and (for a strategy with trades) its trades as a DataFrame with entry and exit times
+    (UTC); over several symbols also each symbol's results. ``params`` maps names to values
+    (labels for string categoricals, as top.json writes them); names it leaves out take the
+    config's fixed value, then the strategy's default. ``executor`` is ``"cpu"`` (the
+    reference), ``"cuda"`` or ``"auto"``; they agree bit for bit. The GIL is released while
+    the backtest runs."""
+    cfg = config if isinstance(config, _tpeopt.Config) else _config(config, base_dir=base_dir)
+    r = _tpeopt.backtest(cfg, dict(params), executor, trades, block_size)
+    t = None
+    if r["trades"] is not None:
+        t = pd.DataFrame(r["trades"])
+        # The strategy's columns come as text (what --trades-out writes): numbers where they are.
+        for c in t.columns:
+            if c in ("symbol", "entry_time", "exit_time"):
+                continue
+            try:
+                t[c] = pd.to_numeric(t[c])
+            except (ValueError, TypeError):
+                pass
+        for c in ("entry_time", "exit_time"):
+            t[c] = pd.to_datetime(t[c], unit="ms", utc=True)
+    s = pd.DataFrame(r["symbols"]) if r["symbols"] is not None else None
+    return Backtest(r["params"], r["score"], r["violation"], r["metrics"], t, s)
+
+
+# ---- any objective, pipelined ------------------------------------------------------------
+
+
+def _study_dict(
+    space: Mapping[str, Any],
+    *,
+    trials: int,
+    batch: int,
+    depth: int,
+    sampler: str,
+    seed: int,
+    direction: str,
+    metrics: Sequence[str],
+    top_k: int,
+    settings: Optional[Mapping[str, Any]],
+) -> dict:
+    if not isinstance(space, Mapping):
+        raise TypeError(f"space: expected a dict of parameters {{name: spec}}, got {type(space).__name__}")
+    search: dict[str, Any] = {"sampler": sampler, "trials": trials, "batch": batch, "depth": depth, "seed": seed,
+                              "top_k": top_k}
+    if settings:
+        search[sampler] = dict(settings)
+    objective: dict[str, Any] = {"direction": direction}
+    if metrics:
+        objective["metrics"] = list(metrics)
+    return {"strategy": "python_objective", "objective": objective, "search": search, "params": dict(space)}
+
+
+def optimize(
+    objective: Callable[[np.ndarray], Any],
+    space: Mapping[str, Any],
+    *,
+    trials: int = 1000,
+    batch: int = 256,
+    depth: int = 2,
+    sampler: str = "tpe",
+    seed: int = 0,
+    direction: str = "minimize",
+    metrics: Sequence[str] = (),
+    settings: Optional[Mapping[str, Any]] = None,
+    top_k: int = 10,
+    out: Optional[str | os.PathLike] = None,
+    serial: bool = False,
+    labels: bool = False,
+    on_nan: str = "raise",
+    quiet: bool = False,
+) -> Study:
+    """Optimizes a Python objective with tpeopt's pipelined sampler.
+
+    ``objective(X)`` gets a batch: a float64 array with one row per trial and one column
+    per parameter of ``space`` (in its order; string categoricals as their choice index, or
+    their label with ``labels=True``). It returns the batch's scores (one number per row),
+    or a tuple ``(scores, violations)`` (violation 0 = feasible, > 0 = by how much a
+    constraint is missed), or a dict ``{"score": ..., "violation": ..., <metric>: ...}``
+    with every name of ``metrics``. NaN scores are an error unless ``on_nan="fail"``
+    (then a failed trial). The objective runs on the engine's executor thread while the
+    C++ sampler asks the next batch (``depth`` batches in flight), so a GPU backtest
+    overlaps TPE's ask.
+
+    ``space`` is a config's ``params`` object: ``{"x": {"type": "float", "low": -5,
+    "high": 5}, "n": {"type": "int", "low": 1, "high": 50, "step": 2}, "lr": {"type":
+    "float", "low": 1e-4, "high": 1, "log": true}, "kind": {"type": "categorical",
+    "choices": ["a", "b"]}}``. ``sampler`` is tpe (batch TPE by default;
+    ``settings={"preset": "optuna"}`` for Optuna's TPE), ga, random or grid; ``settings``
+    holds that sampler's keys (docs/user-guide.md).
+
+    The run is recorded like any other: a run directory (``out``, default
+    ``runs/<time>-python_objective``), a journal of told batches, trials.csv. The objective must be
+    deterministic (a trial's score depends only on its parameters): then a pipelined run
+    equals the serial one (``serial=True``) bit for bit, and ``tpeopt.resume(dir,
+    objective)`` after a crash, a kill -9 or Ctrl-C gives the uninterrupted run.
+    Returns the run's Study.
+    """
+    config = _study_dict(space, trials=trials, batch=batch, depth=depth, sampler=sampler, seed=seed,
+                         direction=direction, metrics=metrics, top_k=top_k, settings=settings)
+    return run(config, out=out, serial=serial, quiet=quiet, objective=objective, labels=labels, on_nan=on_nan)
+
+
+class Sampler:
+    """tpeopt's sampler for a loop of one's own: ``X = s.ask(n)``, evaluate, ``s.tell(scores)``.
+
+    ``space``, ``sampler``, ``seed``, ``direction`` and ``settings`` are optimize()'s.
+    Trials are numbered 0, 1, ... in the order asked; several blocks may be asked before
+    they are told (as the pipeline keeps ``depth`` batches in flight), and blocks are told
+    in the order they were asked. The same calls give the same trials bit for bit.
+    """
+
+    def __init__(
+        self,
+        space: Mapping[str, Any],
+        *,
+        sampler: str = "tpe",
+        seed: int = 0,
+        direction: str = "minimize",
+        settings: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        d = _study_dict(space, trials=1, batch=1, depth=1, sampler=sampler, seed=seed, direction=direction,
+                        metrics=(), top_k=10, settings=settings)
+        self._config = _config(d)
+        self._sampler = _tpeopt.Sampler(self._config)
+        self.names: list[str] = [a["name"] for a in self._config.axes]
+        """The parameters' names: the columns of ask()'s arrays."""
+
+    def ask(self, n: int) -> np.ndarray:
+        """The next ``n`` trials: a float64 array of shape (n, len(names)); string
+        categoricals as their choice index. The GIL is released while the sampler works."""
+        return self._sampler.ask(int(n))
+
+    def tell(self, scores: Any, violations: Any = None) -> None:
+        """Tells the outcomes of the oldest block asked and not yet told: one score per trial
+        (NaN = a failed trial), and optionally violations (>= 0; 0 = feasible)."""
+        s = np.ascontiguousarray(scores, dtype=np.float64)
+        v = None if violations is None else np.ascontiguousarray(violations, dtype=np.float64)
+        if s.ndim != 1:
+            raise ValueError(f"tell: scores must be one number per trial, got shape {s.shape}")
+        if v is not None and v.ndim != 1:
+            raise ValueError(f"tell: violations must be one number per trial, got shape {v.shape}")
+        self._sampler.tell(s, v)
+
+    @property
+    def asked(self) -> int:
+        """Trials asked so far."""
+        return self._sampler.asked
+
+    @property
+    def told(self) -> int:
+        """Trials told so far."""
+        return self._sampler.told
