@@ -59,7 +59,7 @@ std::vector<double> slots_from_params(const io::Json& params, const strategies::
       values[s] = f->second;
     } else if (s < defaults.size() && !std::isnan(defaults[s])) {
       values[s] = defaults[s];
-      by_default[s] = true;  // the strategy's own (trade_filter's "no filter" is -infinity)
+      by_default[s] = true;  // the strategy's own (a "no filter" default may be -infinity)
     } else {
       missing.push_back(names[s]);
     }
