@@ -12,14 +12,15 @@
 using namespace tpeopt;
 namespace fs = std::filesystem;
 
-TEST_CASE("--executor cuda without a CUDA device is refused before the run directory exists", "[cpu][cli]") {
+TEST_CASE("run and verify with executor cuda and no CUDA device are refused before the run directory exists",
+          "[cpu][cli]") {
   if (gpu::cuda_available()) {
     WARN("skipped: this machine has a CUDA device");
     return;
   }
   const std::string tmp = testing::make_temp_dir("executor_choice");
   const std::string config = testing::source_dir() + "/examples/functions_rastrigin.json";
-  for (const char* command : {"run", "verify", "grid"}) {
+  for (const char* command : {"run", "verify"}) {
     CAPTURE(command);
     const std::string dir = tmp + "/" + command;
     std::vector<std::string> args = {command, "-c", config, "--executor", "cuda"};
