@@ -19,6 +19,7 @@
 #include "engine/grid_run.hpp"
 #include "engine/run_directory.hpp"
 #include "engine/study.hpp"
+#include "io/config_errors.hpp"
 #include "io/study_config.hpp"
 
 namespace tpeopt::app {
@@ -37,6 +38,13 @@ struct GridCommand {
 
   int operator()() const {
     io::StudyConfig config = io::load_study_config(config_path);
+    // A grid takes every value of each axis: continuous ranges are config errors, all of
+    // them reported before the data is read.
+    io::ConfigErrors errors;
+    for (const auto& a : config.space.axes)
+      if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
+        errors.add(fmt::format("params.{}: a grid needs a list of values or a stepped range", a.name));
+    errors.throw_if_any(config.source);
     if (!executor.empty()) config.executor = executor;
     const std::string exec = engine::resolve_executor(config.executor);
     std::uint64_t data_bytes = 0;

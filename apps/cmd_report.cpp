@@ -1,7 +1,8 @@
 // `tpeopt report RUN_DIR`: one self-contained HTML page (no network, no scripts) of a
 // run directory: summary, optimization history, parameters of the top trials against
-// all trials, and a timeline of the last batches (sampler vs executor). Works on an
-// interrupted run too (what exists is reported).
+// all trials, a timeline of the last batches (sampler vs executor), the top trials with
+// their metrics, the data and the best trial's equity curve. Works on an interrupted run
+// too (what exists is reported) and on an exact grid's directory (no per-trial record).
 #include <iostream>
 #include <memory>
 
@@ -45,8 +46,15 @@ struct ReportCommand {
     options.last_batches = last_batches;
     const std::filesystem::path path = out.empty() ? std::filesystem::path(run_dir) / "report.html" : std::filesystem::path(out);
     engine::write_report_file(path, engine::render_report_html(run, options));
-    std::cout << fmt::format("wrote {} ({} trials, {} batches{})\n", path.string(), run.trials.size(),
-                             run.batches.size(), run.totals.from_summary && run.totals.complete ? "" : ", interrupted run");
+    const std::string interrupted = run.totals.from_summary && run.totals.complete ? "" : ", interrupted run";
+    if (run.grid)
+      std::cout << fmt::format("wrote {} (exact grid: {} combinations, {} segment{}, top {}{})\n", path.string(),
+                               run.totals.trials, run.totals.batches, run.totals.batches == 1 ? "" : "s",
+                               run.top.size(), interrupted);
+    else
+      std::cout << fmt::format("wrote {} ({} trials, {} batches{})\n", path.string(), run.trials.size(),
+                               run.batches.size(), interrupted);
+    if (!run.data.error.empty()) std::cerr << "tpeopt report: the data could not be loaded: " << run.data.error << '\n';
     return 0;
   }
 };

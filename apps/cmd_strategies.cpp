@@ -19,7 +19,7 @@ std::string capabilities(const strategies::StrategyEntry& e) {
   std::string out = e.make_device ? "cuda" : "cpu only";
   if (e.symbols) out += ", several symbols";
   if (e.subsets) out += ", data subsets";
-  if (e.trades.available()) out += ", trades";
+  if (e.trades.available()) out += e.make_device && !e.trades.device ? ", trades (from the CPU)" : ", trades";
   if (e.exact_grid.available()) out += ", exact grid";
   return out;
 }

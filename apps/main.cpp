@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
       "tpeopt: GPU-parallel parameter optimization of trading strategies.\n"
       "A sampler thread (TPE, random or grid) proposes batches of trials while an executor\n"
       "(CUDA or CPU) backtests earlier ones; pipelined and serial runs agree bit for bit.\n"
-      "Start with: tpeopt run --config examples/functions_rastrigin.json (docs/user-guide.md)"};
+      "Start with: tpeopt strategies, then tpeopt run --config examples/<one of them>.json (docs/user-guide.md)"};
   app.require_subcommand(1);
   int exit_code = 0;
   tpeopt::app::add_run_command(app, exit_code);

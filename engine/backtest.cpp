@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 
-#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "common/error.hpp"
@@ -25,34 +24,55 @@ ParamBinding all_fixed(const strategies::Strategy& strategy, const std::vector<d
 
 }  // namespace
 
-std::vector<double> full_params(const strategies::Strategy& strategy, const io::StudyConfig& config,
-                                const std::vector<std::pair<std::string, double>>& given, const std::string& source) {
+std::vector<double> slots_from_params(const io::Json& params, const strategies::Strategy& strategy,
+                                      const io::StudyConfig& config, const std::string& where) {
   const auto& names = strategy.param_names();
   const auto defaults = strategy.param_defaults();
   std::vector<double> values(names.size(), NAN);
-  for (const auto& [key, value] : given) {
+  for (const auto& [key, value] : params.items()) {
     const auto it = std::find(names.begin(), names.end(), key);
     if (it == names.end())
-      throw make_error("{}: {}: not a parameter of strategy {} (its parameters: {})", source, key, strategy.name(),
+      throw make_error("{}: {}: not a parameter of strategy {} (its parameters: {})", where, key, strategy.name(),
                        fmt::join(names, ", "));
-    if (!std::isfinite(value)) throw make_error("{}: {}: expected a finite number, got {}", source, key, value);
-    values[static_cast<std::size_t>(it - names.begin())] = value;
+    double v = NAN;
+    if (value.is_string()) {
+      const std::size_t a = config.space.find(key);
+      static const std::vector<std::string> none;
+      const auto& labels = a == tpe::Axis::npos ? none : config.space.axes[a].choice_labels;
+      const auto label = std::find(labels.begin(), labels.end(), value.get<std::string>());
+      if (label == labels.end())
+        throw make_error("{}: {}: \"{}\" is not a choice of the config's params.{}", where, key,
+                         value.get<std::string>(), key);
+      v = static_cast<double>(label - labels.begin());
+    } else if (value.is_number()) {
+      v = value.get<double>();
+    }
+    if (!std::isfinite(v))
+      throw make_error("{}: {}: expected a finite number, got {}", where, key, io::json_type_name(value));
+    values[static_cast<std::size_t>(it - names.begin())] = v;
   }
   std::vector<std::string> missing;
+  std::vector<bool> by_default(names.size(), false);
   for (std::size_t s = 0; s < names.size(); ++s) {
     if (!std::isnan(values[s])) continue;
-    if (auto f = config.fixed.find(names[s]); f != config.fixed.end()) values[s] = f->second;
-    else if (s < defaults.size() && !std::isnan(defaults[s])) values[s] = defaults[s];
-    else missing.push_back(names[s]);
+    if (auto f = config.fixed.find(names[s]); f != config.fixed.end()) {
+      values[s] = f->second;
+    } else if (s < defaults.size() && !std::isnan(defaults[s])) {
+      values[s] = defaults[s];
+      by_default[s] = true;  // the strategy's own (a "no filter" default may be -infinity)
+    } else {
+      missing.push_back(names[s]);
+    }
   }
   if (!missing.empty())
-    throw make_error("{}: missing parameter(s) {} (not fixed by the config and without a default)", source,
+    throw make_error("{}: missing parameter(s) {} (not fixed by the config and without a default)", where,
                      fmt::join(missing, ", "));
   for (std::size_t s = 0; s < names.size(); ++s) {
+    if (by_default[s]) continue;
     try {
       strategy.check_param_range(s, values[s], values[s]);
     } catch (const Error& e) {
-      throw make_error("{}: {}", source, e.what());
+      throw make_error("{}: {}", where, e.what());
     }
   }
   return values;

@@ -19,12 +19,13 @@ struct Backtest {
   std::optional<strategies::ExportedTrades> trades;   ///< set when asked for
 };
 
-/// One trial's full parameter vector (one value per slot) from `given` name/value pairs
-/// (`tpeopt backtest --params P.json`, tpeopt.backtest): names left out take the config's
-/// fixed value, else the strategy's default. Errors (an unknown name, a value that is not a
-/// finite number or outside its slot's domain, a slot left without a value) start with `source`.
-std::vector<double> full_params(const strategies::Strategy& strategy, const io::StudyConfig& config,
-                                const std::vector<std::pair<std::string, double>>& given, const std::string& source);
+/// The strategy's full parameter vector (one value per slot) from a parameter set {"name":
+/// value} as P.json or a top.json entry writes it: names it leaves out take the config's fixed
+/// value, else the strategy's default; a categorical parameter's label (as top.json writes
+/// it) becomes its index among the config's choices, the value the run passed. Throws Error
+/// naming `where` for an unknown name, a missing value or one outside the domain.
+std::vector<double> slots_from_params(const io::Json& params, const strategies::Strategy& strategy,
+                                      const io::StudyConfig& config, const std::string& where);
 
 /// Backtests one full parameter vector (one value per slot) on "cpu" (the reference) or
 /// "cuda" (the strategy's device twin through the CUDA executor, and its registry entry's

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/svg_plot.hpp"
+#include "io/candle_set.hpp"
 
 namespace tpeopt::engine {
 
@@ -372,6 +373,67 @@ std::string timeline_figure(const RunReportData& run, std::size_t last_batches) 
          fmt::format("batches {}..{}: executor busy {:.1f}% of {} ms", shown.front()->batch, shown.back()->batch,
                      span > 0 ? 100.0 * busy / span : 0.0, svg::format_number(span, 4)),
          "end", 11, R"(fill="#555")");
+  return c.finish();
+}
+
+// ---------------------------------------------------------------------------------------
+// the best trial's equity curve
+
+std::string equity_figure(const RunReportData& run) {
+  const double W = 960, H = 380, left = 78, right = 20, top = 40, bottom = 56;
+  Canvas c(W, H, "equity of the best trial after each trade");
+  static const char* const colors[] = {kBlue, kOrange, kGreen, kRed, "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  constexpr std::size_t kLines = sizeof(colors) / sizeof(colors[0]);
+  std::vector<const EquitySeries*> lines;
+  for (const auto& e : run.equity)
+    if (!e.points.empty() && lines.size() < kLines) lines.push_back(&e);
+  if (lines.empty()) {
+    no_data(c, run.equity.empty() ? "no equity curve" : "the best trial made no trade");
+    return c.finish();
+  }
+  std::int64_t t0 = lines.front()->points.front().first, t1 = t0;
+  double lo = 1.0, hi = 1.0;
+  for (const auto* e : lines)
+    for (const auto& [t, v] : e->points) {
+      t0 = std::min(t0, t);
+      t1 = std::max(t1, t);
+      if (std::isfinite(v)) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+    }
+  const double pad = std::max((hi - lo) * 0.05, 1e-3);
+  const Scale y(lo - pad, hi + pad, H - bottom, top);
+  const Scale x(static_cast<double>(t0), static_cast<double>(std::max(t1, t0 + 1)), left, W - right);
+  svg::y_axis(c, y, left, W - right, svg::nice_ticks(lo - pad, hi + pad, 6), "equity (1 = start)");
+  // Dates under the time axis: six evenly spaced labels, with the hour when the span is short.
+  c.line(left, H - bottom, W - right, H - bottom, "#555", 1);
+  const std::size_t label_chars = x.d1 - x.d0 < 10.0 * 86400e3 ? 16 : 10;  // "YYYY-MM-DD HH:MM" or the date
+  for (int k = 0; k <= 5; ++k) {
+    const double t = x.d0 + (x.d1 - x.d0) * k / 5.0;
+    const double px = x(t);
+    c.line(px, H - bottom, px, H - bottom + 4, "#555", 1);
+    c.text(px, H - bottom + 16, io::format_time_ms(static_cast<std::int64_t>(t)).substr(0, label_chars),
+           k == 0 ? "start" : (k == 5 ? "end" : "middle"), 11, R"(fill="#444")");
+  }
+  c.text((left + W - right) / 2, H - bottom + 34, "time of each trade's exit (UTC)", "middle", 12, R"(fill="#333")");
+  // The level of the start, for reference.
+  c.line(left, y(1.0), W - right, y(1.0), kLightGrey, 1, R"(stroke-dasharray="4 3")");
+  double lx = left + 4;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::vector<std::pair<double, double>> pts;
+    // A step line: the equity holds between exits.
+    for (std::size_t j = 0; j < lines[i]->points.size(); ++j) {
+      const auto& [t, v] = lines[i]->points[j];
+      const double px = x(static_cast<double>(t)), py = std::clamp(y(v), top, H - bottom);
+      if (!pts.empty()) pts.emplace_back(px, pts.back().second);
+      pts.emplace_back(px, py);
+    }
+    c.polyline(pts, colors[i], 1.8);
+    // The trade counts and final equities are in the page's table; the legend names the lines.
+    const std::string label = lines[i]->name.empty() ? std::string("equity") : lines[i]->name.substr(0, 16);
+    lx = svg::legend_entry(c, lx, 16, svg::Swatch::Line, colors[i], label);
+  }
   return c.finish();
 }
 

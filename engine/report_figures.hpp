@@ -19,6 +19,10 @@ std::string params_figure(const RunReportData& run);
 /// executor (busy, idle gaps), on timings.csv's common clock in ms.
 std::string timeline_figure(const RunReportData& run, std::size_t last_batches);
 
+/// The best trial's equity after each trade (engine/run_report_data.hpp), a line per symbol
+/// (the first 8 by name), over time.
+std::string equity_figure(const RunReportData& run);
+
 /// Top trials count used by params_figure: 10% of `n_trials`, at least 10 (at most n).
 std::size_t top_trial_count(std::size_t n_trials);
 

@@ -1,7 +1,9 @@
 #pragma once
 // `tpeopt report`: one self-contained HTML page for a run directory (no network, no
 // scripts, no external fonts): a summary header, three inline SVG figures in elements
-// with ids fig-history, fig-params and fig-timeline, and a table of the top trials.
+// with ids fig-history, fig-params and fig-timeline (not for an exact grid, which keeps no
+// per-trial record), a table of the top trials with their metrics, the data, and the best
+// trial's equity curve (fig-equity).
 #include <cstddef>
 #include <filesystem>
 #include <string>

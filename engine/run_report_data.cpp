@@ -10,9 +10,13 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "engine/backtest.hpp"
 #include "engine/run_directory.hpp"
+#include "engine/study.hpp"
 #include "engine/trial_ranking.hpp"
 #include "io/csv_rows.hpp"
+#include "io/data_log.hpp"
+#include "strategies/symbol_strategy.hpp"
 
 namespace tpeopt::engine {
 
@@ -199,23 +203,131 @@ std::vector<std::size_t> rank_trials(const std::vector<ReportTrial>& trials, tpe
   return order;
 }
 
-RunReportData load_run_report_data(const fs::path& dir) {
+namespace {
+
+/// An exact grid's timings.csv (a row per segment): the totals it gives.
+ReportTotals grid_totals_from_csv(const fs::path& p) {
+  ReportTotals t;
+  const auto text = read_text(p);
+  if (!text) return t;
+  io::CsvRows rows(whole_lines(*text), p.string());
+  if (!rows.next()) return t;
+  const auto c = rows.find_columns({"segment", "combinations", "ms"});
+  while (rows.next()) {
+    t.trials += count(rows, c[1]);
+    t.exec_ms += number(rows, c[2]);
+    t.batches += 1;
+  }
+  t.wall_ms = t.exec_ms;
+  return t;
+}
+
+/// An exact grid's summary.json: combinations as trials, segments as batches, its search
+/// time as the executor's (the grid has no sampler).
+ReportTotals grid_totals_from_summary(const fs::path& p, const io::Json& s) {
+  try {
+    ReportTotals t;
+    t.trials = s.at("combinations_done").get<std::uint64_t>();
+    t.batches = s.at("segments_done").get<std::uint64_t>();
+    t.complete = s.at("complete").get<bool>();
+    t.digest = s.at("digest").get<std::string>();
+    t.exec_ms = s.at("search_ms").get<double>();
+    t.wall_ms = t.exec_ms;
+    t.from_summary = true;
+    return t;
+  } catch (const io::Json::exception& e) {
+    throw make_error("{}: not a tpeopt grid summary: {}", p.string(), e.what());
+  }
+}
+
+/// The data the run read, loaded again, and the best trial's trades compounded into equity
+/// lines. Nothing here stops the report: what fails is said in the page.
+void load_data_and_equity(RunReportData& d) {
+  if (auto text = read_text(d.dir / "data.json")) {
+    const io::Json j = read_json(d.dir / "data.json", *text);
+    for (const auto& c : j.value("checksums", io::Json::array()))
+      if (c.is_string()) d.data.checksums_run.push_back(c.get<std::string>());
+  }
+  const io::Json data = d.config.settings->data_json();
+  d.data.config_data = data.empty() ? io::Json(nullptr) : data;
+  std::unique_ptr<strategies::Strategy> strategy;
+  try {
+    io::take_data_loads();  // only this config's loads
+    strategy = make_strategy(d.config);
+    for (const auto& load : io::take_data_loads()) {
+      std::string line = io::describe_data_load(load);
+      if (line.rfind("loaded ", 0) == 0) line = line.substr(7);
+      d.data.loaded.push_back(std::move(line));
+    }
+    d.data.checksums_now = strategy->data_checksums();
+  } catch (const Error& e) {
+    d.data.error = e.what();
+    d.equity_note = "the data could not be loaded, so the best trial could not be backtested";
+    return;
+  }
+  const strategies::StrategyEntry& entry = *d.config.entry;
+  if (!entry.trades.available()) {
+    d.equity_note = fmt::format("strategy {} does not export trades", d.config.strategy);
+    return;
+  }
+  if (d.top.empty() || !d.top[0].is_object() || !d.top[0].contains("params")) {
+    d.equity_note = "no trial to backtest";
+    return;
+  }
+  const auto& columns = entry.trades.columns;
+  const auto ret = std::find(columns.begin(), columns.end(), "return");
+  if (ret == columns.end()) {
+    d.equity_note = fmt::format("strategy {}'s trades have no return column", d.config.strategy);
+    return;
+  }
+  const std::size_t r = static_cast<std::size_t>(ret - columns.begin());
+  try {
+    const std::vector<double> slots =
+        slots_from_params(d.top[0].at("params"), *strategy, d.config, (d.dir / "top.json").string() + ", rank 1");
+    const strategies::ExportedTrades trades = entry.trades.cpu(*strategy, slots.data());
+    const auto* symbols = dynamic_cast<const strategies::SymbolStrategy*>(strategy.get());
+    for (std::size_t k = 0; k < trades.size(); ++k) {
+      EquitySeries line;
+      line.name = symbols && k < symbols->symbol_names().size() ? symbols->symbol_names()[k] : "";
+      double equity = 1.0;
+      for (const auto& t : trades[k]) {
+        if (line.points.empty()) line.points.emplace_back(t.entry_time_ms, 1.0);
+        equity *= 1.0 + std::strtod(t.fields.at(r).c_str(), nullptr);
+        line.points.emplace_back(t.exit_time_ms, equity);
+      }
+      line.trades = trades[k].size();
+      d.equity.push_back(std::move(line));
+    }
+  } catch (const Error& e) {
+    d.equity.clear();
+    d.equity_note = fmt::format("the best trial could not be backtested: {}", e.what());
+  }
+}
+
+}  // namespace
+
+RunReportData load_run_report_data(const fs::path& dir, bool with_data) {
   if (!fs::is_directory(dir)) throw make_error("{}: not a directory (expected a tpeopt run directory)", dir.string());
   RunReportData d;
   d.dir = dir;
   const fs::path config_path = dir / "config.json";
   const io::Json config_json = read_json(config_path, read_required(config_path));
-  d.config = io::parse_study_config(config_json, config_path.string(), dir);
+  // Relative data paths are the config's folder's, which run.json records.
+  d.config = fs::exists(dir / "run.json") ? load_run_config(dir)
+                                          : io::parse_study_config(config_json, config_path.string(), dir);
   d.executor = config_json.value("executor", std::string("?"));
-  d.trials = load_trials(dir / "trials.csv", d.config);
-  d.batches = load_batches(dir / "timings.csv");
+  d.grid = fs::exists(dir / "grid_journal.bin") && !fs::exists(dir / "trials.csv");
 
   const fs::path summary_path = dir / "summary.json";
-  if (auto text = read_text(summary_path)) {
-    d.totals = totals_from_summary(summary_path, read_json(summary_path, *text));
-    // A resumed run's summary counts only the resumed part's times; trials and batches are the whole run's.
+  const auto summary_text = read_text(summary_path);
+  if (summary_text) d.summary = read_json(summary_path, *summary_text);
+  if (d.grid) {
+    d.totals = summary_text ? grid_totals_from_summary(summary_path, d.summary) : grid_totals_from_csv(dir / "timings.csv");
   } else {
-    d.totals = totals_from_csv(d);
+    d.trials = load_trials(dir / "trials.csv", d.config);
+    d.batches = load_batches(dir / "timings.csv");
+    // A resumed run's summary counts only the resumed part's times; trials and batches are the whole run's.
+    d.totals = summary_text ? totals_from_summary(summary_path, d.summary) : totals_from_csv(d);
   }
 
   const fs::path top_path = dir / "top.json";
@@ -223,9 +335,10 @@ RunReportData load_run_report_data(const fs::path& dir) {
     d.top = read_json(top_path, *text);
     if (!d.top.is_array()) throw make_error("{}: expected an array of trials", top_path.string());
     d.top_from_file = true;
-  } else {
+  } else if (!d.grid) {
     d.top = top_from_trials(d);
   }
+  if (with_data) load_data_and_equity(d);
   return d;
 }
 

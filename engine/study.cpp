@@ -111,6 +111,11 @@ std::string resolve_executor(const std::string& which) {
   if (which == "auto") return gpu::cuda_available() ? "cuda" : "cpu";
   if (which != "cpu" && which != "cuda")
     throw make_error("--executor: \"{}\" is not one of: cpu, cuda, auto", which);
+  // Checked here, before any run directory exists: a run that cannot start must not leave
+  // one behind that `tpeopt resume` would only refuse the same way.
+  if (which == "cuda" && !gpu::cuda_available())
+    throw make_error("--executor cuda: no usable CUDA device ({}); use --executor cpu or auto",
+                     gpu::cuda_device_description());
   return which;
 }
 

@@ -49,7 +49,8 @@ void check_scored_by_tpeopt(const io::StudyConfig& config);
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config);
 /// Total trials of the study: search.trials, or the grid's size for the grid sampler.
 std::uint64_t study_trial_count(const io::StudyConfig& config);
-/// "cpu" or "cuda" as `which` resolves on this machine ("auto": cuda if usable).
+/// "cpu" or "cuda" as `which` resolves on this machine ("auto": cuda if usable); "cuda"
+/// without a usable device is an error.
 std::string resolve_executor(const std::string& which);
 /// `--devices`: "all", or a comma-separated list of device numbers ("0,1"); "" = default
 /// (device 0). Errors name the flag and the bad item.

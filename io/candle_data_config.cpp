@@ -17,17 +17,17 @@ std::string path_at(const Json& v, const std::string& key) {
 
 }  // namespace
 
-CandleDataConfig parse_candle_data_config(const Json& data, CandleSources sources) {
+CandleDataConfig parse_candle_data_config(const Json& data, CandleSources sources, ConfigErrors* errors) {
   JsonFields f(data, "data");
   CandleDataConfig c;
   c.sources = sources;
   if (sources == CandleSources::OneSeries) {
-    f.reject_unknown({"candles", "cache_dir", "time_format"});
+    f.reject_unknown({"candles", "cache_dir", "time_format"}, errors);
     const std::string value = f.get_string("candles");
     if (value.empty()) throw make_error("data.candles: expected a CSV file path, got an empty string");
     c.candles.push_back(value);
   } else {
-    f.reject_unknown({"candles", "candles_dir", "symbols", "cache_dir", "time_format"});
+    f.reject_unknown({"candles", "candles_dir", "symbols", "cache_dir", "time_format"}, errors);
     if (f.has("candles") == f.has("candles_dir"))
       throw make_error("data: expected exactly one of \"candles\" (a CSV file or a list of them) and \"candles_dir\" "
                        "(a folder of CSV files)");

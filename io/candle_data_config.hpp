@@ -37,7 +37,9 @@ struct CandleDataConfig {
 
 /// Checks the shape of `data` (keys, types, non-empty lists); the files are read later.
 /// Errors name the key ("data.candles[2]: expected a CSV file path, got a number").
-CandleDataConfig parse_candle_data_config(const Json& data, CandleSources sources);
+/// With `errors`, every unknown key of `data` is recorded there (the rest is still parsed);
+/// other errors are thrown.
+CandleDataConfig parse_candle_data_config(const Json& data, CandleSources sources, ConfigErrors* errors = nullptr);
 
 /// The data set (sources Many): paths resolved against `base_dir`, then the current folder;
 /// errors name the key or file:line:column (io/candle_set.hpp's load_candle_set_data).

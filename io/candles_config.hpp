@@ -13,8 +13,8 @@ namespace tpeopt::io {
 /// when no such file exists there, against the current directory) and loads it through
 /// the binary cache (io/candles_cache.hpp). `data.cache_dir` (optional) overrides the
 /// cache directory; "" disables the cache. `data.time_format` (optional): the time
-/// column's pattern (io/candles_format.hpp). The volume column is optional (ema_cross does
-/// not read it). Errors name the key or file:line:column. The load is recorded
+/// column's pattern (io/candles_format.hpp). The volume column is optional (the one-series
+/// strategies do not read it). Errors name the key or file:line:column. The load is recorded
 /// (io/data_log.hpp).
 Candles load_candles_data(const Json& data, const std::filesystem::path& base_dir);
 

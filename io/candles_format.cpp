@@ -247,7 +247,7 @@ std::string delimiter_name(char d) {
 
 constexpr const char* kExpected =
     "expected: a header naming a time column (time, date, datetime, timestamp, open_time, ...; or a date and a time "
-    "column) and open, high, low, close and volume (any case; volume optional for ema_cross and atc), or no header "
+    "column) and open, high, low, close and volume (any case; volume optional for strategies that do not read it), or no header "
     "and the columns time, open, high, low, close[, volume, ...] (e.g. Binance klines) or date, time, open, high, "
     "low, close[, volume, ...] (e.g. MetaTrader); times as docs/user-guide.md \"Candle CSV files\" lists them, or "
     "data.time_format";

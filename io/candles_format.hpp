@@ -33,8 +33,8 @@ struct CandlesCsvOptions {
   /// `data.time_format`: a pattern for the time column (with separate date and time
   /// columns: for "DATE TIME", joined by one space); "" = detect.
   std::string time_format;
-  /// False for strategies that do not read volume (ema_cross, atc): a file without a
-  /// volume column then loads with volume 0.
+  /// False for strategies that do not read volume: a file without a volume column then
+  /// loads with volume 0.
   bool require_volume = true;
   /// The options that change what a file parses to, as text for cache keys ("" = defaults).
   std::string cache_key() const;

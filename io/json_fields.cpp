@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "common/error.hpp"
+#include "io/config_errors.hpp"
 
 namespace tpeopt::io {
 
@@ -26,14 +27,17 @@ JsonFields::JsonFields(const Json& object, std::string path) : object_(object), 
 
 std::string JsonFields::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
-void JsonFields::reject_unknown(std::initializer_list<const char*> allowed) const {
-  reject_unknown(std::vector<std::string>(allowed.begin(), allowed.end()));
+void JsonFields::reject_unknown(std::initializer_list<const char*> allowed, ConfigErrors* errors) const {
+  reject_unknown(std::vector<std::string>(allowed.begin(), allowed.end()), errors);
 }
 
-void JsonFields::reject_unknown(const std::vector<std::string>& allowed) const {
-  for (const auto& [key, value] : object_.items())
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      throw make_error("{}: unknown key (expected one of: {})", key_path(key), fmt::join(allowed, ", "));
+void JsonFields::reject_unknown(const std::vector<std::string>& allowed, ConfigErrors* errors) const {
+  for (const auto& [key, value] : object_.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string message = fmt::format("{}: unknown key (expected one of: {})", key_path(key), fmt::join(allowed, ", "));
+    if (!errors) throw Error(message);
+    errors->add(std::move(message));
+  }
 }
 
 const Json& JsonFields::required(const std::string& key) const {

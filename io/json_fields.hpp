@@ -11,6 +11,8 @@
 
 namespace tpeopt::io {
 
+class ConfigErrors;
+
 using Json = nlohmann::ordered_json;  // keeps keys in the order written (params order matters)
 
 class JsonFields {
@@ -24,9 +26,10 @@ class JsonFields {
   bool has(const std::string& key) const { return object_.contains(key); }
   const Json& at(const std::string& key) const { return object_.at(key); }
 
-  /// Throws naming the first key not in `allowed`.
-  void reject_unknown(std::initializer_list<const char*> allowed) const;
-  void reject_unknown(const std::vector<std::string>& allowed) const;
+  /// Throws naming the first key not in `allowed`; with `errors`, records every such key
+  /// there instead (and returns).
+  void reject_unknown(std::initializer_list<const char*> allowed, ConfigErrors* errors = nullptr) const;
+  void reject_unknown(const std::vector<std::string>& allowed, ConfigErrors* errors = nullptr) const;
 
   std::string get_string(const std::string& key, std::optional<std::string> fallback = std::nullopt) const;
   double get_number(const std::string& key, std::optional<double> fallback = std::nullopt) const;

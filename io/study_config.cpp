@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "io/config_errors.hpp"
 #include "io/csv_rows.hpp"
 #include "io/ga_config.hpp"
 #include "io/given_params.hpp"
@@ -261,9 +263,75 @@ std::int64_t parse_date_days(const std::string& text, const std::string& path) {
   return days;
 }
 
+namespace {
+
+struct TextPosition {
+  std::size_t line = 1, column = 1;
+};
+
+/// Every key of `text` (valid JSON) that repeats a key of the same object, with where it and
+/// the first one are. nlohmann keeps the last of equal keys silently; a config that says a
+/// thing twice is ambiguous, so it is refused.
+std::vector<std::string> duplicate_keys(const std::string& text, const std::string& source) {
+  struct Frame {
+    bool object = false, expect_key = false;
+    std::map<std::string, TextPosition> keys;
+  };
+  std::vector<Frame> stack;
+  std::vector<std::string> found;
+  TextPosition at;
+  auto advance = [&](char c) {
+    if (c == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else {
+      ++at.column;
+    }
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '"') {
+      const TextPosition start = at;
+      std::size_t end = i + 1;
+      while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
+      end = std::min(end + 1, text.size());
+      if (!stack.empty() && stack.back().object && stack.back().expect_key) {
+        // The key as decoded (escapes resolved), as nlohmann compares keys; most have none.
+        const std::string raw = text.substr(i + 1, end - i - 2);
+        const std::string key =
+            raw.find('\\') == std::string::npos ? raw : Json::parse(text.substr(i, end - i)).get<std::string>();
+        auto [it, inserted] = stack.back().keys.emplace(key, start);
+        if (!inserted)
+          found.push_back(fmt::format("{}:{}:{}: duplicate key \"{}\" (first at line {}, column {}); a key may appear "
+                                      "once in an object",
+                                      source, start.line, start.column, key, it->second.line, it->second.column));
+        stack.back().expect_key = false;
+      }
+      for (; i < end; ++i) advance(text[i]);
+      continue;
+    }
+    if (c == '{') stack.push_back({true, true, {}});
+    else if (c == '[') stack.push_back({false, false, {}});
+    else if ((c == '}' || c == ']') && !stack.empty()) stack.pop_back();
+    else if (c == ',' && !stack.empty() && stack.back().object) stack.back().expect_key = true;
+    advance(c);
+    ++i;
+  }
+  return found;
+}
+
+}  // namespace
+
 Json parse_json_text(const std::string& text, const std::string& source) {
   try {
-    return Json::parse(text);
+    Json json = Json::parse(text);
+    if (const auto duplicates = duplicate_keys(text, source); !duplicates.empty()) {
+      if (duplicates.size() == 1) throw Error(duplicates.front());
+      std::string message = fmt::format("{}: {} duplicate keys:", source, duplicates.size());
+      for (const auto& d : duplicates) message += "\n  " + d;
+      throw Error(message);
+    }
+    return json;
   } catch (const Json::parse_error& e) {
     // nlohmann reports a byte offset; users want line and column.
     std::size_t line = 1, column = 1;
@@ -296,111 +364,160 @@ StudyConfig load_study_config(const std::filesystem::path& path) {
   return parse_study_config(json, path.string(), folder.empty() ? std::filesystem::path(".") : folder);
 }
 
+namespace {
+
+/// One entry of `params`: a fixed number, or an axis (checked on its own: low <= high, a
+/// step that divides the range, a log range above 0, ...). Returns the parameter as the
+/// strategy's domain check reads it, with the key of each value written.
+strategies::GivenParam parse_param(StudyConfig& c, const std::string& name, const Json& spec, const std::string& path) {
+  if (spec.is_number()) {
+    const double v = spec.get<double>();
+    if (!std::isfinite(v)) throw make_error("{}: expected a finite number", path);
+    c.fixed[name] = v;
+    return given_fixed(name, v);
+  }
+  if (!spec.is_object() && !spec.is_array())
+    throw make_error("{}: expected a number, a list of values or an object with \"type\", got {}", path,
+                     json_type_name(spec));
+  tpe::Axis axis = parse_axis(name, spec, path);
+  tpe::SearchSpace{{axis}}.validate();
+  const std::string list_key = spec.is_array() ? path : (spec.contains("values") ? path + ".values" : path + ".choices");
+  strategies::GivenParam given = given_param(axis, list_key);
+  c.space.axes.push_back(std::move(axis));
+  return given;
+}
+
+}  // namespace
+
 StudyConfig parse_study_config(const Json& json, const std::string& source, const std::filesystem::path& base_dir) {
   StudyConfig c;
   c.source = source;
   c.base_dir = base_dir;
+  // Every error of the file is collected and reported in one message: each part that does
+  // not depend on another is checked in its own errors.check.
+  ConfigErrors errors;
   try {
     JsonFields root(json, "");
-    c.strategy = root.get_string("strategy");
-    c.entry = &strategies::registry().at(c.strategy);
-    const strategies::StrategyEntry& entry = *c.entry;
-    std::vector<std::string> allowed = {"strategy", "data", "objective", "search", "params", "executor", "description"};
-    allowed.insert(allowed.end(), entry.root_keys.begin(), entry.root_keys.end());
-    root.reject_unknown(allowed);
-    c.executor = root.get_choice("executor", {"auto", "cpu", "cuda"}, "auto");
-    Json data;  // the strategy's `data`, without the engine's subsets
-    if (!entry.reads_data) {
-      if (root.has("data")) throw make_error("data: strategy {} reads no data; remove this key", c.strategy);
-    } else {
-      if (!root.has("data")) throw make_error("data: missing (required by strategy {})", c.strategy);
-      JsonFields fields(root.at("data"), "data");  // checks it is an object; the strategy checks its keys
-      data = root.at("data");
-      // Data subsets (issue [subsets]) are the engine's, not the strategy's.
-      if (fields.has("holdout")) {
-        c.holdout = parse_holdout(fields.at("holdout"));
-        data.erase("holdout");
-      }
-      if (fields.has("walk_forward")) {
-        c.walk_forward = parse_walk_forward(fields.at("walk_forward"));
-        data.erase("walk_forward");
-        if (c.holdout.enabled())
-          throw make_error("data.walk_forward: use either data.holdout or data.walk_forward, not both");
+    errors.check([&] {
+      c.strategy = root.get_string("strategy");
+      c.entry = &strategies::registry().at(c.strategy);
+    });
+    const strategies::StrategyEntry* entry = c.entry;  // null: the strategy is refused (its keys are not known)
+    if (entry) {
+      std::vector<std::string> allowed = {"strategy", "data", "objective", "search", "params", "executor", "description"};
+      allowed.insert(allowed.end(), entry->root_keys.begin(), entry->root_keys.end());
+      root.reject_unknown(allowed, &errors);
+    }
+    errors.check([&] { c.executor = root.get_choice("executor", {"auto", "cpu", "cuda"}, "auto"); });
+
+    // data: the strategy's, without the engine's subsets
+    Json data;
+    bool data_ok = false;
+    if (entry && !entry->reads_data) {
+      if (root.has("data")) errors.add(fmt::format("data: strategy {} reads no data; remove this key", c.strategy));
+    } else if (entry && !root.has("data")) {
+      errors.add(fmt::format("data: missing (required by strategy {})", c.strategy));
+    } else if (root.has("data")) {
+      data_ok = errors.check([&] { JsonFields fields(root.at("data"), "data"); });  // an object; the strategy checks its keys
+      if (data_ok) {
+        data = root.at("data");
+        // Data subsets (issue [subsets]) are the engine's, not the strategy's.
+        if (data.contains("holdout")) {
+          errors.check([&] { c.holdout = parse_holdout(data.at("holdout")); });
+          data.erase("holdout");
+        }
+        if (data.contains("walk_forward")) {
+          errors.check([&] {
+            c.walk_forward = parse_walk_forward(data.at("walk_forward"));
+            if (c.holdout.enabled())
+              throw make_error("data.walk_forward: use either data.holdout or data.walk_forward, not both");
+          });
+          data.erase("walk_forward");
+        }
       }
     }
 
     // objective
-    c.objective.name = entry.default_objective;
-    c.objective.direction = entry.default_maximize ? tpe::Direction::Maximize : tpe::Direction::Minimize;
-    if (root.has("objective")) {
+    if (entry) {
+      c.objective.name = entry->default_objective;
+      c.objective.direction = entry->default_maximize ? tpe::Direction::Maximize : tpe::Direction::Minimize;
+    }
+    if (root.has("objective") && errors.check([&] { JsonFields o(root.at("objective"), "objective"); })) {
       JsonFields o(root.at("objective"), "objective");
       std::vector<std::string> keys = {"name", "direction", "min_trades", "aggregate"};
-      keys.insert(keys.end(), entry.objective_keys.begin(), entry.objective_keys.end());
-      o.reject_unknown(keys);
-      c.objective.name = o.get_string("name", c.objective.name);
-      c.objective.direction = o.get_choice("direction", {"minimize", "maximize"},
-                                           entry.default_maximize ? "maximize" : "minimize") == "minimize"
-                                  ? tpe::Direction::Minimize
-                                  : tpe::Direction::Maximize;
-      if (o.has("min_trades")) {
-        c.objective.min_trades = o.get_int("min_trades", std::nullopt, 0, kMaxCount);
-        c.objective.min_trades_set = true;
-      }
-      if (o.has("aggregate")) {
-        c.objective.aggregate = o.get_choice("aggregate", {"sum", "mean", "worst", "portfolio"});
-        if (!entry.symbols)
-          throw make_error("objective.aggregate: strategy {} has no symbols to aggregate", c.strategy);
-      }
+      if (entry) keys.insert(keys.end(), entry->objective_keys.begin(), entry->objective_keys.end());
+      o.reject_unknown(keys, &errors);
+      errors.check([&] { c.objective.name = o.get_string("name", c.objective.name); });
+      errors.check([&] {
+        const bool maximize = !entry || entry->default_maximize;
+        c.objective.direction =
+            o.get_choice("direction", {"minimize", "maximize"}, maximize ? "maximize" : "minimize") == "minimize"
+                ? tpe::Direction::Minimize
+                : tpe::Direction::Maximize;
+      });
+      if (o.has("min_trades"))
+        errors.check([&] {
+          c.objective.min_trades = o.get_int("min_trades", std::nullopt, 0, kMaxCount);
+          c.objective.min_trades_set = true;
+        });
+      if (o.has("aggregate"))
+        errors.check([&] {
+          c.objective.aggregate = o.get_choice("aggregate", {"sum", "mean", "worst", "portfolio"});
+          if (entry && !entry->symbols)
+            throw make_error("objective.aggregate: strategy {} has no symbols to aggregate", c.strategy);
+        });
     }
 
     // search
-    if (root.has("search")) {
+    if (root.has("search") && errors.check([&] { JsonFields s(root.at("search"), "search"); })) {
       JsonFields s(root.at("search"), "search");
-      s.reject_unknown({"sampler", "trials", "batch", "depth", "seed", "top_k", "tpe", "ga", "halving"});
-      c.search.sampler = s.get_choice("sampler", {"tpe", "random", "grid", "ga"}, "tpe");
-      c.search.trials = static_cast<std::uint64_t>(s.get_int("trials", 1000, 1, kMaxCount));
-      c.search.batch = static_cast<std::uint64_t>(s.get_int("batch", 256, 1, 1 << 26));
-      c.search.depth = static_cast<std::uint64_t>(s.get_int("depth", 2, 1, 64));
-      c.search.seed = static_cast<std::uint64_t>(s.get_int("seed", 0, 0, kMaxCount));
-      c.search.top_k = static_cast<std::uint64_t>(s.get_int("top_k", 10, 0, 1 << 20));
-      if (s.has("tpe")) c.search.tpe = parse_tpe_config(s.at("tpe"));
-      if (s.has("ga")) c.search.ga = parse_ga_config(s.at("ga"));
-      if (s.has("halving")) c.search.halving = parse_halving(s.at("halving"));
+      s.reject_unknown({"sampler", "trials", "batch", "depth", "seed", "top_k", "tpe", "ga", "halving"}, &errors);
+      errors.check([&] { c.search.sampler = s.get_choice("sampler", {"tpe", "random", "grid", "ga"}, "tpe"); });
+      errors.check([&] { c.search.trials = static_cast<std::uint64_t>(s.get_int("trials", 1000, 1, kMaxCount)); });
+      errors.check([&] { c.search.batch = static_cast<std::uint64_t>(s.get_int("batch", 256, 1, 1 << 26)); });
+      errors.check([&] { c.search.depth = static_cast<std::uint64_t>(s.get_int("depth", 2, 1, 64)); });
+      errors.check([&] { c.search.seed = static_cast<std::uint64_t>(s.get_int("seed", 0, 0, kMaxCount)); });
+      errors.check([&] { c.search.top_k = static_cast<std::uint64_t>(s.get_int("top_k", 10, 0, 1 << 20)); });
+      if (s.has("tpe")) errors.check([&] { c.search.tpe = parse_tpe_config(s.at("tpe")); });
+      if (s.has("ga")) errors.check([&] { c.search.ga = parse_ga_config(s.at("ga")); });
+      if (s.has("halving")) errors.check([&] { c.search.halving = parse_halving(s.at("halving")); });
     }
 
-    // params
-    if (!root.has("params")) throw make_error("params: missing (required)");
-    JsonFields params(root.at("params"), "params");
-    if (root.at("params").empty()) throw make_error("params: expected at least one parameter");
-    for (const auto& [name, spec] : root.at("params").items()) {
-      const std::string path = params.key_path(name);
-      c.param_order.push_back(name);
-      if (spec.is_number()) {
-        const double v = spec.get<double>();
-        if (!std::isfinite(v)) throw make_error("{}: expected a finite number", path);
-        c.fixed[name] = v;
-      } else if (spec.is_object() || spec.is_array()) {
-        c.space.axes.push_back(parse_axis(name, spec, path));
-      } else {
-        throw make_error("{}: expected a number, a list of values or an object with \"type\", got {}", path,
-                         json_type_name(spec));
+    // params: each one on its own, then all of them against the strategy's domains
+    if (!root.has("params")) {
+      errors.add("params: missing (required)");
+    } else if (errors.check([&] { JsonFields params(root.at("params"), "params"); })) {
+      if (root.at("params").empty()) errors.add("params: expected at least one parameter");
+      std::vector<strategies::GivenParam> given;
+      for (const auto& [name, spec] : root.at("params").items()) {
+        c.param_order.push_back(name);
+        const std::string path = "params." + name;
+        if (!errors.check([&] { given.push_back(parse_param(c, name, spec, path)); }))
+          given.push_back({name, 0.0, 0.0, {}});  // given, but refused already: no domain check
       }
+      if (entry && !entry->params_from_config) strategies::check_given_params(entry->params, given, c.strategy, errors);
+      if (c.search.sampler == "grid")
+        for (const auto& a : c.space.axes)
+          if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
+            errors.add(fmt::format("params.{}: the grid sampler needs a list of values or a stepped range", a.name));
     }
-    c.space.validate();
-    if (!entry.params_from_config) strategies::check_given_params(entry.params, given_params(c.space, c.fixed), c.strategy);
-    const strategies::ObjectiveInput objective{c.objective.name, c.objective.direction == tpe::Direction::Maximize,
-                                               c.objective.min_trades, c.objective.min_trades_set,
-                                               c.objective.aggregate};
-    c.settings = entry.parse(strategies::SettingsInput{root, entry.reads_data ? &data : nullptr, objective});
-    if (c.search.sampler == "grid")
-      for (const auto& a : c.space.axes)
-        if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
-          throw make_error("params.{}: the grid sampler needs a list of values or a stepped range", a.name);
+
+    // the strategy's own part: its data, its objective names, root keys of its own
+    if (entry) {
+      const strategies::ObjectiveInput objective{c.objective.name, c.objective.direction == tpe::Direction::Maximize,
+                                                 c.objective.min_trades, c.objective.min_trades_set,
+                                                 c.objective.aggregate};
+      const bool with_data = entry->reads_data && data_ok;
+      errors.check([&] {
+        c.settings = entry->parse(strategies::SettingsInput{root, with_data ? &data : nullptr, objective, errors});
+      });
+    }
   } catch (const Error& e) {
     throw Error(source + ": " + e.what());
   } catch (const Json::exception& e) {
     throw make_error("{}: invalid config: {}", source, e.what());
   }
+  errors.throw_if_any(source);
   return c;
 }
 

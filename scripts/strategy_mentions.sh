@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Which source files outside a strategy's folder name it (docs/design.md, "Strategies"):
 #   scripts/strategy_mentions.sh [NAME ...]      (default: every strategy of strategies/CMakeLists.txt)
-# prints, per strategy, the count and the files. Source: *.cpp *.hpp *.cu *.cuh and
+# prints, per strategy, the count and the files, and exits 1 when a strategy is named in
+# more than one file outside its folder (its line in strategies/CMakeLists.txt is the one). Source: *.cpp *.hpp *.cu *.cuh and
 # CMakeLists.txt of the product (common, tpe, io, strategies, engine, gpu, apps and the top
 # CMakeLists.txt); not tests, docs, benchmarks, examples or scripts. A mention is the name as
 # a word, `_` counting as a separator (ema_cross_strategy.hpp mentions ema_cross, a comment
@@ -11,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 names=("$@")
+status=0
 if [ ${#names[@]} -eq 0 ]; then
   read -r -a names <<< "$(sed -n 's/^set(TPEOPT_STRATEGIES \(.*\))$/\1/p' strategies/CMakeLists.txt)"
 fi
@@ -28,4 +30,6 @@ for name in "${names[@]}"; do
   files=$(sources "$name" | xargs grep -lE "$pattern" || true)
   count=$(printf '%s' "$files" | grep -c . || true)
   echo "$name: $count ${files//$'\n'/ }"
+  [ "$count" -le 1 ] || status=1
 done
+exit "$status"

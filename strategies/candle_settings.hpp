@@ -15,7 +15,7 @@ struct CandleSymbolsConfig {
   bool maximize = true;
 };
 
-/// Errors name the key (data.candles[2], objective.aggregate, ...).
+/// Errors name the key (data.candles[2], objective.aggregate, ...); each part's go to in.errors.
 CandleSymbolsConfig parse_candle_symbols(const SettingsInput& in, int default_min_trades);
 
 }  // namespace tpeopt::strategies

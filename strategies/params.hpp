@@ -10,6 +10,10 @@
 #include <string_view>
 #include <vector>
 
+namespace tpeopt::io {
+class ConfigErrors;
+}
+
 namespace tpeopt::strategies {
 
 /// The values one parameter slot accepts: finite numbers in [low, high], either end open
@@ -28,6 +32,9 @@ struct Domain {
   /// -inf / +inf are refused by the finiteness rule, not by the interval).
   double just_below() const;
   double just_above() const;
+  /// The interval in words for errors: "[0, 100)", "(0, inf)"; for an integer slot the
+  /// integers it accepts, "[1, 99999999]".
+  std::string interval_text(bool integer) const;
 };
 
 /// [low, high] (closed ends by default): the helpers name each end's openness.
@@ -67,8 +74,8 @@ class ParamList {
   std::vector<double> defaults() const;
   /// The slot named `name`, or npos.
   std::size_t find(std::string_view name) const;
-  /// Throws tpeopt::Error "params.<name>: values in [lo, hi] are not all valid: <rule>" when
-  /// the slot's domain does not accept every value of [lo, hi].
+  /// Throws tpeopt::Error naming params.<name> (and .low / .high for a range) when the slot's
+  /// domain does not accept every value of [lo, hi] (an integer slot's as it rounds them).
   void check(std::size_t slot, double lo, double hi) const;
 
  private:
@@ -76,16 +83,33 @@ class ParamList {
   std::vector<std::string> names_;
 };
 
-/// A parameter as a config gives it: its name and the range of values it can take (a
-/// single value when it is fixed).
+/// One value a config writes for a parameter, with the key that writes it: an end of a
+/// range ("params.ema_fast.low"), a listed value ("params.x.values[2]") or a fixed number
+/// ("params.fee_bp").
+struct GivenValue {
+  std::string key;
+  double value = 0.0;
+};
+
+/// A parameter as a config gives it: its name, the range of values a sampler can propose
+/// for it (samplers propose only values in [low, high]: the ends of a range, stepped or
+/// not, log or not, or the listed values; a single value when it is fixed), and the values
+/// written. A parameter whose definition was refused already has no values: it counts as
+/// given, and its domain is not checked.
 struct GivenParam {
   std::string name;
   double low = 0.0, high = 0.0;
+  std::vector<GivenValue> values;
 };
 
-/// Checks a config's parameters against a strategy's slots, in this order: every name is a
-/// slot, every range lies in its slot's domain, every slot without a default is given.
-/// Throws tpeopt::Error naming params.<name> and, where it helps, the strategy.
+/// Checks a config's parameters against a strategy's slots and records every error in
+/// `errors`, each naming its key: a name that is not a slot (params.<name>), a value outside
+/// its slot's domain (params.<name>.low: "0 is below ema_fast's domain [1, 99999999]: ..."; an
+/// integer slot's values as the strategy rounds them), and in one message the slots without
+/// a default that are not given ("params: missing ...").
+void check_given_params(const ParamList& slots, const std::vector<GivenParam>& given, const std::string& strategy,
+                        io::ConfigErrors& errors);
+/// The same, throwing one tpeopt::Error with every error found.
 void check_given_params(const ParamList& slots, const std::vector<GivenParam>& given, const std::string& strategy);
 
 }  // namespace tpeopt::strategies

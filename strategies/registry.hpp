@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/config_errors.hpp"
 #include "io/json_fields.hpp"
 #include "strategies/exact_grid.hpp"
 #include "strategies/export.hpp"
@@ -79,8 +80,14 @@ const T& settings_as(const StrategySettings& s) {
 /// What a strategy's config parser reads.
 struct SettingsInput {
   const io::JsonFields& root;       ///< the whole config, for root keys of the strategy's own
-  const io::Json* data;             ///< `data` without holdout and walk_forward; null when absent
+  /// `data` without holdout and walk_forward; null when the strategy reads none, or when it
+  /// is missing or not an object (that error is recorded already)
+  const io::Json* data;
   const ObjectiveInput& objective;  ///< as written, with the strategy's default name filled in
+  /// The config's errors: a parser checks the parts that do not depend on each other each in
+  /// its own `errors.check` (the data, each objective key), so that the loader reports them
+  /// all at once. An error it throws is recorded too (the rest of its part goes unchecked).
+  io::ConfigErrors& errors;
 };
 
 /// What a host factory gets besides its settings.
@@ -93,7 +100,8 @@ struct BuildContext {
 
 /// The trades of one trial, for `tpeopt backtest --trades-out`.
 struct TradeExport {
-  std::vector<std::string> columns;  ///< the fields' names, in order
+  std::vector<std::string> columns;  ///< the fields' names, in order (one of them "return": the trade's return, a fraction)
+  std::string count_metric = "trades";  ///< the metric that counts a trial's trades
   /// The CPU reference.
   std::function<ExportedTrades(const Strategy&, const double* params)> cpu;
   /// The same trades computed on CUDA device 0 (TPEOPT_DEVICE: null without CUDA).
@@ -143,7 +151,8 @@ struct StrategyEntry {
   bool symbols = false;  ///< may read several symbols: objective.aggregate applies
   bool subsets = false;  ///< declares data subsets (Strategy::n_atoms() > 0): hold-out, walk-forward, halving
 
-  /// Parses and validates the strategy's part of a config; errors name the key.
+  /// Parses and validates the strategy's part of a config; errors name the key and go to
+  /// SettingsInput::errors (the settings returned are used only when there are none).
   std::function<std::shared_ptr<const StrategySettings>(const SettingsInput&)> parse;
   /// Loads the data and builds the host strategy (the CPU reference).
   std::function<std::unique_ptr<Strategy>(const StrategySettings&, const BuildContext&)> make;

@@ -8,7 +8,7 @@ std::shared_ptr<const StrategySettings> parse_signal_settings(const SettingsInpu
   auto s = std::make_shared<SignalSettings>();
   const CandleSymbolsConfig c = parse_candle_symbols(in, s->options.min_trades);
   s->data = c.data;
-  s->options.objective = parse_signal_objective(in.objective.name, strategy);
+  in.errors.check([&] { s->options.objective = parse_signal_objective(in.objective.name, strategy); });
   s->options.min_trades = c.min_trades;
   s->options.aggregate = c.aggregate;
   s->options.maximize = c.maximize;

@@ -39,11 +39,29 @@ TPEOPT_HD_INLINE void add_return(ReturnStats& s, double ret) {
 
 constexpr double kProfitFactorCap = 1e6;
 
-/// mean return / population sd of returns * sqrt(trades); 0 without trades or when sd is 0.
+/// Returns whose variance is at most this times their squared mean (a standard deviation of
+/// at most 1e-5 of the mean return) are taken as constant: equal returns keep a variance
+/// from the rounding of their own computation alone (about 1e-32 for trade returns of 1e-2
+/// computed from different prices; up to about n x 1e-16 times the squared mean for a
+/// per-bar sum of squares), and dividing by it gives a Sharpe ratio of 1e11 to 1e15 instead
+/// of an undefined one. A spread that small is no spread a market gives.
+constexpr double kSharpeMinRelativeVariance = 1e-10;
+
+/// mean / sqrt(variance) * sqrt(n): the Sharpe ratio of n returns (of trades, or of bars for
+/// a per-bar strategy), defined as 0 when the returns are constant: a variance at most
+/// kSharpeMinRelativeVariance * mean^2 (0 included), or NaN. Shared by every strategy's
+/// Sharpe, on the CPU and the GPU.
+TPEOPT_HD_INLINE double sharpe_ratio(double mean, double variance, double n) {
+  if (!(variance > kSharpeMinRelativeVariance * (mean * mean))) return 0.0;
+  return mean / sqrt(variance) * sqrt(n);
+}
+
+/// mean return / population sd of returns * sqrt(trades); 0 without trades or when the
+/// returns have no spread (sharpe_ratio).
 TPEOPT_HD_INLINE double sharpe(const ReturnStats& s) {
-  if (s.trades == 0 || !(s.m2 > 0.0)) return 0.0;
+  if (s.trades == 0) return 0.0;
   const double n = static_cast<double>(s.trades);
-  return (s.total_return / n) / sqrt(s.m2 / n) * sqrt(n);
+  return sharpe_ratio(s.total_return / n, s.m2 / n, n);
 }
 
 /// gross_win / gross_loss, capped at 1e6; without losing trades 1e6 if any win, else 0.

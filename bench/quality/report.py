@@ -25,10 +25,19 @@ import numpy as np
 
 
 def load(paths):
-    runs = []
+    """The runs of the files, each (workload, sampler, budget, seed, depth) once: two
+    benchmarks appending to one file may both have run it (the runs are deterministic)."""
+    runs, seen = [], set()
     for p in paths:
         with open(p) as f:
-            runs += [json.loads(line) for line in f if line.strip()]
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                key = (r["workload"], r["sampler"], r["trials"], r["batch"], r["seed"], r.get("depth"))
+                if key not in seen:
+                    seen.add(key)
+                    runs.append(r)
     return runs
 
 
@@ -114,19 +123,23 @@ def main():
     lines.append(f"\n#### {a.reference} against each sampler: won / tied / lost cells\n")
     lines.append("| budget | " + " | ".join(s for s in samplers if s != a.reference) + " |")
     lines.append("| --- | " + " | ".join("---" for s in samplers if s != a.reference) + " |")
+    # In-sample and out-of-sample cells are counted apart: a sampler that wins in sample
+    # and loses on the held-out data has overfitted.
+    parts = sorted({c[2] for c in cells})
     for budget in budgets:
-        row = [budget]
-        for s in samplers:
-            if s == a.reference:
-                continue
-            w = t = l = 0
-            for c in cells:
-                if c[1] != budget:
+        for part in parts:
+            row = [budget if len(parts) == 1 else f"{budget} {'in sample' if part == 'in' else 'out of sample'}"]
+            for s in samplers:
+                if s == a.reference:
                     continue
-                cmp = compare(stats(cells[c].get(a.reference, [])), stats(cells[c].get(s, [])), maximize[c[0]])
-                w, t, l = w + (cmp == 1), t + (cmp == 0), l + (cmp == -1)
-            row.append(f"{w} / {t} / {l}")
-        lines.append("| " + " | ".join(row) + " |")
+                w = t = l = 0
+                for c in cells:
+                    if c[1] != budget or c[2] != part:
+                        continue
+                    cmp = compare(stats(cells[c].get(a.reference, [])), stats(cells[c].get(s, [])), maximize[c[0]])
+                    w, t, l = w + (cmp == 1), t + (cmp == 0), l + (cmp == -1)
+                row.append(f"{w} / {t} / {l}")
+            lines.append("| " + " | ".join(row) + " |")
     # what each sampler costs: its ask + tell seconds per run (median over the budget's runs)
     lines.append("\n#### Sampler time per run (ask + tell, seconds, median over the runs of a budget)\n")
     lines.append("| budget | " + " | ".join(samplers) + " |")

@@ -278,7 +278,9 @@ nb::dict backtest(const Config& config, const nb::dict& params, const std::strin
   {
     nb::gil_scoped_release release;
     strategy = engine::make_strategy(config);
-    slots = engine::full_params(*strategy, config, given, "params");
+    io::Json named = io::Json::object();
+    for (const auto& [name, value] : given) named[name] = value;
+    slots = engine::slots_from_params(named, *strategy, config, "params");
     b = engine::backtest_params(*strategy, slots, which, trades, block_size);
   }
   const auto* sym = dynamic_cast<const strategies::SymbolStrategy*>(strategy.get());

@@ -16,6 +16,7 @@
 #include "common/hd.hpp"
 #include "common/hd_math.hpp"
 #include "strategies/bar_block.hpp"
+#include "strategies/trade_stats.hpp"
 
 #ifdef __CUDACC__
 #define TPEOPT_ATC_NO_CHECK _Pragma("nv_exec_check_disable")
@@ -478,7 +479,7 @@ TPEOPT_HD_INLINE double finish_symbol(const TradeState& s, Objective o, double* 
     const double n = static_cast<double>(s.bars);
     const double mean = s.total / n;
     const double var = s.sumsq / n - mean * mean;
-    if (var > 0.0) sharpe = mean / sqrt(var) * sqrt(n);
+    sharpe = sharpe_ratio(mean, var, n);
   }
   metrics[kMTrades] = static_cast<double>(s.trades);
   metrics[kMTotalReturn] = s.total;
@@ -489,11 +490,21 @@ TPEOPT_HD_INLINE double finish_symbol(const TradeState& s, Objective o, double* 
   return o == Objective::Sharpe ? sharpe : s.total;
 }
 
+/// What run_symbol tells after each return bar by default: nothing.
+struct NoBarObserver {
+  TPEOPT_HD_INLINE void operator()(int, const TradeState&) const {}
+};
+
 /// The whole backtest of one symbol for one trial, one thread, bar by bar (the CPU
 /// reference; the GPU spreads the six types over six lanes and calls the same functions in
 /// the same order per value). R: returns (R_0 = 0, R_t = x_t / x_{t-1} - 1); words[m * 9 + k]:
-/// the signal words of type m's variant k.
-TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, const SignalWord* const* words) {
+/// the signal words of type m's variant k. `observe(t, state)` is called after bar t's
+/// return is realized (the trades export, atc_export.cpp, follows the positions with it; the
+/// backtest's own arithmetic does not depend on it).
+TPEOPT_ATC_NO_CHECK
+template <typename Observer = NoBarObserver>
+TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, const SignalWord* const* words,
+                                       Observer observe = Observer{}) {
   TypeState st[kNumTypes];
   TradeState tr;
   double G = 1.0;
@@ -513,7 +524,10 @@ TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, 
       else c.add(P, st[m].E);
     }
     const double A = c.value();
-    if (t > p.cutout) trade_realize(tr, R[t], p.fee);
+    if (t > p.cutout) {
+      trade_realize(tr, R[t], p.fee);
+      observe(t, static_cast<const TradeState&>(tr));
+    }
     trade_decide(tr, A, p);
   }
   return tr;

@@ -1,6 +1,7 @@
 // The atc strategy in the registry (strategies/registry.hpp): seed 002's adaptive trend
 // classification over a data set of one or more symbols.
 #include "strategies/candle_settings.hpp"
+#include "strategies/atc/atc_export.hpp"
 #include "strategies/atc/atc_strategy.hpp"
 #include "strategies/registry.hpp"
 
@@ -25,7 +26,7 @@ std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<AtcSettings>();
   const CandleSymbolsConfig c = parse_candle_symbols(in, s->options.min_trades);
   s->data = c.data;
-  s->options.objective = parse_atc_objective(in.objective.name);
+  in.errors.check([&] { s->options.objective = parse_atc_objective(in.objective.name); });
   s->options.min_trades = c.min_trades;
   s->options.aggregate = c.aggregate;
   s->options.maximize = c.maximize;
@@ -55,6 +56,8 @@ void register_atc(Registry& registry) {
   };
   e.make_device = TPEOPT_DEVICE(gpu::make_atc_twin);
   e.symbol_results.device = TPEOPT_DEVICE(gpu::atc_symbols_device);
+  e.trades.columns = atc_trade_columns();
+  e.trades.cpu = atc_trades_cpu;  // no GPU export: --executor cuda says so
   e.samples = samples;
   registry.add(std::move(e));
 }

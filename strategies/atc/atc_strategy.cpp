@@ -39,6 +39,7 @@ AtcStrategy::AtcStrategy(const CandleSet& set, AtcOptions options)
     throw make_error("data: {} bars in all; the atc strategy takes at most {}", set.n_bars(),
                      std::numeric_limits<int>::max());
   close_ = set.bars.close;
+  time_ms_ = set.bars.time_ms;
   ret_.resize(close_.size());
   offset_ = set.offset;
   length_ = set.length;
@@ -62,6 +63,7 @@ std::unique_ptr<Strategy> AtcStrategy::subset(const std::vector<AtomRange>& rang
   // The kept symbols' closes and returns, copied as they are (a symbol's returns start at 0).
   auto out = std::make_unique<AtcStrategy>(*this);
   for (auto* v : {&out->close_, &out->ret_}) v->clear();
+  out->time_ms_.clear();
   for (auto* v : {&out->offset_, &out->length_, &out->word_offset_}) v->clear();
   out->names_.clear();
   out->sources_.clear();
@@ -76,6 +78,7 @@ std::unique_ptr<Strategy> AtcStrategy::subset(const std::vector<AtomRange>& rang
     out->word_offset_.push_back(out->total_words_);
     out->total_words_ += atc::signal_words(static_cast<int>(length_[s]));
     out->close_.insert(out->close_.end(), first, last);
+    out->time_ms_.insert(out->time_ms_.end(), time_ms_.begin() + offset_[s], time_ms_.begin() + offset_[s] + length_[s]);
     out->ret_.insert(out->ret_.end(), ret_.begin() + offset_[s], ret_.begin() + offset_[s] + length_[s]);
     out->names_.push_back(names_[s]);
     out->sources_.push_back(sources_[s]);

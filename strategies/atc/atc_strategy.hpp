@@ -54,6 +54,16 @@ class AtcStrategy final : public SymbolStrategy {
 
   /// The CPU reference of one symbol: its final TradeState for one trial.
   atc::TradeState run_symbol(const double* params, std::size_t s) const;
+  /// The same walk of symbol s, calling observe(t, state) after each return bar t.
+  template <typename Observer>
+  atc::TradeState walk_symbol(const atc::Params& p, std::size_t s, Observer observe) const {
+    std::vector<atc::SignalWord> buf;
+    const atc::SignalWord* ptr[atc::kStreams];
+    signal_words(p, s, buf, ptr);
+    return atc::run_symbol(p, ret_.data() + offset_[s], static_cast<int>(length_[s]), ptr, observe);
+  }
+  /// Bar times of all symbols (Unix ms), contiguous like closes().
+  const std::vector<std::int64_t>& times_ms() const { return time_ms_; }
 
   // ---- data subsets (issue [subsets]): atoms are the symbols' distinct bar times --------
   std::size_t n_atoms() const override { return atoms_ ? atoms_->size() : 0; }
@@ -75,6 +85,7 @@ class AtcStrategy final : public SymbolStrategy {
   AtcOptions options_;
   symbols::AggregateSpec spec_{};
   std::vector<double> close_, ret_;
+  std::vector<std::int64_t> time_ms_;
   std::vector<std::int64_t> offset_, length_, word_offset_;
   std::int64_t total_words_ = 0;
   std::string checksum_;

@@ -7,9 +7,11 @@ namespace tpeopt::gpu {
 strategies::ExportedTrades ema_cross_trades_device(const strategies::Strategy& strategy, const double* params,
                                                    int block_size) {
   const auto& s = dynamic_cast<const strategies::EmaCrossStrategy&>(strategy);
+  // Named: a range-for over `gpu_ema_cross_trades(...)[0].trades` would walk a destroyed
+  // vector (a temporary's lifetime ends before the loop body: docs/writing-a-strategy.md).
+  const auto lists = gpu_ema_cross_trades(s, params, 1, {}, block_size);
   std::vector<strategies::ExportedTrade> out;
-  for (const auto& t : gpu_ema_cross_trades(s, params, 1, {}, block_size)[0].trades)
-    out.push_back(strategies::export_ema_cross_trade(t, s.candles().time_ms));
+  for (const auto& t : lists[0].trades) out.push_back(strategies::export_ema_cross_trade(t, s.candles().time_ms));
   return {out};
 }
 

@@ -13,9 +13,12 @@ namespace ex = strategies::exhaustion;
 strategies::ExportedTrades exhaustion_trades_device(const strategies::Strategy& strategy, const double* params,
                                                     int block_size) {
   auto one = [&](const strategies::ExhaustionStrategy& s) {
+    // Named: a range-for over `gpu_exhaustion_trades(...)[0].trades` would walk a destroyed
+    // vector (C++20 keeps only a range's outermost temporary alive, not one reached through
+    // operator[]); tests/strategies/test_source_rules.cpp refuses that shape.
+    const std::vector<GpuTrialTrades> lists = gpu_exhaustion_trades(s, params, 1, {}, block_size);
     std::vector<strategies::ExportedTrade> out;
-    for (const auto& t : gpu_exhaustion_trades(s, params, 1, {}, block_size)[0].trades)
-      out.push_back(strategies::export_exhaustion_trade(t, s.candles().time_ms));
+    for (const auto& t : lists[0].trades) out.push_back(strategies::export_exhaustion_trade(t, s.candles().time_ms));
     return out;
   };
   strategies::ExportedTrades all;

@@ -24,7 +24,7 @@ struct ExhaustionSettings final : StrategySettings {
 std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<ExhaustionSettings>();
   s->candles = parse_candle_symbols(in, s->options.min_trades);
-  s->options.objective = parse_exhaustion_objective(in.objective.name);
+  in.errors.check([&] { s->options.objective = parse_exhaustion_objective(in.objective.name); });
   s->options.min_trades = s->candles.min_trades;
   return s;
 }

@@ -24,12 +24,16 @@ struct FunctionsSettings final : StrategySettings {
 
 std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<FunctionsSettings>();
-  s->function = parse_test_function(in.root.get_choice("function", {"sphere", "rastrigin", "styblinski_tang", "hartmann6"}));
+  const bool named = in.errors.check([&] {
+    s->function =
+        parse_test_function(in.root.get_choice("function", {"sphere", "rastrigin", "styblinski_tang", "hartmann6"}));
+  });
   if (in.objective.name != "value")
-    throw make_error("objective.name: the functions strategy's objective is \"value\" (got \"{}\")", in.objective.name);
+    in.errors.add(
+        fmt::format("objective.name: the functions strategy's objective is \"value\" (got \"{}\")", in.objective.name));
   if (in.root.has("params") && in.root.at("params").is_object())
     for (const auto& item : in.root.at("params").items()) s->params.push_back(item.key());
-  check_test_function_dimension(s->function, s->params.size());
+  if (named) in.errors.check([&] { check_test_function_dimension(s->function, s->params.size()); });
   return s;
 }
 

@@ -28,11 +28,37 @@ struct TradeFilterSettings final : StrategySettings {
 
 std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<TradeFilterSettings>();
-  s->data = io::parse_trade_filter_data_config(*in.data);
+  if (in.data) in.errors.check([&] { s->data = io::parse_trade_filter_data_config(*in.data, &in.errors); });
   if (in.objective.name != "total_return")
-    throw make_error("objective.name: trade_filter scores \"total_return\" only (got \"{}\")", in.objective.name);
+    in.errors.add(fmt::format("objective.name: trade_filter scores \"total_return\" only (got \"{}\")", in.objective.name));
   if (in.objective.min_trades_set) s->min_trades = in.objective.min_trades;
   return s;
+}
+
+/// The kept trades of one trial (tpeopt backtest --trades-out), in the log's order, each
+/// with the exit the trial gives it (first_exit_linear, as evaluate) and its outcome as
+/// scored: `percent` (the fixed-point outcome back in percent) and `return` (a fraction).
+/// Times are the log's entry and exit times (a target or stop exit is met on the way).
+ExportedTrades trade_filter_trades(const Strategy& strategy, const double* slots) {
+  namespace tf = trade_filter;
+  const auto& s = dynamic_cast<const TradeFilterStrategy&>(strategy);
+  const TradeFilterData& d = s.data();
+  const tf::Params p = tf::params_from_slots(slots);
+  ExportedTrades out(1);
+  for (std::size_t i = 0; i < d.n_trades(); ++i) {
+    if (!tf::keeps(p, d.volatility[i], d.ratio[i], d.adx28[i], d.adx14[i], d.adx7[i])) continue;
+    const std::uint64_t begin = d.path_offset[i];
+    const int exit = tf::first_exit_linear(d.path.data() + begin, d.path_offset[i + 1] - begin, p.target, p.stop);
+    const double percent = tf::from_fixed_point(tf::outcome_q(exit, p.target, p.stop, d.logged_q[i]));
+    ExportedTrade t;
+    t.entry_time_ms = d.entry_time[i] * 1000;
+    t.exit_time_ms = d.exit_time[i] * 1000;
+    t.fields = {fmt::format("{}", i), d.tickers.at(d.ticker[i]), fmt::format("{}", d.entry_price[i]),
+                exit == tf::kExitTarget ? "target" : (exit == tf::kExitStop ? "stop" : "logged"),
+                fmt::format("{}", percent), fmt::format("{}", percent / 100.0)};
+    out[0].push_back(std::move(t));
+  }
+  return out;
 }
 
 /// Generated inputs (20 trading days, 20,000 trades), the same for the same folder.
@@ -69,6 +95,9 @@ void register_trade_filter(Registry& registry) {
   e.exact_grid.score = trade_filter_grid_score;
   e.exact_grid.data_summary = trade_filter_grid_data;
   e.add_data_commands = add_trade_filter_data_commands;
+  e.trades.columns = {"trade", "ticker", "entry_price", "exit", "percent", "return"};
+  e.trades.count_metric = "kept";
+  e.trades.cpu = trade_filter_trades;  // no GPU export: --executor cuda says so
   e.samples = samples;
   registry.add(std::move(e));
 }

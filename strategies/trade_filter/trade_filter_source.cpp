@@ -111,16 +111,16 @@ std::shared_ptr<const TradeFilterData> load_trade_filter_data(const Json& json, 
   return load_trade_filter_data(parse_trade_filter_data_config(json), base_dir, log);
 }
 
-TradeFilterDataConfig parse_trade_filter_data_config(const Json& json) {
+TradeFilterDataConfig parse_trade_filter_data_config(const Json& json, ConfigErrors* errors) {
   JsonFields data(json, "data");
   TradeFilterDataConfig c;
   if (data.has("cache")) {
-    data.reject_unknown({"cache"});
+    data.reject_unknown({"cache"}, errors);
     c.cache = data.get_string("cache");
     if (c.cache.empty()) throw make_error("data.cache: expected a file path, got an empty string");
     return c;
   }
-  data.reject_unknown({"market_dir", "trades", "tickers", "cache_dir", "generate"});
+  data.reject_unknown({"market_dir", "trades", "tickers", "cache_dir", "generate"}, errors);
   c.market_dir = data.get_string("market_dir");
   c.trades = data.get_string("trades");
   if (!data.has("tickers")) throw make_error("data.tickers: missing (the tickers to keep, e.g. [\"SOXL\", \"IONQ\"])");

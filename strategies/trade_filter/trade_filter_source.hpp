@@ -59,7 +59,7 @@ struct TradeFilterDataConfig {
   /// generate).
   Json to_json() const;
 };
-TradeFilterDataConfig parse_trade_filter_data_config(const Json& data);
+TradeFilterDataConfig parse_trade_filter_data_config(const Json& data, ConfigErrors* errors = nullptr);
 /// load_trade_filter_data of the config's object.
 std::shared_ptr<const strategies::TradeFilterData> load_trade_filter_data(const TradeFilterDataConfig& config,
                                                                           const std::filesystem::path& base_dir,

@@ -23,9 +23,11 @@
 #include "io/candles_cache.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
+#include "strategies/registry.hpp"
 #include "support/files.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
+#include "support/trade_filter_fixture.hpp"
 
 using namespace tpeopt;
 using namespace std::chrono_literals;
@@ -82,7 +84,8 @@ TEST_CASE("first-hour fixtures: each config or command line gets its exit code a
     const std::string name = c.at("name");
     const std::string out = tmp + "/run" + std::to_string(n++);
     std::vector<std::string> args;
-    for (const auto& a : c.at("args")) args.push_back(replace_all(a.get<std::string>(), "{fixtures}", fixtures()));
+    for (const auto& a : c.at("args"))
+      args.push_back(replace_all(replace_all(a.get<std::string>(), "{fixtures}", fixtures()), "{out}", out));
     const bool has_out = std::find(args.begin(), args.end(), "--out") != args.end();
     if (!args.empty() && args[0] == "run" && !has_out) args.insert(args.end(), {"--executor", "cpu", "-q", "--out", out});
     const ScopedEnv env(c.value("env", io::Json::object()));
@@ -306,6 +309,152 @@ TEST_CASE("memory: data larger than the memory is refused before it is read", "[
   CHECK(io::estimate_bar_count("time\n0123456789\n", 1600) == 200);
 }
 
+// ---- item 2: every config error before anything starts, all at once ----------------------------
+
+namespace {
+
+/// The errors of a config as one message (empty when it loads).
+std::string config_errors(const std::string& text) {
+  try {
+    io::parse_study_config(io::parse_json_text(text, "cfg.json"), "cfg.json", fixtures());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+/// An ema_cross config over the fixtures' reference bars with these params.
+std::string ema_cross_with(const std::string& params) {
+  return R"({"strategy": "ema_cross", "data": {"candles": "reference.csv"}, "params": )" + params + "}";
+}
+
+}  // namespace
+
+TEST_CASE("config errors: the whole file is checked and every error reported in one message, each naming its key",
+          "[cpu][config][first-hour]") {
+  // Errors in every part at once: root, executor, objective, search, params, data.
+  const std::string all = config_errors(R"({
+    "strategy": "ema_cross", "colour": 1, "executor": "gpu",
+    "data": {"candles": "reference.csv", "cache": 1},
+    "objective": {"direction": "up", "min_trades": 1.5},
+    "search": {"sampler": "cmaes", "depth": 0, "tpe": {"gamma": 1}},
+    "params": {"ema_fast": {"type": "int", "low": 5, "high": 2}, "ema_slow": {"type": "float", "low": 1, "high": 3, "step": 0.7},
+               "sl_pct": "x", "tp_pct": 1e7}})");
+  CAPTURE(all);
+  for (const char* expected :
+       {"cfg.json: 12 errors:", "\n  colour: unknown key", "\n  executor: \"gpu\" is not one of: auto, cpu, cuda",
+        "\n  objective.direction: \"up\" is not one of", "\n  objective.min_trades: expected an integer, got 1.5",
+        "\n  search.sampler: \"cmaes\" is not one of", "\n  search.depth: expected an integer in [1, 64], got 0",
+        "\n  search.tpe.gamma: unknown key", "\n  params.ema_fast: low (5) is greater than high (2)",
+        "\n  params.ema_slow: step 0.7 does not divide the range", "\n  params.sl_pct: expected a number, a list of values",
+        "\n  params.tp_pct: 10000000 is above tp_pct's domain [0, 1000000)", "\n  data.cache: unknown key"})
+    CHECK_THAT(all, Catch::Contains(expected));
+  // A refused parameter definition is not also reported missing.
+  CHECK_THAT(all, !Catch::Contains("params: missing"));
+
+  // An unknown strategy: what can be checked without it still is.
+  const std::string unknown = config_errors(
+      R"({"strategy": "magic", "search": {"batch": 0}, "params": {"x": {"type": "float", "low": 1, "high": 0}}})");
+  CAPTURE(unknown);
+  CHECK_THAT(unknown, Catch::StartsWith("cfg.json: 3 errors:\n  strategy: \"magic\" is not one of"));
+  CHECK_THAT(unknown, Catch::Contains("\n  search.batch: expected an integer in [1,"));
+  CHECK_THAT(unknown, Catch::Contains("\n  params.x: low (1) is greater than high (0)"));
+  // One error keeps the form "file: key: what".
+  CHECK(config_errors(ema_cross_with(R"({"ema_fast": 3, "ema_slow": 8, "fee_bp": -1})")) ==
+        "cfg.json: params.fee_bp: -1 is below fee_bp's domain [0, 10000): must be >= 0 basis points (and below 10000)");
+  CHECK(config_errors(ema_cross_with(R"({"ema_fast": 3, "ema_slow": 8})")).empty());
+}
+
+TEST_CASE("config domains: every value a sampler can propose is checked, an integer's as the strategy rounds it",
+          "[cpu][config][first-hour]") {
+  struct Case {
+    std::string params, expected;  // expected: "" = accepted
+  };
+  const std::vector<Case> cases = {
+      // Ranges: both ends; an int axis, a float axis, stepped, log.
+      {R"({"ema_fast": {"type": "int", "low": 1, "high": 10}, "ema_slow": 20})", ""},
+      {R"({"ema_fast": {"type": "int", "low": 0, "high": 10}, "ema_slow": 20})",
+       "params.ema_fast.low: 0 is below ema_fast's domain [1, 99999999]"},
+      {R"({"ema_fast": {"type": "float", "low": 0.5, "high": 10}, "ema_slow": 20})", ""},  // 0.5 is read as 1
+      {R"({"ema_fast": {"type": "float", "low": 0.45, "high": 10}, "ema_slow": 20})",
+       "params.ema_fast.low: 0.45 (read as 0) is below ema_fast's domain [1, 99999999]"},
+      {R"({"ema_fast": {"type": "float", "low": 2, "high": 99999999.4}, "ema_slow": 20})", ""},
+      {R"({"ema_fast": {"type": "float", "low": 2, "high": 99999999.5}, "ema_slow": 20})",
+       "params.ema_fast.high: 99999999.5 (read as 100000000) is above ema_fast's domain [1, 99999999]"},
+      {R"({"ema_fast": {"type": "float", "low": 0.4, "high": 2, "step": 0.4}, "ema_slow": 20})",
+       "params.ema_fast.low: 0.4 (read as 0) is below"},
+      {R"({"ema_fast": {"type": "int", "low": 1, "high": 100000000, "log": true}, "ema_slow": 20})",
+       "params.ema_fast.high: 100000000 is above ema_fast's domain [1, 99999999]"},
+      {R"({"ema_fast": 3, "ema_slow": 20, "sl_pct": {"type": "float", "low": 0.01, "high": 100, "log": true}})",
+       "params.sl_pct.high: 100 is above sl_pct's domain [0, 100)"},
+      // Lists: each value, by its index; a bare list, "values" and "choices".
+      {R"({"ema_fast": [3, 0, 5], "ema_slow": 20})", "params.ema_fast[1]: 0 is below"},
+      {R"({"ema_fast": {"values": [3, 5, -7]}, "ema_slow": 20})", "params.ema_fast.values[2]: -7 is below"},
+      {R"({"ema_fast": 3, "ema_slow": {"type": "categorical", "choices": [20, 0.2]}})",
+       "params.ema_slow.choices[1]: 0.2 (read as 0) is below"},
+      // Fixed numbers.
+      {R"({"ema_fast": 3, "ema_slow": 20, "tp_pct": -0.5})", "params.tp_pct: -0.5 is below tp_pct's domain [0, 1000000)"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.params);
+    const std::string errors = config_errors(ema_cross_with(c.params));
+    if (c.expected.empty())
+      CHECK(errors.empty());
+    else
+      CHECK_THAT(errors, Catch::Contains(c.expected));
+  }
+  // A domain with an extra test (trade_filter's take profit must stay > 0 as float32).
+  const strategies::ParamList& tf = strategies::registry().at("trade_filter").params;
+  CHECK_THROWS_WITH(tf.check(tf.find("target_pct"), 1e-50, 1.0),
+                    Catch::StartsWith("params.target_pct.low: 1e-50 is not a value of target_pct: the take profit must "
+                                      "be > 0 percent as float32"));
+  CHECK_NOTHROW(tf.check(tf.find("target_pct"), 0.001, 1.0));
+  // The intervals in words.
+  CHECK(strategies::closed_open(0.5, 1e8, "").interval_text(true) == "[1, 99999999]");
+  CHECK(strategies::closed_open(-0.5, 250.5, "").interval_text(true) == "[0, 250]");
+  CHECK(strategies::above(0.0, "").interval_text(false) == "(0, inf)");
+  CHECK(strategies::closed(0.0, 1.0, "").interval_text(false) == "[0, 1]");
+}
+
+TEST_CASE("duplicate JSON keys are an error naming the file, line and column of each", "[cpu][config][first-hour]") {
+  CHECK_THROWS_WITH(io::parse_json_text("{\"a\": 1,\n \"b\": {\"c\": 1, \"\\u0063\": 2},\n \"a\": 3}", "x.json"),
+                    Catch::Equals("x.json: 2 duplicate keys:\n"
+                                  "  x.json:2:16: duplicate key \"c\" (first at line 2, column 8); a key may appear once "
+                                  "in an object\n"
+                                  "  x.json:3:2: duplicate key \"a\" (first at line 1, column 2); a key may appear once "
+                                  "in an object"));
+  // The same key in different objects, and strings that look like keys, are fine.
+  CHECK_NOTHROW(io::parse_json_text(R"({"a": {"a": 1}, "b": ["a", "a"], "c": {"x": "a,\"a\": 1"}})", "x.json"));
+}
+
+TEST_CASE("a config that cannot run creates nothing: resume refuses an edited config.json before it writes",
+          "[cpu][cli][first-hour]") {
+  const std::string tmp = testing::make_temp_dir("resume-bad-config");
+  const std::string dir = tmp + "/run";
+  const auto r = testing::run_cli(
+      {"run", "-c", fixtures() + "/load_reference.json", "--executor", "cpu", "-q", "--out", dir});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  // config.json edited into one that cannot run: an unknown parameter and a value out of its domain.
+  io::Json config = testing::read_json(dir + "/config.json");
+  config["params"]["fee_bp"] = -3;
+  config["params"]["bogus"] = 1;
+  std::ofstream(dir + "/config.json") << config.dump(2);
+  std::vector<std::pair<std::string, std::string>> before;
+  for (const auto& e : fs::directory_iterator(dir)) before.emplace_back(e.path().filename(), testing::read_text(e.path()));
+  std::sort(before.begin(), before.end());
+  const auto resumed = testing::run_cli({"resume", dir, "--executor", "cpu", "-q"});
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 2);
+  CHECK_THAT(resumed.output, Catch::Contains(dir + "/config.json: 2 errors:\n  params.fee_bp: -3 is below"));
+  CHECK_THAT(resumed.output, Catch::Contains("\n  params.bogus: not a parameter of strategy ema_cross"));
+  std::vector<std::pair<std::string, std::string>> after;
+  for (const auto& e : fs::directory_iterator(dir)) after.emplace_back(e.path().filename(), testing::read_text(e.path()));
+  std::sort(after.begin(), after.end());
+  CHECK(after == before);  // not a byte written, not a file added
+  fs::remove_all(tmp);
+}
+
 // ---- item 3: a study with no valid trial is not a success -------------------------------------
 
 TEST_CASE("no feasible trial: exit 4, counted in summary.json and shown in the report", "[cpu][first-hour]") {
@@ -338,6 +487,137 @@ TEST_CASE("no feasible trial: exit 4, counted in summary.json and shown in the r
   const io::Json fine = testing::read_json(tmp + "/ok/summary.json").at("outcomes");
   CHECK(fine.at("feasible").get<int>() + fine.at("too_few_trades").get<int>() == 40);
   CHECK(fine.at("feasible").get<int>() > 0);
+  fs::remove_all(tmp);
+}
+
+// ---- item 6: results a user can act on ---------------------------------------------------------
+
+namespace {
+
+/// The number after "key: " on a line of `output`.
+double printed(const std::string& output, const std::string& key) {
+  const auto at = output.find("\n" + key + ": ");
+  REQUIRE(at != std::string::npos);
+  return std::stod(output.substr(at + key.size() + 3));
+}
+
+std::vector<std::string> csv_lines(const std::string& path) {
+  std::istringstream in(testing::read_text(path));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("backtest re-runs a trial of a run directory: --top-rank N --run DIR, or a top.json entry as --params",
+          "[cpu][cli][first-hour]") {
+  const std::string tmp = testing::make_temp_dir("top-rank");
+  const std::string dir = tmp + "/run";
+  io::Json config = testing::read_json(fixtures() + "/load_reference.json");
+  config["data"]["candles"] = fixtures() + "/reference.csv";
+  config["search"]["top_k"] = 5;
+  config["params"]["sl_pct"] = {{"type", "float"}, {"low", 0.0}, {"high", 1.0}};
+  std::ofstream(tmp + "/study.json") << config.dump(2);
+  const auto r = testing::run_cli({"run", "-c", tmp + "/study.json", "--executor", "cpu", "-q", "--out", dir});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const io::Json top = testing::read_json(dir + "/top.json");
+  REQUIRE(top.size() == 5);
+  for (std::size_t rank = 1; rank <= 3; ++rank) {
+    CAPTURE(rank);
+    const io::Json& entry = top[rank - 1];
+    const std::string trades = tmp + fmt::format("/trades{}.csv", rank);
+    const auto b = testing::run_cli({"backtest", "--run", dir, "--top-rank", std::to_string(rank), "--trades-out", trades});
+    INFO(b.output);
+    REQUIRE(b.exit_code == 0);
+    // The run's score and metrics, bit for bit (the shortest decimal of a double reads back to it).
+    CHECK(printed(b.output, "score") == entry.at("score").get<double>());
+    for (const auto& [name, value] : entry.at("metrics").items()) {
+      CAPTURE(name);
+      CHECK(printed(b.output, name) == value.get<double>());
+    }
+    CHECK_THAT(b.output, Catch::Contains(fmt::format("recorded: {}/top.json, rank {}: trial {}, score ", dir, rank,
+                                                     entry.at("trial").get<std::uint64_t>())));
+    // The trades, with bar indices and times: as many as the trades metric.
+    const auto lines = csv_lines(trades);
+    REQUIRE_FALSE(lines.empty());
+    CHECK(lines[0] == "signal_bar,entry_bar,exit_bar,entry_price,exit_price,reason,return,entry_time,exit_time");
+    CHECK(lines.size() - 1 == entry.at("metrics").at("trades").get<std::size_t>());
+    const std::regex row(R"(\d+,\d+,\d+,[^,]+,[^,]+,\w+,[^,]+,2017-04-\d\d \d\d:00:00,2017-04-\d\d \d\d:00:00)");
+    for (std::size_t i = 1; i < lines.size(); ++i) CHECK(std::regex_match(lines[i], row));
+    // The same entry as a file given to --params, with the config given as --config.
+    const std::string entry_file = tmp + fmt::format("/entry{}.json", rank);
+    std::ofstream(entry_file) << entry.dump(2);
+    const auto p = testing::run_cli({"backtest", "-c", dir + "/config.json", "--params", entry_file});
+    INFO(p.output);
+    REQUIRE(p.exit_code == 0);
+    CHECK(printed(p.output, "score") == entry.at("score").get<double>());
+  }
+  const auto too_far = testing::run_cli({"backtest", "--run", dir, "--top-rank", "6"});
+  CHECK(too_far.exit_code == 2);
+  CHECK_THAT(too_far.output, Catch::Contains(fmt::format("--top-rank 6: {}/top.json holds 5 trials (ranks 1 to 5)", dir)));
+  const auto both = testing::run_cli({"backtest", "--run", dir, "-c", tmp + "/study.json", "--top-rank", "1"});
+  CHECK(both.exit_code == 2);
+  const auto neither = testing::run_cli({"backtest", "--run", dir});
+  CHECK(neither.exit_code == 2);
+  CHECK_THAT(neither.output, Catch::Contains("give the parameters with --params P.json, or a trial of a run with "
+                                             "--top-rank N --run DIR"));
+  fs::remove_all(tmp);
+}
+
+TEST_CASE("backtest --trades-out: atc and trade_filter write their trades too, with times", "[cpu][cli][first-hour]") {
+  const std::string tmp = testing::make_temp_dir("trades-out");
+  // atc over the fixtures' reference bars.
+  const io::Json atc = {{"strategy", "atc"},
+                        {"data", {{"candles", fixtures() + "/reference.csv"}}},
+                        {"params", {{"ema_len", 5}, {"hma_len", 5}, {"wma_len", 5}, {"dema_len", 5}, {"lsma_len", 5},
+                                    {"kama_len", 5}, {"long_threshold", 0.0}, {"short_threshold", 0.0}}}};
+  std::ofstream(tmp + "/atc.json") << atc.dump(2);
+  std::ofstream(tmp + "/none.json") << "{}";
+  const auto a = testing::run_cli({"backtest", "-c", tmp + "/atc.json", "-p", tmp + "/none.json", "--trades-out",
+                                   tmp + "/atc.csv"});
+  INFO(a.output);
+  REQUIRE(a.exit_code == 0);
+  const auto lines = csv_lines(tmp + "/atc.csv");
+  REQUIRE(lines.size() >= 3);
+  // atc reads a data set of symbols: a first symbol column, as over several.
+  CHECK(lines[0] == "symbol,entry_bar,exit_bar,side,entry_price,exit_price,bars,return,entry_time,exit_time");
+  CHECK(static_cast<double>(lines.size() - 1) == printed(a.output, "trades"));
+  const std::regex row(
+      R"(reference,\d+,\d+,(long|short),[^,]+,[^,]+,\d+,[^,]+,2017-04-\d\d \d\d:00:00,2017-04-\d\d \d\d:00:00)");
+  for (std::size_t i = 1; i < lines.size(); ++i) CHECK(std::regex_match(lines[i], row));
+  // trade_filter: the kept trades of a log, the filters it leaves out at their default (none).
+  const fs::path cache = testing::trade_filter_cache(4, 3000, 17);
+  const io::Json tf = {{"strategy", "trade_filter"},
+                       {"data", {{"cache", cache.string()}}},
+                       {"params", {{"min_volatility", 0.4}, {"target_pct", 1.0}, {"stop_pct", -0.4}}}};
+  std::ofstream(tmp + "/tf.json") << tf.dump(2);
+  const auto t = testing::run_cli({"backtest", "-c", tmp + "/tf.json", "-p", tmp + "/none.json", "--trades-out",
+                                   tmp + "/tf.csv"});
+  INFO(t.output);
+  REQUIRE(t.exit_code == 0);
+  const auto kept = csv_lines(tmp + "/tf.csv");
+  REQUIRE(kept.size() > 100);
+  CHECK(kept[0] == "trade,ticker,entry_price,exit,percent,return,entry_time,exit_time");
+  CHECK(static_cast<double>(kept.size() - 1) == printed(t.output, "kept"));
+  const std::regex kept_row(R"(\d+,[A-Z]+,[^,]+,(target|stop|logged),[^,]+,[^,]+,2024-01-0\d \d\d:\d\d:\d\d,2024-01-0\d \d\d:\d\d:\d\d)");
+  // Their outcomes add up to the score (a sum of percents; exact in fixed point, here in doubles).
+  double percent = 0.0;
+  for (std::size_t i = 1; i < kept.size(); ++i) {
+    CHECK(std::regex_match(kept[i], kept_row));
+    std::vector<std::string> fields;
+    std::stringstream row(kept[i]);
+    for (std::string f; std::getline(row, f, ',');) fields.push_back(f);
+    REQUIRE(fields.size() == 8);
+    percent += std::stod(fields[4]);
+    CHECK(std::stod(fields[5]) == std::stod(fields[4]) / 100.0);
+  }
+  CHECK(std::fabs(percent - printed(t.output, "score")) < 1e-6);
+  // Not from the GPU: said so (in a build without CUDA, that there is none).
+  const auto cuda = testing::run_cli({"backtest", "-c", tmp + "/atc.json", "-p", tmp + "/none.json", "--trades-out",
+                                      tmp + "/atc_gpu.csv", "--executor", "cuda"});
+  CHECK(cuda.exit_code == 2);
   fs::remove_all(tmp);
 }
 

@@ -12,10 +12,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/run_report_data.hpp"
 #include "io/json_fields.hpp"
 #include "support/paths.hpp"
 #include "support/files.hpp"
 #include "support/process.hpp"
+#include "support/trade_filter_fixture.hpp"
 
 using namespace tpeopt;
 namespace fs = std::filesystem;
@@ -179,5 +181,122 @@ TEST_CASE("tpeopt report: an interrupted run is reported from its CSVs, bad file
   const auto no_dir = run_cli({"report", tmp + "/nowhere"});
   CHECK(no_dir.exit_code == 2);
   CHECK(no_dir.output.find("nowhere") != std::string::npos);
+  fs::remove_all(tmp);
+}
+
+TEST_CASE("tpeopt report: the top trials with their metrics, the data, and the best trial's equity curve",
+          "[cpu][report][first-hour]") {
+  const std::string tmp = testing::make_temp_dir("report-equity");
+  const std::string run_dir = tmp + "/run";
+  const std::string fixtures = testing::source_dir() + "/tests/apps/fixtures/first_hour";
+  io::Json j = testing::read_json(fixtures + "/load_reference.json");
+  j["data"]["candles"] = fixtures + "/reference.csv";
+  j["search"]["top_k"] = 12;
+  j["params"]["sl_pct"] = {{"type", "float"}, {"low", 0.0}, {"high", 1.0}};
+  j["params"]["fee_bp"] = 1.0;
+  std::ofstream(tmp + "/study.json") << j.dump(2);
+  const auto run = run_cli({"run", "-c", tmp + "/study.json", "--executor", "cpu", "-q", "--out", run_dir});
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const auto report = run_cli({"report", run_dir});
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  const std::string html = read_text(fs::path(run_dir) / "report.html");
+  const io::Json top = testing::read_json(run_dir + "/top.json");
+  REQUIRE(top.size() == 12);
+
+  // The table: every top trial (not the first 10), its metrics, nothing clipped.
+  const auto table = html.find("<section id=\"top\">");
+  REQUIRE(table != std::string::npos);
+  const std::string section = html.substr(table, html.find("</section>", table) - table);
+  for (const char* column : {"<th>trades</th>", "<th>sharpe</th>", "<th>max_drawdown</th>", "<th>profit_factor</th>",
+                             "<th>ema_fast</th>", "<th>sl_pct</th>", "<th>fee_bp</th>"})
+    CHECK_THAT(section, Catch::Contains(column));
+  std::size_t rows = 0;
+  for (auto at = section.find("<tr><td>"); at != std::string::npos; at = section.find("<tr><td>", at + 1)) ++rows;
+  CHECK(rows == 12);
+  CHECK_THAT(section, Catch::Contains("tpeopt backtest --run " + run_dir + " --top-rank N"));
+  const auto body = html.find("\nbody {");
+  REQUIRE(body != std::string::npos);
+  CHECK_THAT(html.substr(body, html.find('\n', body + 1) - body), !Catch::Contains("max-width"));  // as wide as its table
+  CHECK_THAT(html, !Catch::Contains("overflow"));
+
+  // The data: what config.json names, what it holds, and that it is the run's.
+  CHECK_THAT(html, Catch::Contains("reference.csv: 60 bars, 2017-04-19 09:00:00 .. 2017-04-21 20:00:00"));
+  CHECK_THAT(html, Catch::Contains("The same data as when the run started"));
+
+  // The equity curve: the best trial's trades compounded; its end is the trial's compound return.
+  const auto data = engine::load_run_report_data(run_dir);
+  REQUIRE(data.equity_note.empty());
+  REQUIRE(data.equity.size() == 1);
+  CHECK(data.equity[0].trades == top[0]["metrics"]["trades"].get<std::size_t>());
+  CHECK(data.equity[0].points.back().second - 1.0 == top[0]["metrics"]["compound_return"].get<double>());
+  const auto fig = html.find("id=\"fig-equity\"");
+  REQUIRE(fig != std::string::npos);
+  CHECK(html.find("<polyline", fig) < html.find("</section>", fig));
+
+  // A changed data file is said so.
+  fs::copy_file(fixtures + "/reference.csv", tmp + "/reference.csv");
+  std::ofstream(tmp + "/reference.csv", std::ios::app) << "2017-04-21 21:00:00,1.07,1.08,1.06,1.07,100\n";
+  io::Json config = testing::read_json(run_dir + "/config.json");
+  config["data"]["candles"] = tmp + "/reference.csv";
+  std::ofstream(run_dir + "/config.json") << config.dump(2);
+  REQUIRE(run_cli({"report", run_dir}).exit_code == 0);
+  CHECK_THAT(read_text(fs::path(run_dir) / "report.html"), Catch::Contains("<p id=\"data-changed\">"));
+
+  // The equity figure alone in headless Chromium draws its line.
+  const std::string chromium = find_program("chromium");
+  REQUIRE_FALSE(chromium.empty());
+  const std::string python = find_program("python3");
+  REQUIRE_FALSE(python.empty());
+  const fs::path page = fs::path(tmp) / "equity.html", png = fs::path(tmp) / "equity.png";
+  std::ofstream(page) << one_figure_page(html, "fig-equity");
+  const Pixels px = screenshot(chromium, python, page, png);
+  CAPTURE(px.nonbackground, px.colored);
+  CHECK(px.nonbackground >= 3000);
+  CHECK(px.colored >= 300);
+  fs::remove_all(tmp);
+}
+
+TEST_CASE("tpeopt report works on an exact grid's run directory", "[cpu][report][grid][first-hour]") {
+  const std::string tmp = testing::make_temp_dir("report-grid");
+  const fs::path cache = testing::trade_filter_cache(4, 3000, 17);
+  const io::Json j = {{"strategy", "trade_filter"},
+                      {"data", {{"cache", cache.string()}}},
+                      {"objective", {{"min_trades", 20}}},
+                      {"search", {{"sampler", "grid"}}},
+                      {"params",
+                       {{"min_volatility", {{"values", {0.0, 0.4, 0.8}}}},
+                        {"min_adx28", {{"values", {0, 25}}}},
+                        {"target_pct", {{"values", {0.2, 0.6, 1.0}}}},
+                        {"stop_pct", {{"values", {-0.6, -0.4}}}}}}};
+  std::ofstream(tmp + "/grid.json") << j.dump(2);
+  const std::string dir = tmp + "/grid";
+  const auto grid = run_cli({"grid", "-c", tmp + "/grid.json", "--executor", "cpu", "-q", "--top", "7", "-o", dir});
+  INFO(grid.output);
+  REQUIRE(grid.exit_code == 0);
+  REQUIRE(fs::exists(fs::path(dir) / "grid_journal.bin"));
+  REQUIRE_FALSE(fs::exists(fs::path(dir) / "trials.csv"));
+  const auto report = run_cli({"report", dir});
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  CHECK_THAT(report.output, Catch::Contains("(exact grid: 36 combinations, 1 segment, top 7)"));
+  const std::string html = read_text(fs::path(dir) / "report.html");
+  const io::Json summary = testing::read_json(dir + "/summary.json");
+  CHECK_THAT(html, Catch::Contains("status complete\">complete<"));
+  CHECK_THAT(html, Catch::Contains("exact grid (every combination of the value lists)"));
+  CHECK_THAT(html, Catch::Contains("<code>" + summary["digest"].get<std::string>() + "</code>"));
+  CHECK_THAT(html, Catch::Contains("<th>combination</th>"));
+  for (const char* column : {"<th>kept</th>", "<th>wins</th>", "<th>losses</th>", "<th>target_pct</th>"})
+    CHECK_THAT(html, Catch::Contains(column));
+  CHECK_THAT(html, !Catch::Contains("id=\"fig-history\""));
+  CHECK_THAT(html, Catch::Contains(" trades, 20"));  // the trade log, loaded again: "N trades, FIRST .. LAST"
+  const auto data = engine::load_run_report_data(dir);
+  CHECK(data.grid);
+  REQUIRE(data.equity_note.empty());
+  REQUIRE(data.equity.size() == 1);
+  const io::Json top = testing::read_json(dir + "/top.json");
+  CHECK(data.equity[0].trades == top[0]["metrics"]["kept"].get<std::size_t>());
+  CHECK(html.find("<polyline", html.find("id=\"fig-equity\"")) != std::string::npos);
   fs::remove_all(tmp);
 }

@@ -232,9 +232,12 @@ TEST_CASE("a study whose strategy cannot be cut into parts is refused before its
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains(std::string(key) + ": strategy functions"));
     CHECK_FALSE(fs::exists(dir));
-    // `tpeopt grid` refuses it before creating its directory too.
+    // `tpeopt grid` refuses it before creating its directory too (over value lists: a grid
+    // refuses continuous ranges first).
     const std::string grid_dir = tmp + "/grid_" + std::string(key);
-    const auto g = run_cli({"grid", "-c", tmp + "/study.json", "--executor", "cpu", "-q", "-o", grid_dir});
+    config["params"] = {{"x0", {{"values", {-1.0, 0.0, 1.0}}}}, {"x1", {{"values", {-1.0, 1.0}}}}};
+    std::ofstream(tmp + "/grid.json") << config.dump(2);
+    const auto g = run_cli({"grid", "-c", tmp + "/grid.json", "--executor", "cpu", "-q", "-o", grid_dir});
     INFO(g.output);
     CHECK(g.exit_code == 2);
     CHECK_THAT(g.output, Catch::Contains(std::string(key) + ": "));

@@ -76,7 +76,9 @@ TEST_CASE("conformance: trades and per-symbol results from the GPU equal the CPU
     CAPTURE(c.label);
     const io::StudyConfig config = tpeopt::testing::conformance_study(c);
     const auto strategy = engine::make_strategy(config);
-    const bool trades = c.entry->trades.available();
+    // Trades from the GPU where the strategy exports them there (atc and trade_filter export
+    // them from the CPU only).
+    const bool trades = c.entry->trades.available() && c.entry->trades.device != nullptr;
     const auto batch = tpeopt::testing::random_batch(config, 6, 31);
     const engine::ParamBinding binding(*strategy, config.space, config.fixed);
     std::vector<double> slots(binding.n_slots());

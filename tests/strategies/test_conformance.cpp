@@ -6,13 +6,16 @@
 //  - with data subsets (StrategyEntry::subsets): the whole data as one part scores as the
 //    strategy itself, bit for bit; a hold-out study and a halving study run, pipelined ==
 //    serial, and the hold-out's out-of-sample scores are the out-of-sample part's own;
-//  - with a trade export: one list per symbol, as many trades as the `trades` metric says.
+//  - with a trade export: one list per symbol, as many trades as the metric that counts them
+//    says (`trades`, or the entry's count_metric), each with a return column.
 // The CUDA side (CPU == GPU for all of this) is tests/gpu/test_conformance_gpu.cpp.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "engine/backtest.hpp"
 #include "engine/cpu_executor.hpp"
@@ -29,6 +32,25 @@ using tpeopt::testing::ConformanceCase;
 using tpeopt::testing::same_bits;
 
 namespace {
+
+/// Values just outside a slot's domain as the strategy reads them (NaN where that side is
+/// unbounded): an integer slot rounds, floor(v + 0.5), so its are half an integer beyond the
+/// integers it takes (0.49999999999999994 + 0.5 rounds to 1: it is read as 1).
+std::pair<double, double> just_outside(const strategies::ParamSpec& p) {
+  if (!p.integer) return {p.domain.just_below(), p.domain.just_above()};
+  double below = NAN, above = NAN;
+  if (std::isfinite(p.domain.low)) {
+    double lo = std::ceil(p.domain.low);
+    if (p.domain.low_open && lo == p.domain.low) lo += 1.0;
+    below = lo - 0.5 - 1e-6;
+  }
+  if (std::isfinite(p.domain.high)) {
+    double hi = std::floor(p.domain.high);
+    if (p.domain.high_open && hi == p.domain.high) hi -= 1.0;
+    above = hi + 0.5;
+  }
+  return {below, above};
+}
 
 engine::StudyRun run(const io::StudyConfig& config, const strategies::Strategy& strategy, bool serial) {
   engine::RunOptions o;
@@ -96,7 +118,8 @@ TEST_CASE("conformance: parameters outside a strategy's domain are refused when 
                           Catch::Contains("params.no_such_parameter"));
     for (const auto& p : c.entry->params.specs()) {
       CAPTURE(p.name);
-      for (const double outside : {p.domain.just_below(), p.domain.just_above()}) {
+      const auto [below, above] = just_outside(p);
+      for (const double outside : {below, above}) {
         if (std::isnan(outside)) continue;
         CAPTURE(outside);
         // As a fixed number and as the end of a range.
@@ -109,6 +132,78 @@ TEST_CASE("conformance: parameters outside a strategy's domain are refused when 
       }
       CHECK(p.domain.accepts(p.typical_low, p.typical_high));  // the typical range is inside the domain
     }
+  }
+}
+
+TEST_CASE("conformance: every parameter outside its domain is reported in one message, each by its key",
+          "[cpu][conformance][config]") {
+  std::set<std::string> seen;
+  for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
+    if (!seen.insert(c.entry->name).second || c.entry->params_from_config) continue;
+    CAPTURE(c.label);
+    // Every slot with a lower bound as a range starting just below it, every other slot
+    // fixed just above its upper bound; plus an unknown name.
+    io::Json params = io::Json::object();
+    std::vector<std::string> keys;
+    for (const auto& p : c.entry->params.specs()) {
+      const auto [below, above] = just_outside(p);
+      if (!std::isnan(below)) {
+        params[p.name] = {{"type", "float"}, {"low", below}, {"high", p.typical_high}};
+        keys.push_back("params." + p.name + ".low: ");
+      } else if (!std::isnan(above)) {
+        params[p.name] = above;
+        keys.push_back("params." + p.name + ": ");
+      }
+    }
+    params["no_such_parameter"] = 1.0;
+    keys.push_back("params.no_such_parameter: not a parameter of strategy " + c.entry->name);
+    std::string message;
+    try {
+      tpeopt::testing::conformance_study(c, {{"params", params}});
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    CAPTURE(message);
+    CHECK_THAT(message, Catch::Contains(fmt::format("{} errors:", keys.size())));
+    for (const auto& k : keys) CHECK_THAT(message, Catch::Contains("\n  " + k));
+  }
+}
+
+TEST_CASE("conformance: an integer slot's largest value as read is the top of its domain", "[cpu][conformance][config]") {
+  std::set<std::string> seen;
+  std::size_t checked = 0;
+  for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
+    if (!seen.insert(c.entry->name).second || c.entry->params_from_config) continue;
+    for (const auto& p : c.entry->params.specs()) {
+      if (!p.integer || !std::isfinite(p.domain.high)) continue;
+      CAPTURE(c.label, p.name);
+      // The largest integer the domain takes, and the first value read as the next one.
+      double top = std::floor(p.domain.high);
+      if (p.domain.high_open && top == p.domain.high) top -= 1.0;
+      const io::Json ok = {{"type", "float"}, {"low", p.typical_low}, {"high", top + 0.49}};
+      CHECK_NOTHROW(tpeopt::testing::conformance_study(c, {{"params", {{p.name, ok}}}}));
+      const io::Json over = {{"type", "float"}, {"low", p.typical_low}, {"high", top + 0.5}};
+      CHECK_THROWS_WITH(tpeopt::testing::conformance_study(c, {{"params", {{p.name, over}}}}),
+                        Catch::Contains(fmt::format("params.{}.high: ", p.name)) && Catch::Contains("is above"));
+      ++checked;
+    }
+  }
+  CHECK(checked >= 10);
+}
+
+TEST_CASE("conformance: every strategy whose metrics count trades exports them", "[cpu][conformance][trades]") {
+  for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
+    CAPTURE(c.label);
+    const io::StudyConfig config = tpeopt::testing::conformance_study(c);
+    const auto strategy = engine::make_strategy(config);
+    const auto& names = strategy->metric_names();
+    const bool counts_trades = std::find(names.begin(), names.end(), "trades") != names.end() ||
+                               std::find(names.begin(), names.end(), "kept") != names.end();
+    CHECK(c.entry->trades.available() == counts_trades);
+    if (!c.entry->trades.available()) continue;
+    const auto& columns = c.entry->trades.columns;
+    CHECK(std::find(columns.begin(), columns.end(), "return") != columns.end());
+    CHECK(std::find(names.begin(), names.end(), c.entry->trades.count_metric) != names.end());
   }
 }
 
@@ -165,7 +260,7 @@ TEST_CASE("conformance: a strategy's trade export agrees with its trades metric"
     const io::StudyConfig config = tpeopt::testing::conformance_study(c);
     const auto strategy = engine::make_strategy(config);
     const auto& names = strategy->metric_names();
-    const auto trades_metric = std::find(names.begin(), names.end(), "trades") - names.begin();
+    const auto trades_metric = std::find(names.begin(), names.end(), c.entry->trades.count_metric) - names.begin();
     REQUIRE(trades_metric < static_cast<std::ptrdiff_t>(names.size()));
     const auto* symbols = dynamic_cast<const strategies::SymbolStrategy*>(strategy.get());
     const auto batch = tpeopt::testing::random_batch(config, 8, 5);

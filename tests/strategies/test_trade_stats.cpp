@@ -1,0 +1,77 @@
+// The Sharpe ratio every strategy reports (strategies/trade_stats.hpp, shared with the CUDA
+// kernels): constant returns, up to the rounding of their computation, have a Sharpe ratio
+// of 0, not the +-1e11..1e15 that dividing by a rounding residue gives.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "strategies/atc/atc.hpp"
+#include "strategies/trade_stats.hpp"
+
+using namespace tpeopt::strategies;
+
+namespace {
+
+ReturnStats stats_of(const std::vector<double>& returns) {
+  ReturnStats s;
+  for (double r : returns) add_return(s, r);
+  return s;
+}
+
+/// The ratio with any m2 > 0 as a spread: what the minimum variance guards against.
+double undefended_sharpe(const ReturnStats& s) {
+  if (s.trades == 0 || !(s.m2 > 0.0)) return 0.0;
+  const double n = static_cast<double>(s.trades);
+  return (s.total_return / n) / std::sqrt(s.m2 / n) * std::sqrt(n);
+}
+
+}  // namespace
+
+TEST_CASE("Sharpe: returns equal but for rounding have a Sharpe ratio of 0", "[cpu][strategies][first-hour]") {
+  // Four stop-loss exits of ema_cross on data/backtesting-py/EURUSD.csv (sl_pct 0.001): each
+  // -1e-5, as computed from its own prices.
+  const ReturnStats stops =
+      stats_of({-9.99999999995449e-06, -1.0000000000065512e-05, -9.999999999843467e-06, -9.99999999995449e-06});
+  REQUIRE(stops.m2 > 0.0);                             // a rounding residue, not a spread
+  CHECK(std::fabs(undefended_sharpe(stops)) > 1e10);  // what dividing by it gives
+  CHECK(sharpe(stops) == 0.0);
+  // Exactly equal returns, no trades.
+  CHECK(sharpe(stats_of({0.0027292180820341905, 0.0027292180820341905})) == 0.0);
+  CHECK(sharpe(ReturnStats{}) == 0.0);
+  // The threshold: a standard deviation of 1e-5 of the mean; below it none, above it the ratio.
+  const double limit = kSharpeMinRelativeVariance * (0.01 * 0.01);
+  CHECK(sharpe_ratio(0.01, limit, 4.0) == 0.0);
+  CHECK(sharpe_ratio(0.01, 4.0 * limit, 4.0) == 0.01 / std::sqrt(4.0 * limit) * 2.0);
+  CHECK(sharpe_ratio(-0.01, 4.0 * limit, 4.0) == -0.01 / std::sqrt(4.0 * limit) * 2.0);
+  CHECK(sharpe_ratio(0.01, NAN, 4.0) == 0.0);
+  CHECK(sharpe_ratio(0.0, 1e-30, 4.0) == 0.0);
+}
+
+TEST_CASE("Sharpe: returns with a spread keep the ratio, bit for bit as before", "[cpu][strategies][first-hour]") {
+  const std::vector<double> returns = {0.012, -0.004, 0.0031, -0.0105, 0.02, 0.0002};
+  const ReturnStats s = stats_of(returns);
+  CHECK(sharpe(s) == undefended_sharpe(s));
+  CHECK(sharpe(s) != 0.0);
+  // Two trades a hundredth of a basis point apart (a tenth of a thousandth of their mean).
+  const ReturnStats close = stats_of({0.001, 0.0010001});
+  CHECK(sharpe(close) == undefended_sharpe(close));
+  CHECK(sharpe(close) > 1000.0);
+}
+
+TEST_CASE("Sharpe: atc's per-bar ratio follows the same definition", "[cpu][strategies][first-hour]") {
+  atc::TradeState s;
+  s.bars = 3;
+  // Three bars of the same return: sum of squares minus the squared mean leaves a residue.
+  const double r = 0.0018447362809681143;
+  s.total = (r + r) + r;
+  s.sumsq = (r * r + r * r) + r * r;
+  const double n = 3.0, mean = s.total / n, var = s.sumsq / n - mean * mean;
+  CAPTURE(var);
+  REQUIRE(var > 0.0);  // a residue, which a rule of var > 0 would divide by
+  REQUIRE(var <= kSharpeMinRelativeVariance * mean * mean);
+  double metrics[atc::kNumMetrics];
+  double equity = 0.0;
+  atc::finish_symbol(s, atc::Objective::Sharpe, metrics, &equity);
+  CHECK(metrics[atc::kMSharpe] == 0.0);
+}
