@@ -10,6 +10,8 @@
 #       --optuna VENV also runs the comparison with Optuna (a venv with optuna==5.0.0);
 #       --peers also runs vectorbt's side (bench/peers/run_peers.sh: installs vectorbt,
 #       checks every trade, then times; about 80 minutes on 2 cores).
+#       --python VENV also runs the Python boundary (bench/python/bench_python.py; a venv with
+#       the tpeopt package, `pip install .`, optuna==5.0.0 and rustuna==0.2.0; 2-4 minutes).
 #   BIN=DIR bench/run_all.sh --gpu [--out DIR] [ONLY...]
 #       the GPU part, on the GPU machine, over binaries built elsewhere (BIN: a folder with
 #       tpeopt, tpeopt_tests and the bench_* programs; default .carry): scripts/gpu_session.sh's
@@ -26,7 +28,7 @@
 # then shows what changed, and the page is updated from the new files.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-mode=cpu build="$root/build" out="$root/bench/results" optuna_venv="" peers=0 only=()
+mode=cpu build="$root/build" out="$root/bench/results" optuna_venv="" python_venv="" peers=0 only=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpu) mode=gpu ;;
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
     --build) build="$(cd "$2" && pwd)"; shift ;;
     --out) mkdir -p "$2"; out="$(cd "$2" && pwd)"; shift ;;
     --optuna) optuna_venv="$2"; shift ;;
+    --python) python_venv="$2"; shift ;;
     --peers) peers=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run_all.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -245,4 +248,9 @@ quickstart() {
   "$T" run --config "$root/examples/exhaustion_eurusd_holdout.json" --executor cpu --out "$data/qs2"
 }
 run_to quickstart.txt "the quickstart run and the hold-out example" quickstart
+if [ -n "$python_venv" ] && { wanted python-boundary.json || wanted python-boundary.md; }; then
+  echo "== python-boundary.json, python-boundary.md" >&2
+  (cd "$root" && "$python_venv/bin/python" bench/python/bench_python.py --json "$out/python-boundary.json" \
+    --markdown "$out/python-boundary.md" > /dev/null)
+fi
 echo "run_all.sh: raw outputs in $out; update docs/benchmarks.md from them, then bench/run_all.sh --check" >&2

@@ -164,6 +164,16 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def facts(result: dict) -> str:
+    """The comment heading the tables: command, date, machine, load, versions."""
+    m = result["machine"]
+    load = m["load_average_1m_before_after"]
+    versions = ", ".join(f"{k} {m[k]}" for k in ("python", "numpy", "tpeopt", "optuna", "rustuna") if k in m)
+    return (f"<!-- {result['command']}\n     {result['date']}; {m['cpus']} cores ({m['cpu']}), 1-minute load "
+            f"{load[0]} before and {load[1]} after; {versions}.\n     Times in ms per batch (boundary), seconds per "
+            f"run (peers). -->\n")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--batches", type=int, default=40, help="boundary: timed batches per batch size")
@@ -171,10 +181,14 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=100, help="peers: trials per batch")
     p.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
     p.add_argument("--json", default=None, help="write the results here")
+    p.add_argument("--markdown", default=None, help="write the tables here, after a comment with the facts")
     args = p.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load_before = os.getloadavg()
-    result = {"command": " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]]), "date": started,
+    here = os.getcwd()
+    words = [os.path.relpath(a) if os.path.isabs(a) and a.startswith(here + os.sep) else a
+             for a in [sys.argv[0], *sys.argv[1:]]]
+    result = {"command": " ".join(words), "date": started,
               "boundary": boundary(args.batches), "peers": peers(args.trials, args.batch, args.seeds)}
     result["machine"] = {
         "cpus": os.cpu_count(), "cpu": platform.processor() or platform.machine(),
@@ -186,6 +200,8 @@ def main() -> None:
     print(markdown(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    if args.markdown:
+        Path(args.markdown).write_text(facts(result) + markdown(result))
 
 
 if __name__ == "__main__":
