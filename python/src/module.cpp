@@ -478,6 +478,8 @@ NB_MODULE(_tpeopt, m) {
           d["scored_by_caller"] = !e.scored_by_caller.empty();
           d["cuda"] = e.make_device != nullptr;
           d["trades"] = e.trades.available();
+          // The metric that counts a trial's trades ("trades", or e.g. trade_filter's "kept").
+          d["trade_count_metric"] = e.trades.available() ? nb::object(nb::str(e.trades.count_metric.c_str())) : nb::none();
           d["symbols"] = e.symbols;
           d["subsets"] = e.subsets;
           out.append(d);

@@ -99,7 +99,8 @@ def test_run_and_backtest_equal_the_command_line(tmp_path, name, example):
     assert b.violation == best["violation"]
     table = tpeopt.strategies().set_index("name")
     if table.loc[study.config["strategy"], "trades"]:
-        assert b.trades is not None and len(b.trades) == b.metrics["trades"]
+        count = table.loc[study.config["strategy"], "trade_count_metric"]
+        assert b.trades is not None and len(b.trades) == b.metrics[count]
         assert str(b.trades["entry_time"].dtype).startswith("datetime64")
         assert (b.trades["exit_time"] >= b.trades["entry_time"]).all()
         assert study.trades is not None and study.trades.equals(b.trades)

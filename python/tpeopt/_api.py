@@ -112,7 +112,9 @@ def strategies() -> pd.DataFrame:
     """The strategies of this build, one row each, as ``tpeopt strategies`` lists them: name,
     summary, parameters (empty where the config's parameters are the strategy's),
     ``scored_by_caller`` (a Python function scores its trials: tpeopt.optimize), and what it
-    can do besides a score (``cuda``, ``trades``, ``symbols``, ``subsets``)."""
+    can do besides a score (``cuda``, ``trades``, ``symbols``, ``subsets``), and for a strategy
+    with trades the metric that counts them (``trade_count_metric``: "trades", or trade_filter's
+    "kept")."""
     return pd.DataFrame(_tpeopt.strategies())
 
 
