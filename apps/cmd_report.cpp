@@ -25,7 +25,7 @@ struct ReportCommand {
   std::size_t last_batches = 20;
 
   int operator()() const {
-    // A walk-forward parent (issue [subsets]): the folds' table; each fold has its own report.
+    // A walk-forward parent (docs/strategies.md, "Data subsets"): the folds' table; each fold has its own report.
     // Told by its config, as resume tells it (walk_forward.json only exists once a fold ended).
     if (std::filesystem::exists(std::filesystem::path(run_dir) / "config.json")) {
       const io::StudyConfig config = engine::load_run_config(run_dir);

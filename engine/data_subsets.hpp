@@ -1,5 +1,5 @@
 #pragma once
-// Data subsets (issue [subsets], docs/user-guide.md "Hold-out" and "Successive halving"):
+// Data subsets (docs/user-guide.md, "Hold-out" and "Successive halving"):
 // which atoms of a strategy's data (trading days of a trade log, bar times of candles) form the
 // in-sample and out-of-sample parts, the slices of successive halving, their shuffled
 // order and the rungs. Pure functions of (strategy, config): a run and its resume agree.

@@ -1,12 +1,12 @@
 #pragma once
-// Successive halving inside a batch (issue [subsets], docs/user-guide.md "Successive
+// Successive halving inside a batch (docs/user-guide.md, "Successive
 // halving"). The data's slices are shuffled once with the study seed; rung r's executor
 // evaluates the trials still in the race on the first m * eta^r slices (the last rung on
 // every slice); after each rung but the last only the best ceil(n / eta) of the n trials
 // evaluated go on (engine/trial_ranking.hpp's order: ties by the lower trial number).
 //
 // Determinism: which trials survive depends only on the batch's trials and their rung
-// results, which depend only on their parameters (DESIGN.md section 5, rule 3) - not on
+// results, which depend only on their parameters (docs/design.md, "Determinism", rule 3) - not on
 // thread timing - so pipelined == serial and a resumed run replays the same batches. A
 // batch's result does depend on the batch's other trials (that is the point of halving),
 // so different batch sizes give different runs.

@@ -30,7 +30,8 @@ std::string encode_record(const BatchRequest& q, const BatchResult& r, const Bat
   put_doubles(payload, r.violations);
   put_doubles(payload, r.metrics);
   for (double ms : {t.ask_ms, t.exec_ms, t.tell_ms, t.overlap_ms, t.idle_ms, t.wall_ms}) put_raw(payload, ms);
-  // Successive halving (issue [subsets]): an optional tail, so journals without it read as before.
+  // Successive halving (docs/user-guide.md, "Successive halving"): an optional tail, so journals without it read as
+  // before.
   if (!r.rung.empty()) {
     put_raw(payload, static_cast<std::int64_t>(r.n_rungs));
     for (std::int32_t x : r.rung) put_raw(payload, x);

@@ -1,5 +1,5 @@
 #pragma once
-// Memory is checked before it is spent (issue [first-hour]): before a run starts (and
+// Memory is checked before it is spent (docs/user-guide.md, "Memory"): before a run starts (and
 // before its directory exists), the host memory its batches and its sampler will take is
 // estimated and compared with what the host has available, and, where a CUDA executor
 // runs, the device memory its data takes with what the device has free. A study that

@@ -1,11 +1,11 @@
 #pragma once
-// Several hosts through MPI (issue [scale-out]). Launched by `mpirun -n N tpeopt ...`,
+// Several hosts through MPI (docs/design.md, "Scale-out"). Launched by `mpirun -n N tpeopt ...`,
 // rank 0 runs the command as usual (sampler, pipeline, run directory); every other
 // rank serves it: for each study rank 0 broadcasts the resolved config and executor
 // options (a "job"), each rank builds the strategy and its own executor (CPU or its
 // GPUs), and every batch is cut into one contiguous slice per rank, scattered with
 // MPI_Scatterv and gathered in trial order with MPI_Gatherv. Per-trial results do not
-// depend on the cut (DESIGN.md section 5), so 1, 2 or 4 ranks give the same digest.
+// depend on the cut (docs/design.md, "Determinism", rule 3), so 1, 2 or 4 ranks give the same digest.
 //
 // Without MPI at build time (TPEOPT_MPI=OFF or no Open MPI found) every function here
 // behaves as a single rank.

@@ -1,5 +1,5 @@
 #pragma once
-// The ask/evaluate/tell schedule of DESIGN.md section 3, run pipelined (a sampler
+// The ask/evaluate/tell schedule of docs/design.md, "Pipeline protocol", run pipelined (a sampler
 // thread and an executor thread, D batches in flight) or serially (one thread, the
 // very same schedule). Both give the same trials and scores bit for bit.
 #include <cstddef>

@@ -136,7 +136,7 @@ std::string top_section(const RunReportData& run) {
   return html + "</table></div>\n</section>\n";
 }
 
-/// Hold-out (issue [subsets]): each top trial's in-sample and out-of-sample score side by
+/// Hold-out (docs/strategies.md, "Data subsets"): each top trial's in-sample and out-of-sample score side by
 /// side (from top.json's "out_of_sample"), and their Spearman rank correlation.
 std::string holdout_section(const RunReportData& run) {
   const io::Json& top = run.top;

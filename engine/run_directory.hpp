@@ -1,5 +1,5 @@
 #pragma once
-// A run's own directory (DESIGN.md section 7, issue [long-runs]):
+// A run's own directory (docs/design.md, "Data and run-directory formats"):
 //   config.json   the config with every default filled in (+ run.json: where it came from)
 //   data.json     the checksums of the data the strategy read
 //   journal.bin   one fsynced, checksummed record per told batch (engine/journal.hpp)
@@ -53,7 +53,7 @@ class RunRecorder final : public BatchObserver {
 
   /// Writes top.json and summary.json (also after an interruption; summary.json's "outcomes"
   /// counts the trials by outcome: feasible, too_few_trades, failed, pruned). With a hold-out
-  /// (issue [subsets]) top.json gives each trial's "out_of_sample" result, summary.json the
+  /// (docs/strategies.md, "Data subsets") top.json gives each trial's "out_of_sample" result, summary.json the
   /// rank correlation, and trials.csv's oos_score / oos_violation columns are filled for
   /// the top-K trials.
   void finish(const StudyResult& result, const PipelineSummary& summary, const HoldoutResult* holdout = nullptr);

@@ -3,7 +3,7 @@
 // batch is cut into contiguous slices, one per child, sized by each child's measured
 // speed; every child works on its slice on its own worker thread, and the results
 // are gathered in trial order. A trial's result depends only on its parameters and
-// the data (DESIGN.md section 5, rule 3), so how a batch is cut never changes a bit:
+// the data (docs/design.md, "Determinism", rule 3), so how a batch is cut never changes a bit:
 // a run on 1 or N devices gives the same digest.
 #include <cstddef>
 #include <deque>

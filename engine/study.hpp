@@ -24,7 +24,7 @@ struct RunOptions {
   /// CUDA devices to spread each batch over (engine/split_executor.hpp); empty = device 0.
   std::vector<int> cuda_devices;
   bool keep_trials = false;       ///< keep every trial in StudyResult::trials()
-  std::ostream* log = nullptr;    ///< per-batch log lines (DESIGN.md section 3); null = none
+  std::ostream* log = nullptr;    ///< per-batch log lines (docs/design.md, "Pipeline protocol"); null = none
   /// With `log`: one progress line rewritten in place (for a terminal) instead of a
   /// line per batch; at most 4 updates a second.
   bool progress_line = false;
@@ -48,7 +48,7 @@ std::vector<int> parse_devices(const std::string& text);
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options);
 
-/// `data.holdout` after a run (issue [subsets]): each top-K trial scored on the
+/// `data.holdout` after a run (docs/strategies.md, "Data subsets"): each top-K trial scored on the
 /// out-of-sample part by the CPU reference, in top-K order.
 struct HoldoutResult {
   std::vector<double> scores, violations;

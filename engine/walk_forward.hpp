@@ -1,5 +1,5 @@
 #pragma once
-// Walk-forward (issue [subsets], docs/user-guide.md "Walk-forward"): the table of a
+// Walk-forward (docs/user-guide.md, "Walk-forward"): the table of a
 // walk-forward run's folds (walk_forward.json / walk_forward.csv in the parent run
 // directory) and its HTML report. Each fold is a run directory of its own (fold-1, ...),
 // a study with parts (io::StudyConfig::has_parts) whose top.json holds the out-of-sample scores.

@@ -316,7 +316,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       if (!root.has("data")) throw make_error("data: missing (required by strategy {})", c.strategy);
       JsonFields fields(root.at("data"), "data");  // checks it is an object; the strategy checks its keys
       data = root.at("data");
-      // Data subsets (issue [subsets]) are the engine's, not the strategy's.
+      // Data subsets (docs/strategies.md, "Data subsets") are the engine's, not the strategy's.
       if (fields.has("holdout")) {
         c.holdout = parse_holdout(fields.at("holdout"));
         data.erase("holdout");

@@ -68,7 +68,7 @@
 //  - per batch fixed cost: the EMA of each new span is 1e6 dependent steps (~3 FP64 ops of
 //    ~8 cycles: ~15 ms for the first batch); spans are cached across batches, so warm batches
 //    skip it. The z-scores of a new window are parallel over bars (~0.2 ms per window).
-// Goals (issue [exhaustion]): >= 1e11 at 4096 trials, >= 3e11 at 65536.
+// Goals (docs/benchmarks.md, "exhaustion"): >= 1e11 at 4096 trials, >= 3e11 at 65536.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

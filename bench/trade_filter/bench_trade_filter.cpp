@@ -1,4 +1,4 @@
-// Benchmark of the trade_filter strategy (issue 4): effective combination-trade checks
+// Benchmark of the trade_filter strategy (docs/strategies.md, "trade_filter"): effective combination-trade checks
 // per second (combinations x trades / wall time) of
 //   1. the CPU reference (linear walk, TradeFilterStrategy::evaluate), 1 thread and all;
 //   2. the seed's 11,340-combination grid end to end on the CPU (cell method);

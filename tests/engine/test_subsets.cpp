@@ -1,4 +1,4 @@
-// Data subsets in the engine (issue [subsets]): slicing, rungs, the told outcomes of pruned
+// Data subsets in the engine (docs/strategies.md, "Data subsets"): slicing, rungs, the told outcomes of pruned
 // trials, successive halving inside a batch (exact survivors, determinism, resume) and the
 // hold-out (the optimizer sees only the in-sample part).
 #include <catch2/catch.hpp>
@@ -355,7 +355,7 @@ TEST_CASE("subsets: config errors name the key", "[cpu][subsets][config]") {
   REQUIRE(back.holdout.ranges == c.holdout.ranges);
   REQUIRE(back.search.halving.enabled);
   REQUIRE(back.resolved() == c.resolved());
-  // A config without subsets resolves as before: no new keys (existing runs' digests stay).
+  // A config without subsets resolves without their keys, so its config digest does not depend on them.
   const auto plain = parse("", "");
   REQUIRE_FALSE(plain.resolved()["data"].contains("holdout"));
   REQUIRE_FALSE(plain.resolved()["search"].contains("halving"));
