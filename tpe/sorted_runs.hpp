@@ -69,7 +69,8 @@ class SortedRuns {
   /// The sampler's: level 0 holds up to 262,144 observations, level 1 2,097,152, level 2
   /// 16,777,216. Up to level 0's capacity a tell is one merge through it, cheap per element;
   /// a higher level costs the update comparisons per new observation, which a first level
-  /// of 32,768 made dearer than the merge they saved (docs/benchmarks.md, session 7).
+  /// of 32,768 made dearer than the merge they saved (measured with a stand-alone program while the sorted runs
+  /// were written; docs/benchmarks.md, "Tell and ask at up to 1,000,000 observations, one thread", times the result).
   /// Smaller values exercise many levels in the tests.
   explicit SortedRuns(std::size_t base = 32768, std::size_t growth = 8);
 

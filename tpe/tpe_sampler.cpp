@@ -126,11 +126,10 @@ struct ComponentPicker {
 };
 
 // A joint kernel term of a stepped axis (int, stepped float, log int) is a cell's mass, a
-// difference of two normal CDFs in log space: 17 to 20 times a continuous axis' term on the
+// difference of two normal CDFs in log space: about 17 times a continuous axis' term on the
 // 2-core development box (`bench_ask_tell --single 10 500 100 multivariate 1 0 int|float`:
-// 1,332 ms against 78 ms in docs/measurements/dev-multivariate_cost-session8.txt, 1,364
-// against 69 in an earlier reading).
-// Auto's budget counts it so.
+// 1,332 ms against 78 ms: docs/benchmarks.md, "Multivariate (joint) asks").
+// Auto's budget counts it 20, a little above the measurement.
 constexpr double kSteppedTermCost = 20.0;
 
 double joint_term_cost_of(const detail::AxisModel& m) {

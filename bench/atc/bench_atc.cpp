@@ -24,7 +24,7 @@
 // share lengths. The first batch also computes every (type, length) signal series over all
 // symbols (~600 series x 1.5e6 bars, one thread per symbol and series).
 //
-// Versions (H100, default workload; docs/benchmarks.md, "Multi-asset and ATC"):
+// Versions (H100, default workload; docs/benchmarks.md, "Multi-asset: atc"):
 //  v1: signals as nine-bit masks rebuilt every bar, selects for factors and terms, the six
 //    lanes' l1 * E and E exchanged by 12 double shuffles per bar; 162 registers (12 warps per
 //    SM). 694 ms warm (8.9e9 symbol-bar-trials/s), first batch 702 ms. ncu (200 symbols x

@@ -12,7 +12,7 @@
 //  3.35 TB/s it is memory-bound near 1e11-2e11 bar-trials/s, and ~50 warp instructions per
 //  32 bar-trials put the issue ceiling near 5.7e11. Both are below or near the goals
 //  (1e11 at 4096 trials, 3e11 at 65536): the lever is to not read every bar.
-//  v1 (plain warp finder; EMA one thread per span; H100, docs/measurements/h100-bench_exhaustion-1.txt):
+//  v1 (plain warp finder; EMA one thread per span; H100):
 //    4096: 101 ms warm = 4.05e10, first batch 278 ms; 65536: 950 ms = 6.9e10.
 //    The first batch's extra ~177 ms matched 1e6 EMA steps x ~300 cycles (a dependent load
 //    of close per step) on ~7 SMs; the 65536 batch also paid O(n x keys) host planning.
@@ -53,7 +53,7 @@
 //    Reverted: the code is v3. Next levers, not done: split the heaviest trials' walks
 //    (walks that are flat at the same bar agree from there on), order trials heaviest
 //    first, and warm the first exit step's bars during the candidate round.
-//    Table: docs/benchmarks.md, "exhaustion (H100)".
+//    Table: docs/benchmarks.md, "exhaustion".
 //
 // Expected ceiling of v1 (H100 SXM: 3.35 TB/s HBM, ~50 MB L2, 132 SMs; count per bar-trial of the
 // warp-per-trial kernel, /work/.library/device/METHOD.md):

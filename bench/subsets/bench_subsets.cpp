@@ -1,4 +1,4 @@
-// Benchmark of successive halving inside a batch (docs/benchmarks.md, "Data subsets"): on generated trade_filter
+// Benchmark of successive halving inside a batch (docs/benchmarks.md, "Successive halving"): on generated trade_filter
 // data with a known best region, does halving reach the best score of the full evaluation
 // (within 1%) using at most a third of the executor time?
 //
@@ -81,7 +81,7 @@ std::shared_ptr<const strategies::TradeFilterData> planted_data(int days, int pe
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tpeopt successive-halving benchmark (docs/benchmarks.md, \"Data subsets\")"};
+  CLI::App app{"tpeopt successive-halving benchmark (docs/benchmarks.md, \"Successive halving\")"};
   int days = 60, per_day = 1000, path_len = 120;
   std::uint64_t trials = 4096, halving_trials = 0, batch = 512, eta = 3, min_slices = 2, seed = 1;
   std::string executor = "cpu";
