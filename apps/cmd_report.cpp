@@ -9,11 +9,11 @@
 
 #include "apps/commands.hpp"
 #include "common/cli_paths.hpp"
-#include "engine/report_html.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/run_report_data.hpp"
-#include "engine/study.hpp"
-#include "engine/walk_forward.hpp"
+#include "reports/report_html.hpp"
+#include "storage/run_directory.hpp"
+#include "reports/run_report_data.hpp"
+#include "study/study.hpp"
+#include "storage/walk_forward.hpp"
 
 namespace tpeopt::app {
 

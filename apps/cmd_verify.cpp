@@ -8,7 +8,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/study_flags.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 

@@ -8,7 +8,7 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
-#include "engine/mpi_ranks.hpp"
+#include "scaleout/mpi_ranks.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 
 #include "common/error.hpp"
 #include "engine/interrupt.hpp"
-#include "engine/run_files.hpp"
-#include "engine/walk_forward.hpp"
+#include "storage/run_files.hpp"
+#include "storage/walk_forward.hpp"
 
 namespace tpeopt::app {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 

@@ -32,7 +32,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/ga_config.hpp"
 #include "io/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "support/study_fixtures.hpp"
 #include "support/bits.hpp"
 #include "support/identical_runs.hpp"

@@ -12,13 +12,13 @@
 #include <map>
 #include <set>
 
-#include "engine/data_subsets.hpp"
+#include "study/data_subsets.hpp"
 #include "engine/halving_executor.hpp"
-#include "engine/journal.hpp"
+#include "storage/journal.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
-#include "engine/walk_forward.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
+#include "storage/walk_forward.hpp"
 #include "common/error.hpp"
 #include "io/candles_generator.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"

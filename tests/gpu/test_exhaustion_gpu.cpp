@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/cpu_executor.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #include "io/candles_csv.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "common/candles.hpp"
-#include "engine/journal.hpp"
+#include "storage/journal.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_cache.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"

@@ -21,7 +21,7 @@
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"

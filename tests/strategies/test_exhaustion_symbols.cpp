@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/functions/functions.hpp"
 #include "support/study_fixtures.hpp"

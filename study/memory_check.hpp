@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/strategy.hpp"
 

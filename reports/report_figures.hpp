@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "engine/run_report_data.hpp"
+#include "reports/run_report_data.hpp"
 
 namespace tpeopt::engine {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/run_report_data.hpp"
+#include "reports/run_report_data.hpp"
 
 namespace tpeopt::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/study.hpp"
+#include "study/study.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,12 +7,12 @@
 
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
-#include "engine/data_subsets.hpp"
+#include "study/data_subsets.hpp"
 #include "engine/halving_executor.hpp"
 #include "engine/fault_injection.hpp"
-#include "engine/mpi_ranks.hpp"
+#include "scaleout/mpi_ranks.hpp"
 #include "engine/run_log.hpp"
-#include "engine/split_executor.hpp"
+#include "scaleout/split_executor.hpp"
 #include "engine/synthetic_load.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "tpe/batch_tpe_sampler.hpp"
@@ -127,7 +127,7 @@ std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const str
                      "the parent of its folds",
                      config.source);
   if (!config.has_parts() && !halving.enabled) {
-    // Under mpirun, rank 0's executor spreads every batch over all ranks (engine/mpi_ranks.hpp).
+    // Under mpirun, rank 0's executor spreads every batch over all ranks (scaleout/mpi_ranks.hpp).
     return mpi::spread_over_ranks(make_local_executor(config, strategy, options), config, options,
                                   strategy.metric_names().size());
   }

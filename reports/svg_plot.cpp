@@ -1,4 +1,4 @@
-#include "engine/svg_plot.hpp"
+#include "reports/svg_plot.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "engine/run_directory.hpp"
+#include "storage/run_directory.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@
 #include "common/digest.hpp"
 #include "common/error.hpp"
 #include "engine/interrupt.hpp"
-#include "engine/run_files.hpp"
+#include "storage/run_files.hpp"
 
 namespace tpeopt::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/record_file.hpp"
+#include "storage/record_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

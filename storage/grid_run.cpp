@@ -1,4 +1,4 @@
-#include "engine/grid_run.hpp"
+#include "storage/grid_run.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,9 +12,9 @@
 #include "common/digest.hpp"
 #include "common/error.hpp"
 #include "engine/interrupt.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/run_files.hpp"
-#include "engine/slot_grid_config.hpp"
+#include "storage/run_directory.hpp"
+#include "storage/run_files.hpp"
+#include "study/slot_grid_config.hpp"
 #include "strategies/registry.hpp"
 
 namespace tpeopt::engine {

@@ -1,4 +1,4 @@
-#include "engine/memory_check.hpp"
+#include "study/memory_check.hpp"
 
 #include <algorithm>
 

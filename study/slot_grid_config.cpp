@@ -1,5 +1,5 @@
 // Builds a slot grid from a study config (see slot_grid_config.hpp).
-#include "engine/slot_grid_config.hpp"
+#include "study/slot_grid_config.hpp"
 
 #include "common/error.hpp"
 #include "engine/param_binding.hpp"

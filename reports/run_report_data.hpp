@@ -1,5 +1,5 @@
 #pragma once
-// What `tpeopt report` reads from a run directory (engine/run_directory.hpp writes it):
+// What `tpeopt report` reads from a run directory (storage/run_directory.hpp writes it):
 // config.json, trials.csv, timings.csv, and top.json / summary.json when the run got
 // that far. An interrupted run (no summary.json, or complete = false) still loads:
 // its totals and top trials are computed from the CSVs.

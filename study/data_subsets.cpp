@@ -1,4 +1,4 @@
-#include "engine/data_subsets.hpp"
+#include "study/data_subsets.hpp"
 
 #include <algorithm>
 #include <cmath>

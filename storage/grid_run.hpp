@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/record_file.hpp"
+#include "storage/record_file.hpp"
 #include "io/study_config.hpp"
 #include "strategies/exact_grid.hpp"
 #include "strategies/strategy.hpp"

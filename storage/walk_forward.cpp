@@ -1,4 +1,4 @@
-#include "engine/walk_forward.hpp"
+#include "storage/walk_forward.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -10,8 +10,8 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/floor_div.hpp"
-#include "engine/data_subsets.hpp"
-#include "engine/svg_plot.hpp"
+#include "study/data_subsets.hpp"
+#include "reports/svg_plot.hpp"
 #include "io/csv_rows.hpp"
 
 namespace tpeopt::engine {

@@ -1,4 +1,4 @@
-#include "engine/backtest.hpp"
+#include "study/backtest.hpp"
 
 #include <map>
 

@@ -2,7 +2,7 @@
 // A run's own directory (docs/design.md, "Data and run-directory formats"):
 //   config.json   the config with every default filled in (+ run.json: where it came from)
 //   data.json     the checksums of the data the strategy read
-//   journal.bin   one fsynced, checksummed record per told batch (engine/journal.hpp)
+//   journal.bin   one fsynced, checksummed record per told batch (storage/journal.hpp)
 //   trials.csv    every trial: number, batch, parameters, score, violation, metrics
 //   timings.csv   per batch: ask, executor, tell, overlap, idle, trials per second
 //   metrics.prom  Prometheus text format, rewritten atomically after every batch
@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/journal.hpp"
+#include "storage/journal.hpp"
 #include "engine/pipeline.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "engine/study_result.hpp"
 #include "io/study_config.hpp"
 #include "strategies/strategy.hpp"

@@ -1,4 +1,4 @@
-#include "engine/report_html.hpp"
+#include "reports/report_html.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -10,10 +10,10 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "engine/data_subsets.hpp"
-#include "engine/report_figures.hpp"
+#include "study/data_subsets.hpp"
+#include "reports/report_figures.hpp"
 #include "engine/study_result.hpp"
-#include "engine/svg_plot.hpp"
+#include "reports/svg_plot.hpp"
 
 namespace tpeopt::engine {
 

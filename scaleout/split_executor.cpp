@@ -1,4 +1,4 @@
-#include "engine/split_executor.hpp"
+#include "scaleout/split_executor.hpp"
 
 #include <algorithm>
 #include <condition_variable>

@@ -21,7 +21,7 @@ struct RunOptions {
   std::string executor = "auto";  ///< cpu | cuda | auto (CUDA when a device is usable)
   unsigned cpu_threads = 0;       ///< CPU executor threads (0 = all)
   int cuda_block_size = 128;
-  /// CUDA devices to spread each batch over (engine/split_executor.hpp); empty = device 0.
+  /// CUDA devices to spread each batch over (scaleout/split_executor.hpp); empty = device 0.
   std::vector<int> cuda_devices;
   bool keep_trials = false;       ///< keep every trial in StudyResult::trials()
   std::ostream* log = nullptr;    ///< per-batch log lines (docs/design.md, "Pipeline protocol"); null = none

@@ -1,4 +1,4 @@
-#include "engine/run_report_data.hpp"
+#include "reports/run_report_data.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "engine/run_directory.hpp"
+#include "storage/run_directory.hpp"
 #include "engine/trial_ranking.hpp"
 #include "io/csv_rows.hpp"
 

@@ -1,4 +1,4 @@
-#include "engine/report_figures.hpp"
+#include "reports/report_figures.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/svg_plot.hpp"
+#include "reports/svg_plot.hpp"
 
 namespace tpeopt::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/journal.hpp"
+#include "storage/journal.hpp"
 
 #include "common/error.hpp"
 

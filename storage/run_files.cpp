@@ -1,4 +1,4 @@
-#include "engine/run_files.hpp"
+#include "storage/run_files.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -9,7 +9,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "engine/run_directory.hpp"
+#include "storage/run_directory.hpp"
 
 namespace tpeopt::engine {
 

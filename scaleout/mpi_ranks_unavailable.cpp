@@ -1,5 +1,5 @@
-// engine/mpi_ranks.hpp for builds without MPI: one rank.
-#include "engine/mpi_ranks.hpp"
+// scaleout/mpi_ranks.hpp for builds without MPI: one rank.
+#include "scaleout/mpi_ranks.hpp"
 
 namespace tpeopt::engine::mpi {
 

@@ -1,4 +1,4 @@
-#include "engine/mpi_ranks.hpp"
+#include "scaleout/mpi_ranks.hpp"
 
 #include <mpi.h>
 #include <signal.h>
@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "engine/split_executor.hpp"
-#include "engine/study.hpp"
+#include "scaleout/split_executor.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::engine::mpi {
 

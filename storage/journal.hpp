@@ -2,7 +2,7 @@
 // The run journal: append-only, one checksummed record per told batch, flushed to
 // disk (fsync) before the batch counts as done. `tpeopt resume` replays it.
 //
-// A record file (engine/record_file.hpp) with magic "TPEOPTJ1", a JSON header that
+// A record file (storage/record_file.hpp) with magic "TPEOPTJ1", a JSON header that
 // describes the study (config digest, data checksums, shape) and one 'BTCH' record per
 // batch: its request (trial numbers, parameters), result and timings.
 #include <cstdint>
@@ -12,7 +12,7 @@
 
 #include "engine/batch_timings.hpp"
 #include "engine/pipeline.hpp"
-#include "engine/record_file.hpp"
+#include "storage/record_file.hpp"
 #include "io/json_fields.hpp"
 
 namespace tpeopt::engine {
