@@ -13,6 +13,7 @@
 #include "storage/run_directory.hpp"
 #include "reports/run_report_data.hpp"
 #include "study/study.hpp"
+#include "reports/walk_forward_html.hpp"
 #include "storage/walk_forward.hpp"
 
 namespace tpeopt::app {

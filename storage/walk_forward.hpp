@@ -1,8 +1,9 @@
 #pragma once
 // Walk-forward (docs/user-guide.md, "Walk-forward"): the table of a
 // walk-forward run's folds (walk_forward.json / walk_forward.csv in the parent run
-// directory) and its HTML report. Each fold is a run directory of its own (fold-1, ...),
+// directory). Each fold is a run directory of its own (fold-1, ...),
 // a study with parts (io::StudyConfig::has_parts) whose top.json holds the out-of-sample scores.
+// The HTML page of the table is reports/walk_forward_html.hpp's.
 #include <filesystem>
 #include <string>
 
@@ -27,8 +28,8 @@ std::filesystem::path fold_dir(const std::filesystem::path& parent_dir, std::uin
 io::Json write_walk_forward_table(const std::filesystem::path& parent_dir, const io::StudyConfig& parent,
                                   const strategies::Strategy& strategy);
 
-/// A self-contained HTML page: the folds' table and a figure of the best trial's in-sample
-/// and out-of-sample score per fold.
-std::string render_walk_forward_html(const io::Json& table, const std::string& title);
+/// A value of the folds' table as text: empty for null, numbers in their shortest form, strings
+/// as they are (walk_forward.csv's cells; reports/walk_forward_html.hpp shows the same).
+std::string walk_forward_cell(const io::Json& v);
 
 }  // namespace tpeopt::engine
