@@ -13,7 +13,6 @@
 
 #include "common/error.hpp"
 #include "scaleout/split_executor.hpp"
-#include "study/study.hpp"
 
 namespace tpeopt::engine::mpi {
 
@@ -143,17 +142,17 @@ class RankSpreadExecutor final : public Executor {
 };
 
 /// A worker rank's side of one job: batches until rank 0 says stop.
-void serve_one_job(const io::Json& job) {
+void serve_one_job(const io::Json& job, const BuildRankExecutor& build) {
   const io::StudyConfig config = io::parse_study_config(job.at("config"), job.at("source").get<std::string>(),
                                                         job.at("base_dir").get<std::string>());
-  RunOptions options;
+  RankExecutorOptions options;
   options.executor = job.at("executor").get<std::string>();
   options.cpu_threads = job.at("threads").get<unsigned>();
   options.cuda_block_size = job.at("block_size").get<int>();
   options.cuda_devices = job.at("devices").get<std::vector<int>>();
-  const auto strategy = make_strategy(config);
-  auto executor = make_executor(config, *strategy, options);
-  const std::size_t n_axes = config.space.size(), n_metrics = strategy->metric_names().size();
+  RankExecutor built = build(config, options);
+  Executor* executor = built.executor.get();
+  const std::size_t n_axes = config.space.size(), n_metrics = built.n_metrics;
   const std::size_t per_trial = 2 + n_metrics;
   std::vector<std::uint64_t> msg(4 + static_cast<std::size_t>(g_size));
   for (;;) {
@@ -210,7 +209,7 @@ Session::~Session() {
 int rank() { return g_rank; }
 int size() { return g_size; }
 
-int serve_jobs() {
+int serve_jobs(const BuildRankExecutor& build) {
   for (;;) {
     std::string text;
     std::uint64_t n = 0;
@@ -220,7 +219,7 @@ int serve_jobs() {
     text.resize(n);
     if (MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return 2;
     try {
-      serve_one_job(io::Json::parse(text));
+      serve_one_job(io::Json::parse(text), build);
     } catch (const std::exception& e) {
       std::cerr << fmt::format("tpeopt: error on MPI rank {}: {}\n", g_rank, e.what());
       MPI_Abort(MPI_COMM_WORLD, 2);  // rank 0 is waiting in a collective: end the whole job
@@ -229,7 +228,7 @@ int serve_jobs() {
 }
 
 std::unique_ptr<Executor> spread_over_ranks(std::unique_ptr<Executor> local, const io::StudyConfig& config,
-                                            const RunOptions& options, std::size_t n_metrics) {
+                                            const RankExecutorOptions& options, std::size_t n_metrics) {
   if (!g_active || g_rank != 0 || g_size < 2) return local;
   io::Json job = {{"config", config.resolved()},
                   {"source", config.source},

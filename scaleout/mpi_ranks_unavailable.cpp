@@ -8,9 +8,9 @@ Session::Session(int&, char**&) {}
 Session::~Session() = default;
 int rank() { return 0; }
 int size() { return 1; }
-int serve_jobs() { return 0; }
+int serve_jobs(const BuildRankExecutor&) { return 0; }
 std::unique_ptr<Executor> spread_over_ranks(std::unique_ptr<Executor> local, const io::StudyConfig&,
-                                            const RunOptions&, std::size_t) {
+                                            const RankExecutorOptions&, std::size_t) {
   return local;
 }
 

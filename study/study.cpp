@@ -88,6 +88,11 @@ std::string resolve_executor(const std::string& which) {
 
 namespace {
 
+/// The part of the run options a rank's executor needs (scaleout/mpi_ranks.hpp).
+mpi::RankExecutorOptions rank_options(const RunOptions& options) {
+  return {options.executor, options.cpu_threads, options.cuda_block_size, options.cuda_devices};
+}
+
 /// This process' executor: the CPU, one GPU, or several GPUs of this host.
 std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                               const RunOptions& options) {
@@ -128,14 +133,14 @@ std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const str
                      config.source);
   if (!config.has_parts() && !halving.enabled) {
     // Under mpirun, rank 0's executor spreads every batch over all ranks (scaleout/mpi_ranks.hpp).
-    return mpi::spread_over_ranks(make_local_executor(config, strategy, options), config, options,
+    return mpi::spread_over_ranks(make_local_executor(config, strategy, options), config, rank_options(options),
                                   strategy.metric_names().size());
   }
   try {
     const std::vector<AtomRange> in_sample = in_sample_ranges(strategy, config);
     if (!halving.enabled) {
       std::shared_ptr<const strategies::Strategy> part = strategy.subset(in_sample, strategy.min_trades());
-      auto inner = mpi::spread_over_ranks(make_local_executor(config, *part, options), config, options,
+      auto inner = mpi::spread_over_ranks(make_local_executor(config, *part, options), config, rank_options(options),
                                           strategy.metric_names().size());
       return std::make_unique<KeepAliveExecutor>(std::move(inner), KeepAlive{part});
     }
@@ -282,6 +287,22 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
   run.summary = run_pipeline(s, *e, config.space.size(), settings, study_observer);
   if (config.has_parts()) run.holdout = score_holdout(config, strategy, run.result);
   return run;
+}
+
+int serve_rank_jobs() {
+  return mpi::serve_jobs([](const io::StudyConfig& config, const mpi::RankExecutorOptions& o) {
+    RunOptions options;
+    options.executor = o.executor;
+    options.cpu_threads = o.cpu_threads;
+    options.cuda_block_size = o.cuda_block_size;
+    options.cuda_devices = o.cuda_devices;
+    std::shared_ptr<const strategies::Strategy> strategy = make_strategy(config);
+    mpi::RankExecutor built;
+    built.executor = make_executor(config, *strategy, options);
+    built.n_metrics = strategy->metric_names().size();
+    built.keep_alive = std::move(strategy);
+    return built;
+  });
 }
 
 }  // namespace tpeopt::engine

@@ -81,4 +81,9 @@ StudyRun run_study(const io::StudyConfig& config, const RunOptions& options, Bat
 StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& strategy, const RunOptions& options,
                    BatchObserver* observer = nullptr, std::vector<ReplayedBatch> replay = {});
 
+/// Under mpirun, on ranks other than 0: serves rank 0's jobs (scaleout/mpi_ranks.hpp), each
+/// rank building its strategy and executor from the job's config as make_executor does.
+/// Returns the exit code.
+int serve_rank_jobs();
+
 }  // namespace tpeopt::engine
