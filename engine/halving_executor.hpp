@@ -20,20 +20,6 @@
 
 namespace tpeopt::engine {
 
-/// The outcome the sampler is told for trial i of a batch. Without halving (result.rung
-/// empty): its score and violation. With halving, Optuna's TPE rule for pruned trials
-/// (optuna/samplers/_tpe/sampler.py, _split_trials; docs/tpe.md), carried through the
-/// (score, violation) pair that tpe::TpeSampler splits on (feasible by score, then
-/// infeasible by increasing violation):
-///  - complete and feasible: (score, 0) - ranked among themselves by score, first;
-///  - pruned and feasible: a violation code in (0, 1) ordered by (deeper rung first, then
-///    better rung score; a NaN rung score last in its rung) - after every complete trial;
-///  - infeasible, complete or pruned: violation + 2 - after every pruned trial, by violation.
-tpe::TrialOutcome told_outcome(const BatchResult& result, std::size_t i, tpe::Direction direction);
-
-/// The violation code of a feasible trial pruned after rung `rung` with rung score `score`.
-double pruned_violation_code(int rung, double score, tpe::Direction direction);
-
 /// Keeps objects (the rungs' strategies) alive as long as the executors that use them.
 using KeepAlive = std::vector<std::shared_ptr<const void>>;
 

@@ -274,7 +274,6 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
   settings.depth = config.search.depth;
   settings.serial = options.serial;
   settings.replay = std::move(replay);
-  settings.direction = config.objective.direction;
   LoadedSampler loaded_sampler(*sampler, options.sampler_load_ms);
   LoadedExecutor loaded_executor(*executor, options.executor_load_ms);
   tpe::Sampler& s = options.sampler_load_ms > 0 ? static_cast<tpe::Sampler&>(loaded_sampler) : *sampler;
