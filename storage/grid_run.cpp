@@ -39,19 +39,20 @@ struct SegmentRecord {
 
 std::string encode(const SegmentRecord& r) {
   std::string p;
-  put_raw(p, r.segment);
-  put_raw(p, static_cast<std::uint64_t>(r.hits.size()));
+  binary::StringWriter w(p);
+  w.put(r.segment);
+  w.put(static_cast<std::uint64_t>(r.hits.size()));
   for (const GridEntry& h : r.hits) {
-    put_raw(p, h.key);
-    put_raw(p, h.combination);
-    for (std::int64_t v : h.exact) put_raw(p, v);
+    w.put(h.key);
+    w.put(h.combination);
+    w.put_array(h.exact);
   }
-  put_raw(p, r.ms);
+  w.put(r.ms);
   return p;
 }
 
 bool decode(const std::string& payload, std::size_t exact_words, SegmentRecord& r) {
-  PayloadCursor c(payload);
+  binary::BytesReader c(payload);
   std::uint64_t n = 0;
   if (!c.get(r.segment) || !c.get(n) || n > payload.size() / (8 * (2 + exact_words))) return false;
   r.hits.resize(n);

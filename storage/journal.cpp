@@ -12,35 +12,31 @@ constexpr RecordFileFormat kFormat{{'T', 'P', 'E', 'O', 'P', 'T', 'J', '1'},
                                    "journal"};
 constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 40;
 
-void put_doubles(std::string& out, const std::vector<double>& v) {
-  if (v.empty()) return;
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
-}
-
 std::string encode_record(const BatchRequest& q, const BatchResult& r, const BatchTimings& t) {
   std::string payload;
   payload.reserve(64 + 8 * (q.values.size() + r.scores.size() * 2 + r.metrics.size()));
-  put_raw(payload, q.batch_index);
-  put_raw(payload, q.first_trial);
-  put_raw(payload, static_cast<std::uint64_t>(q.n_trials));
-  put_raw(payload, static_cast<std::uint64_t>(q.n_axes));
-  put_raw(payload, static_cast<std::uint64_t>(r.n_metrics));
-  put_doubles(payload, q.values);
-  put_doubles(payload, r.scores);
-  put_doubles(payload, r.violations);
-  put_doubles(payload, r.metrics);
-  for (double ms : {t.ask_ms, t.exec_ms, t.tell_ms, t.overlap_ms, t.idle_ms, t.wall_ms}) put_raw(payload, ms);
+  binary::StringWriter w(payload);
+  w.put(q.batch_index);
+  w.put(q.first_trial);
+  w.put(static_cast<std::uint64_t>(q.n_trials));
+  w.put(static_cast<std::uint64_t>(q.n_axes));
+  w.put(static_cast<std::uint64_t>(r.n_metrics));
+  w.put_array(q.values);
+  w.put_array(r.scores);
+  w.put_array(r.violations);
+  w.put_array(r.metrics);
+  for (double ms : {t.ask_ms, t.exec_ms, t.tell_ms, t.overlap_ms, t.idle_ms, t.wall_ms}) w.put(ms);
   // Successive halving (docs/user-guide.md, "Successive halving"): an optional tail, so journals without it read as
   // before.
   if (!r.rung.empty()) {
-    put_raw(payload, static_cast<std::int64_t>(r.n_rungs));
-    for (std::int32_t x : r.rung) put_raw(payload, x);
+    w.put(static_cast<std::int64_t>(r.n_rungs));
+    w.put_array(r.rung);
   }
   return payload;
 }
 
 bool decode_record(const std::string& payload, JournalRecord& out) {
-  PayloadCursor c(payload);
+  binary::BytesReader c(payload);
   BatchRequest& q = out.batch.request;
   BatchResult& r = out.batch.result;
   std::uint64_t n = 0, a = 0, m = 0;
@@ -52,8 +48,8 @@ bool decode_record(const std::string& payload, JournalRecord& out) {
   r.first_trial = q.first_trial;
   r.n_trials = n;
   r.n_metrics = m;
-  if (!c.get_doubles(q.values, n * a) || !c.get_doubles(r.scores, n) || !c.get_doubles(r.violations, n) ||
-      !c.get_doubles(r.metrics, n * m))
+  if (!c.get_array(q.values, n * a) || !c.get_array(r.scores, n) || !c.get_array(r.violations, n) ||
+      !c.get_array(r.metrics, n * m))
     return false;
   BatchTimings& t = out.timings;
   if (!c.get(t.ask_ms) || !c.get(t.exec_ms) || !c.get(t.tell_ms) || !c.get(t.overlap_ms) || !c.get(t.idle_ms) ||

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <fstream>
 
-#include "common/digest.hpp"
 #include "common/error.hpp"
 
 namespace tpeopt::engine {
@@ -16,11 +15,20 @@ namespace {
 
 constexpr std::uint64_t kMaxPayload = std::uint64_t{1} << 40;
 
-std::uint64_t checksum(const std::string& bytes) {
-  Digest d;
-  d.add_bytes(bytes.data(), bytes.size());
-  return d.value();
-}
+std::uint64_t checksum(const std::string& bytes) { return binary::digest_of(bytes); }
+
+/// A binary::Reader source over a file stream: a read fails when the file has fewer bytes.
+class StreamSource {
+ public:
+  explicit StreamSource(std::ifstream& in) : in_(&in) {}
+  bool read(void* out, std::size_t n) {
+    in_->read(static_cast<char*>(out), static_cast<std::streamsize>(n));
+    return static_cast<std::size_t>(in_->gcount()) == n;
+  }
+
+ private:
+  std::ifstream* in_;
+};
 
 void write_all(int fd, const std::string& bytes, const std::filesystem::path& path) {
   std::size_t done = 0;
@@ -48,42 +56,24 @@ void sync_directory(const std::filesystem::path& dir) {
 
 }  // namespace
 
-bool PayloadCursor::get_doubles(std::vector<double>& v, std::uint64_t n) {
-  if (n > (s_.size() - pos_) / sizeof(double)) return false;
-  if (n == 0) {  // memcpy with an empty vector's null data() is undefined
-    v.clear();
-    return true;
-  }
-  v.resize(n);
-  std::memcpy(v.data(), s_.data() + pos_, n * sizeof(double));
-  pos_ += n * sizeof(double);
-  return true;
-}
-
 RecordFileContents read_record_file(const std::filesystem::path& path, const RecordFileFormat& format) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw make_error("{}: cannot open the {}", path.string(), format.what);
   const std::string where = path.string();
-  auto read_bytes = [&](std::string& s, std::uint64_t n) {
-    s.resize(n);
-    in.read(s.data(), static_cast<std::streamsize>(n));
-    return static_cast<std::uint64_t>(in.gcount()) == n;
-  };
+  binary::Reader<StreamSource> r{StreamSource(in)};
   const auto file_size = std::filesystem::file_size(path);
 
   RecordFileContents out;
-  std::string magic;
   std::uint32_t version = 0, head_len = 0;
   std::uint64_t head_sum = 0;
-  if (!read_bytes(magic, 8) || std::memcmp(magic.data(), format.magic.data(), 8) != 0)
+  if (!r.get_magic(format.magic))
     throw make_error("{}: not a tpeopt {} (bad magic at byte 0)", where, format.what);
-  in.read(reinterpret_cast<char*>(&version), sizeof version);
-  in.read(reinterpret_cast<char*>(&head_len), sizeof head_len);
-  if (!in || version != format.version)
+  const bool sized = r.get(version) && r.get(head_len);
+  if (!sized || version != format.version)
     throw make_error("{}: unsupported {} version {} (this tpeopt reads version {})", where, format.what, version,
                      format.version);
-  if (head_len > (1u << 24) || !read_bytes(out.header, head_len) ||
-      !in.read(reinterpret_cast<char*>(&head_sum), 8) || checksum(out.header) != head_sum)
+  if (head_len > (1u << 24) || !r.get_string(out.header, head_len) || !r.get(head_sum) ||
+      checksum(out.header) != head_sum)
     throw make_error("{}: the {} header is torn or corrupt (bytes 0..{}); the run cannot be resumed", where,
                      format.what, 16 + head_len + 8);
   std::uint64_t offset = 16 + head_len + 8;
@@ -97,14 +87,14 @@ RecordFileContents read_record_file(const std::filesystem::path& path, const Rec
     bool zeros = true;
     while (zeros && tail.get(c)) zeros = c == 0;
     if (zeros) return true;
-    std::uint32_t magic32 = 0;
+    std::uint32_t magic32 = 0, reserved = 0;
     std::uint64_t len = 0;
     std::ifstream head_in(path, std::ios::binary);
     head_in.seekg(static_cast<std::streamoff>(from));
-    if (!head_in.read(reinterpret_cast<char*>(&magic32), 4)) return true;  // fewer than 4 bytes
+    binary::Reader<StreamSource> head{StreamSource(head_in)};
+    if (!head.get(magic32)) return true;  // fewer than 4 bytes
     if (magic32 != format.record_magic) return false;
-    head_in.seekg(4, std::ios::cur);
-    if (!head_in.read(reinterpret_cast<char*>(&len), 8)) return true;
+    if (!head.get(reserved) || !head.get(len)) return true;
     return from + 16 + len + 8 >= file_size;
   };
 
@@ -113,11 +103,9 @@ RecordFileContents read_record_file(const std::filesystem::path& path, const Rec
     std::uint64_t len = 0, sum = 0;
     std::string payload;
     in.seekg(static_cast<std::streamoff>(offset));
-    const bool framed = in.read(reinterpret_cast<char*>(&magic32), 4) &&
-                        in.read(reinterpret_cast<char*>(&reserved), 4) && in.read(reinterpret_cast<char*>(&len), 8) &&
-                        magic32 == format.record_magic && len <= kMaxPayload && offset + 16 + len + 8 <= file_size;
-    const bool ok =
-        framed && read_bytes(payload, len) && in.read(reinterpret_cast<char*>(&sum), 8) && checksum(payload) == sum;
+    const bool framed = r.get(magic32) && r.get(reserved) && r.get(len) && magic32 == format.record_magic &&
+                        len <= kMaxPayload && offset + 16 + len + 8 <= file_size;
+    const bool ok = framed && r.get_string(payload, len) && r.get(sum) && checksum(payload) == sum;
     if (!ok) {
       const bool last = framed ? offset + 16 + len + 8 == file_size : rest_is_torn(offset);
       if (last) {
@@ -142,11 +130,13 @@ RecordFileWriter RecordFileWriter::create(const std::filesystem::path& path, con
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw make_error("{}: cannot create the {}: {}", path.string(), format.what, std::strerror(errno));
   RecordFileWriter w(path, format, fd);
-  std::string bytes(format.magic.data(), 8);
-  put_raw(bytes, format.version);
-  put_raw(bytes, static_cast<std::uint32_t>(header.size()));
-  bytes += header;
-  put_raw(bytes, checksum(header));
+  std::string bytes;
+  binary::StringWriter b(bytes);
+  b.put_magic(format.magic);
+  b.put(format.version);
+  b.put(static_cast<std::uint32_t>(header.size()));
+  b.put_bytes(header.data(), header.size());
+  b.put(checksum(header));
   try {
     write_all(fd, bytes, path);
     sync_or_throw(fd, path);
@@ -183,11 +173,12 @@ RecordFileWriter::~RecordFileWriter() {
 void RecordFileWriter::append(const std::string& payload) {
   std::string record;
   record.reserve(payload.size() + 24);
-  put_raw(record, format_.record_magic);
-  put_raw(record, std::uint32_t{0});
-  put_raw(record, static_cast<std::uint64_t>(payload.size()));
-  record += payload;
-  put_raw(record, checksum(payload));
+  binary::StringWriter b(record);
+  b.put(format_.record_magic);
+  b.put(std::uint32_t{0});
+  b.put(static_cast<std::uint64_t>(payload.size()));
+  b.put_bytes(payload.data(), payload.size());
+  b.put(checksum(payload));
   const off_t before = ::lseek(fd_, 0, SEEK_END);
   try {
     write_all(fd_, record, path_);

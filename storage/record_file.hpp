@@ -7,18 +7,20 @@
 // (a crash mid-write: a prefix of a record, or a tail of zeros from blocks allocated
 // but never written) is dropped; a bad record followed by more data is an error
 // naming its byte offset.
-#include <algorithm>
-#include <array>
+// Every field is written and read through common/binary_format.hpp, and so are the
+// payloads the journals put in their records.
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "common/binary_format.hpp"
+
 namespace tpeopt::engine {
 
 /// Identifies one kind of record file.
 struct RecordFileFormat {
-  std::array<char, 8> magic;
+  binary::Magic magic;
   std::uint32_t version = 0;
   std::uint32_t record_magic = 0;
   const char* what = "journal";  ///< for messages: "journal", "grid journal"
@@ -60,32 +62,6 @@ class RecordFileWriter {
   std::filesystem::path path_;
   RecordFileFormat format_;
   int fd_ = -1;
-};
-
-/// Fixed-size little helpers for encoding payloads.
-template <typename T>
-void put_raw(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-/// Reads fixed-size fields from a payload, failing cleanly when it is short.
-class PayloadCursor {
- public:
-  explicit PayloadCursor(const std::string& s) : s_(s) {}
-  template <typename T>
-  bool get(T& v) {
-    if (pos_ + sizeof v > s_.size()) return false;
-    std::copy_n(s_.data() + pos_, sizeof v, reinterpret_cast<char*>(&v));
-    pos_ += sizeof v;
-    return true;
-  }
-  /// n doubles into v (v is cleared when n is 0).
-  bool get_doubles(std::vector<double>& v, std::uint64_t n);
-  bool at_end() const { return pos_ == s_.size(); }
-
- private:
-  const std::string& s_;
-  std::size_t pos_ = 0;
 };
 
 }  // namespace tpeopt::engine
