@@ -2,7 +2,7 @@
 // The fields of tpeopt's binary files (docs/design.md, "Data and run-directory formats"):
 // fixed-width little-endian integers and IEEE doubles and floats, arrays of them,
 // length-prefixed strings, 8-byte magics, and the checksum that ends a sealed file. The
-// formats written by hand (the candles cache, the candle set cache, the trade_filter cache,
+// formats written by hand (the candles cache, the candle set cache, the prepared trade-log cache,
 // the record file under both journals) write and read every field through these, so each
 // says only its layout.
 //
