@@ -1,6 +1,6 @@
 // `tpeopt backtest`: one parameter set of a config's strategy, its metrics and (for a
 // strategy that exports trades) its trades as CSV, from the CPU reference or the GPU; over
-// several symbols also each symbol's results (engine/backtest.hpp).
+// several symbols also each symbol's results (study/backtest.hpp).
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -13,9 +13,9 @@
 #include "common/cli_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "common/error.hpp"
-#include "engine/backtest.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
+#include "study/backtest.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"

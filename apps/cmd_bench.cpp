@@ -14,7 +14,7 @@
 #include "common/cli_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "common/error.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 

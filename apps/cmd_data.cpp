@@ -1,5 +1,5 @@
-// `tpeopt data`: `generate-candles` writes candle data sets of many symbols (issue
-// [multi-asset]); strategies add subcommands of their own through the registry
+// `tpeopt data`: `generate-candles` writes candle data sets of many symbols (docs/strategies.md,
+// "Candle data sets of many symbols"); strategies add subcommands of their own through the registry
 // (StrategyEntry::add_data_commands).
 #include <algorithm>
 #include <iostream>

@@ -1,7 +1,7 @@
 // `tpeopt grid`: exhaustive search over a grid of values, written to its own run
 // directory like `run`, and resumable with `tpeopt resume DIR`. A strategy with an exact
 // grid (the registry's capability, strategies/exact_grid.hpp) runs it segment by segment
-// (engine/grid_run.hpp); other strategies run the grid sampler through the pipeline,
+// (storage/grid_run.hpp); other strategies run the grid sampler through the pipeline,
 // journaled per batch.
 #include <filesystem>
 #include <iostream>
@@ -15,10 +15,10 @@
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
-#include "engine/data_subsets.hpp"
-#include "engine/grid_run.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
+#include "study/data_subsets.hpp"
+#include "storage/grid_run.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
 #include "io/config_errors.hpp"
 #include "io/study_config.hpp"
 

@@ -10,11 +10,12 @@
 
 #include "apps/commands.hpp"
 #include "common/cli_paths.hpp"
-#include "engine/report_html.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/run_report_data.hpp"
-#include "engine/study.hpp"
-#include "engine/walk_forward.hpp"
+#include "reports/report_html.hpp"
+#include "storage/run_directory.hpp"
+#include "reports/run_report_data.hpp"
+#include "study/study.hpp"
+#include "reports/walk_forward_html.hpp"
+#include "storage/walk_forward.hpp"
 
 namespace tpeopt::app {
 
@@ -26,7 +27,7 @@ struct ReportCommand {
   std::size_t last_batches = 20;
 
   int operator()() const {
-    // A walk-forward parent (issue [subsets]): the folds' table; each fold has its own report.
+    // A walk-forward parent (docs/strategies.md, "Data subsets"): the folds' table; each fold has its own report.
     // Told by its config, as resume tells it (walk_forward.json only exists once a fold ended).
     if (std::filesystem::exists(std::filesystem::path(run_dir) / "config.json")) {
       const io::StudyConfig config = engine::load_run_config(run_dir);

@@ -10,9 +10,9 @@
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
 #include "common/error.hpp"
-#include "engine/grid_run.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
+#include "storage/grid_run.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 

@@ -9,9 +9,9 @@
 #include "common/cli_paths.hpp"
 #include "apps/study_flags.hpp"
 #include "apps/recorded_run.hpp"
-#include "engine/data_subsets.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
+#include "study/data_subsets.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 

@@ -6,8 +6,8 @@
 
 #include "apps/commands.hpp"
 #include "apps/study_flags.hpp"
-#include "engine/study.hpp"
-#include "engine/verify.hpp"
+#include "study/study.hpp"
+#include "study/verify.hpp"
 
 namespace tpeopt::app {
 

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "engine/grid_run.hpp"
+#include "storage/grid_run.hpp"
 
 namespace tpeopt::app {
 

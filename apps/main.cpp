@@ -8,7 +8,8 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
-#include "engine/mpi_ranks.hpp"
+#include "scaleout/mpi_ranks.hpp"
+#include "study/study.hpp"
 
 namespace {
 
@@ -40,7 +41,7 @@ std::string unknown_command(const CLI::App& app, int argc, const char* const* ar
 int main(int argc, char** argv) {
   // Under mpirun: rank 0 runs the command, the other ranks serve its batches.
   tpeopt::engine::mpi::Session mpi_session(argc, argv);
-  if (tpeopt::engine::mpi::rank() > 0) return tpeopt::engine::mpi::serve_jobs();
+  if (tpeopt::engine::mpi::rank() > 0) return tpeopt::engine::serve_rank_jobs();
   CLI::App app{
       "tpeopt: GPU-parallel parameter optimization of trading strategies.\n"
       "A sampler thread (TPE, random or grid) proposes batches of trials while an executor\n"

@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "engine/recorded_study.hpp"
-#include "engine/run_files.hpp"
-#include "engine/walk_forward.hpp"
+#include "storage/recorded_study.hpp"
+#include "storage/run_files.hpp"
+#include "storage/walk_forward.hpp"
 
 namespace tpeopt::app {
 

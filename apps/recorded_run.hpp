@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 
@@ -27,7 +27,7 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
                  engine::RunRecorder& recorder, std::vector<engine::ReplayedBatch> replay,
                  const std::filesystem::path& resume_dir = {});
 
-/// Runs (or, with `resume`, continues) a walk-forward study in `dir` (issue [subsets]): the
+/// Runs (or, with `resume`, continues) a walk-forward study in `dir` (docs/strategies.md, "Data subsets"): the
 /// folds one after another, each in its own run directory dir/fold-N (continued from its
 /// journal when it has one), then the folds' table (walk_forward.json / .csv). Returns the
 /// exit code: 0 complete, 4 complete but a fold had no feasible trial, 130 interrupted

@@ -6,7 +6,8 @@
 
 #include "common/error.hpp"
 #include "common/host_memory.hpp"
-#include "engine/memory_check.hpp"
+#include "study/memory_check.hpp"
+#include "io/data_log.hpp"
 
 namespace tpeopt::app {
 

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/strategy.hpp"
 
@@ -22,7 +22,7 @@ std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& confi
                                                     std::uint64_t* data_bytes = nullptr);
 
 /// Refuses a study whose batches, sampler or data would not fit in memory
-/// (engine/memory_check.hpp), before anything starts: call it before the run directory
+/// (study/memory_check.hpp), before anything starts: call it before the run directory
 /// is created. `options.executor` must be resolved.
 void check_study_memory(const io::StudyConfig& config, const strategies::Strategy& strategy,
                         const engine::RunOptions& options, std::uint64_t data_bytes);

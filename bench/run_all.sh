@@ -191,7 +191,7 @@ run_to() {  # run_to FILE TITLE COMMAND...: the stamp, the command, its output
 }
 repeat_single() {  # repeat_single N ARGS...: N runs of bench_ask_tell --single ARGS
   local n="$1"; shift
-  for _ in $(seq "$n"); do echo "$* $("$ask_tell" --single "$@")"; done
+  for _ in $(seq "$n"); do echo "bench_ask_tell --single $* $("$ask_tell" --single "$@")"; done
 }
 
 run_to tpe_ask_tell-142x20000-cold.txt "the 100 ms case, cold, six runs" repeat_single 6 142 20000 4096 fast 2

@@ -21,8 +21,8 @@ struct Candles {
   }
 };
 
-/// Candles of several symbols stored contiguously (issue [multi-asset]): symbol s holds the
-/// bars [offset[s], offset[s] + length[s]) of `bars`, symbols one after another in name order
+/// Candles of several symbols stored contiguously (docs/strategies.md, "Candle data sets of many symbols"): symbol s
+/// holds the bars [offset[s], offset[s] + length[s]) of `bars`, symbols one after another in name order
 /// (offset[0] = 0, offset[s + 1] = offset[s] + length[s]). Symbols may have different lengths
 /// and start dates; times increase within a symbol.
 struct CandleSet {

@@ -1,7 +1,7 @@
 #pragma once
 // Marks functions that must compile identically for the host and the device.
 // Code marked TPEOPT_HD is the single implementation shared by the CPU reference
-// and the CUDA kernels (DESIGN.md section 5): never write a second copy.
+// and the CUDA kernels (docs/design.md, "Parity: CPU == CUDA"): never write a second copy.
 #if defined(__CUDACC__)
 #define TPEOPT_HD __host__ __device__
 #define TPEOPT_HD_INLINE __host__ __device__ __forceinline__

@@ -4,8 +4,8 @@
 // glibc's exp/cos and CUDA's exp/cos are different implementations (CUDA's double
 // cos is within 2 ulp, glibc's within 1): their results differ in the last bit for
 // some inputs, which is enough to break bit-for-bit parity. These versions use only
-// +, -, *, / (IEEE round-to-nearest on both sides, contraction off: DESIGN.md
-// section 5), rint and ldexp (exact), so both compilers produce identical results.
+// +, -, *, / (IEEE round-to-nearest on both sides, contraction off: docs/design.md,
+// "Parity: CPU == CUDA"), rint and ldexp (exact), so both compilers produce identical results.
 // Accuracy: a few ulp over the ranges the strategies use; not correctly rounded.
 #include <cmath>
 

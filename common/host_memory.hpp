@@ -1,5 +1,5 @@
 #pragma once
-// Memory checks before memory is spent (issue [first-hour]): what the host has available,
+// Memory checks before memory is spent (docs/user-guide.md, "Memory"): what the host has available,
 // and bytes written for people.
 #include <cstdint>
 #include <optional>

@@ -14,7 +14,7 @@ struct Interval {
   double ms() const { return std::chrono::duration<double, std::milli>(end - begin).count(); }
 };
 
-/// Where the time of one batch went (the log line of DESIGN.md section 3 and one row
+/// Where the time of one batch went (the log line of docs/design.md, "Pipeline protocol", and one row
 /// of timings.csv). Definitions (docs/user-guide.md, "Timings"):
 ///  - ask_ms: the sampler's ask() of this batch; tell_ms: its tell().
 ///  - exec_ms: the executor's busy time on this batch (device events for CUDA).

@@ -8,7 +8,7 @@ namespace tpeopt::engine {
 
 /// Evaluates batches of trials. Implementations: the CPU reference (cpu_executor.hpp)
 /// and the CUDA executor (gpu/cuda_executor.hpp). All of them give the same bits for
-/// the same trial (DESIGN.md section 5), whatever the batch it arrives in; the halving
+/// the same trial (docs/design.md, "Parity: CPU == CUDA"), whatever the batch it arrives in; the halving
 /// executor (halving_executor.hpp), whose rungs depend on the whole batch, is the one
 /// exception and says so.
 ///

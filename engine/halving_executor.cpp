@@ -2,34 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
 #include "common/error.hpp"
 #include "engine/trial_ranking.hpp"
 
 namespace tpeopt::engine {
-
-double pruned_violation_code(int rung, double score, tpe::Direction direction) {
-  TPEOPT_ASSERT(rung >= 0 && rung <= 62, "pruned_violation_code: rung out of range");
-  // g in [0, 1], smaller = better rung score; NaN = 1 (Optuna: +inf, the worst of its step).
-  double g = 1.0;
-  if (!std::isnan(score)) {
-    const double a = std::atan(score) / std::numbers::pi;  // in [-0.5, 0.5], increasing
-    g = direction == tpe::Direction::Maximize ? 0.5 - a : 0.5 + a;
-  }
-  // Rung r's codes lie in [(4 (63 - r) - 3) / 256, (4 (63 - r) - 1) / 256]: disjoint
-  // intervals, deeper rungs lower, all in (0, 1).
-  return (4.0 * (63 - rung) - 3.0 + 2.0 * g) / 256.0;
-}
-
-tpe::TrialOutcome told_outcome(const BatchResult& r, std::size_t i, tpe::Direction direction) {
-  const double score = r.scores[i], violation = r.violations[i];
-  if (r.rung.empty()) return {score, violation};
-  if (violation > 0.0) return {std::isnan(score) ? 0.0 : score, violation + 2.0};
-  const bool pruned = r.pruned(i);
-  if (!pruned) return {score, violation};
-  return {std::isnan(score) ? 0.0 : score, pruned_violation_code(r.rung[i], score, direction)};
-}
 
 HalvingExecutor::HalvingExecutor(std::vector<std::unique_ptr<Executor>> rungs, std::uint64_t eta,
                                  tpe::Direction direction, KeepAlive keep_alive)

@@ -1,12 +1,12 @@
 #pragma once
-// Successive halving inside a batch (issue [subsets], docs/user-guide.md "Successive
+// Successive halving inside a batch (docs/user-guide.md, "Successive
 // halving"). The data's slices are shuffled once with the study seed; rung r's executor
 // evaluates the trials still in the race on the first m * eta^r slices (the last rung on
 // every slice); after each rung but the last only the best ceil(n / eta) of the n trials
 // evaluated go on (engine/trial_ranking.hpp's order: ties by the lower trial number).
 //
 // Determinism: which trials survive depends only on the batch's trials and their rung
-// results, which depend only on their parameters (DESIGN.md section 5, rule 3) - not on
+// results, which depend only on their parameters (docs/design.md, "Determinism", rule 3) - not on
 // thread timing - so pipelined == serial and a resumed run replays the same batches. A
 // batch's result does depend on the batch's other trials (that is the point of halving),
 // so different batch sizes give different runs.
@@ -19,20 +19,6 @@
 #include "tpe/search_space.hpp"
 
 namespace tpeopt::engine {
-
-/// The outcome the sampler is told for trial i of a batch. Without halving (result.rung
-/// empty): its score and violation. With halving, Optuna's TPE rule for pruned trials
-/// (optuna/samplers/_tpe/sampler.py, _split_trials; docs/tpe.md), carried through the
-/// (score, violation) pair that tpe::TpeSampler splits on (feasible by score, then
-/// infeasible by increasing violation):
-///  - complete and feasible: (score, 0) - ranked among themselves by score, first;
-///  - pruned and feasible: a violation code in (0, 1) ordered by (deeper rung first, then
-///    better rung score; a NaN rung score last in its rung) - after every complete trial;
-///  - infeasible, complete or pruned: violation + 2 - after every pruned trial, by violation.
-tpe::TrialOutcome told_outcome(const BatchResult& result, std::size_t i, tpe::Direction direction);
-
-/// The violation code of a feasible trial pruned after rung `rung` with rung score `score`.
-double pruned_violation_code(int rung, double score, tpe::Direction direction);
 
 /// Keeps objects (the rungs' strategies) alive as long as the executors that use them.
 using KeepAlive = std::vector<std::shared_ptr<const void>>;

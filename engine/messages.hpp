@@ -1,5 +1,5 @@
 #pragma once
-// engine/: the pipeline (DESIGN.md section 3). Messages between the sampler thread
+// engine/: the pipeline (docs/design.md, "Pipeline protocol"). Messages between the sampler thread
 // and the executor thread: plain movable structs.
 #include <chrono>
 #include <cstddef>

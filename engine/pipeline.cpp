@@ -6,7 +6,6 @@
 #include <readerwriterqueue/readerwriterqueue.h>  // for moodycamel::BlockingReaderWriterQueue (SPSC)
 
 #include "common/error.hpp"
-#include "engine/halving_executor.hpp"
 #include "engine/interrupt.hpp"
 
 namespace tpeopt::engine {
@@ -130,6 +129,15 @@ class ThreadedDriver final : public Driver {
 
 }  // namespace
 
+tpe::TrialOutcome told_outcome(const BatchResult& result, std::size_t i) {
+  tpe::TrialOutcome o{result.scores[i], result.violations[i]};
+  if (!result.rung.empty()) {
+    o.state = result.pruned(i) ? tpe::TrialState::Pruned : tpe::TrialState::Complete;
+    o.rung = result.rung[i];
+  }
+  return o;
+}
+
 std::uint64_t batch_count(std::uint64_t n_trials, std::size_t batch_size) {
   TPEOPT_ASSERT(batch_size > 0, "batch size must be positive");
   return (n_trials + batch_size - 1) / batch_size;
@@ -204,7 +212,7 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
                   "executor returned batches out of order");
 
     outcomes.resize(result.n_trials);
-    for (std::size_t i = 0; i < result.n_trials; ++i) outcomes[i] = told_outcome(result, i, settings.direction);
+    for (std::size_t i = 0; i < result.n_trials; ++i) outcomes[i] = told_outcome(result, i);
     Interval tell;
     tell.begin = Clock::now();
     sampler.tell(current.request.first_trial, outcomes);

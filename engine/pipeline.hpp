@@ -1,5 +1,5 @@
 #pragma once
-// The ask/evaluate/tell schedule of DESIGN.md section 3, run pipelined (a sampler
+// The ask/evaluate/tell schedule of docs/design.md, "Pipeline protocol", run pipelined (a sampler
 // thread and an executor thread, D batches in flight) or serially (one thread, the
 // very same schedule). Both give the same trials and scores bit for bit.
 #include <cstddef>
@@ -38,8 +38,6 @@ struct PipelineSettings {
   bool serial = false;    ///< run the same schedule on one thread
   /// Batches 0 .. replay.size()-1, replayed rather than evaluated (resume).
   std::vector<ReplayedBatch> replay;
-  /// The objective's direction: how pruned trials are told (engine/halving_executor.hpp).
-  tpe::Direction direction = tpe::Direction::Maximize;
 };
 
 struct PipelineSummary {
@@ -49,6 +47,10 @@ struct PipelineSummary {
   double wall_ms = 0;
   double ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0;
 };
+
+/// What the sampler is told about trial i of a batch: its score and violation, and with
+/// successive halving (result.rung not empty) whether it was pruned and its last rung.
+tpe::TrialOutcome told_outcome(const BatchResult& result, std::size_t i);
 
 /// Number of batches for n_trials in batches of batch_size (the last may be smaller).
 std::uint64_t batch_count(std::uint64_t n_trials, std::size_t batch_size);

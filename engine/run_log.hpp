@@ -6,7 +6,7 @@
 
 namespace tpeopt::engine {
 
-/// The per-batch line of DESIGN.md section 3:
+/// The per-batch line of docs/design.md, "Pipeline protocol":
 /// `[tpe] 8192/20000 | ask=5.2ms gpu=8.8ms tell=0.1ms overlap=5.2ms idle=0.0ms`
 /// (`cpu=` instead of `gpu=` for the CPU executor).
 std::string format_batch_line(const std::string& sampler, const std::string& executor, std::uint64_t done,

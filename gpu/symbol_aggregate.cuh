@@ -1,8 +1,8 @@
 #pragma once
 // The aggregation of per-symbol results into a trial's score, violation and metrics on the
 // device: one thread per trial calls strategies/symbol_aggregate.hpp's aggregate_symbols,
-// the function the CPU reference calls, over the symbols in their fixed order (DESIGN.md
-// section 5: no atomics, no reduction whose order depends on the launch). Included by the
+// the function the CPU reference calls, over the symbols in their fixed order (docs/design.md,
+// "Parity: CPU == CUDA": no atomics, no reduction whose order depends on the launch). Included by the
 // .cu files of the symbol strategies (each gets its own copy of the kernel).
 #include <cuda_runtime_api.h>
 

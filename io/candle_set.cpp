@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "common/atomic_file.hpp"
+#include "common/binary_format.hpp"
 #include "common/digest.hpp"
 #include "common/error.hpp"
 #include "common/floor_div.hpp"
@@ -23,63 +24,39 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'P', 'E', 'O', 'C', 'S', 'E', 'T'};
+constexpr binary::Magic kMagic = {'T', 'P', 'E', 'O', 'C', 'S', 'E', 'T'};
 constexpr std::uint32_t kVersion = 2;  // 2: the parser of io/candles_format.hpp (see io/candles_cache.cpp)
 
-template <typename T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-template <typename T>
-void put_array(std::string& out, const std::vector<T>& v) {
-  if (!v.empty()) out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
-/// Bounds-checked reader of a cache file's bytes.
+/// A cache file's fields, each read or the file is refused as truncated.
 class Reader {
  public:
-  Reader(const std::string& in, const std::string& where) : in_(in), where_(where) {}
-  template <typename T>
+  Reader(std::string_view in, const std::string& where) : r_(in), size_(in.size()), where_(where) {}
+  template <binary::Field T>
   T get() {
-    need(sizeof(T));
-    T v;
-    std::memcpy(&v, in_.data() + pos_, sizeof v);
-    pos_ += sizeof v;
+    T v{};
+    if (!r_.get(v)) truncated();
     return v;
   }
-  std::string get_string(std::size_t n) {
-    need(n);
-    std::string s(in_.data() + pos_, n);
-    pos_ += n;
+  /// A u32 byte count, then the bytes.
+  std::string get_string() {
+    std::string s;
+    if (!r_.get_string(s)) truncated();
     return s;
   }
-  template <typename T>
+  template <binary::Field T>
   void get_array(std::size_t n, std::vector<T>& v) {
-    if (n > (in_.size() - pos_) / sizeof(T)) truncated();
-    v.resize(n);
-    if (n > 0) std::memcpy(v.data(), in_.data() + pos_, n * sizeof(T));
-    pos_ += n * sizeof(T);
+    if (!r_.get_array(v, n)) truncated();
   }
-  std::size_t pos() const { return pos_; }
+  std::size_t pos() const { return r_.pos(); }
 
  private:
-  void need(std::size_t n) const {
-    if (n > in_.size() - pos_) truncated();
-  }
   [[noreturn]] void truncated() const {
-    throw make_error("{}: truncated or corrupt candle set cache ({} bytes)", where_, in_.size());
+    throw make_error("{}: truncated or corrupt candle set cache ({} bytes)", where_, size_);
   }
-  const std::string& in_;
+  binary::BytesReader r_;
+  std::size_t size_;
   const std::string& where_;
-  std::size_t pos_ = 0;
 };
-
-std::uint64_t checksum_of(const void* data, std::size_t n) {
-  Digest d;
-  d.add_bytes(data, n);
-  return d.value();
-}
 
 
 bool is_csv_name(const fs::path& p) {
@@ -122,40 +99,35 @@ fs::path candle_set_cache_path(const fs::path& cache_dir, const CandlesSourceId&
 void write_candle_set_cache(const fs::path& path, const CandleSet& set, const CandlesSourceId& id) {
   std::string out;
   out.reserve(64 + set.n_bars() * 48 + set.n_symbols() * 32);
-  out.append(kMagic, sizeof kMagic);
-  put(out, kVersion);
-  put(out, std::uint32_t{0});
-  put(out, id.checksum);
-  put(out, id.size);
-  put(out, static_cast<std::uint64_t>(set.n_symbols()));
-  put(out, static_cast<std::uint64_t>(set.n_bars()));
+  binary::StringWriter w(out);
+  w.put_magic(kMagic);
+  w.put(kVersion);
+  w.put(std::uint32_t{0});
+  w.put(id.checksum);
+  w.put(id.size);
+  w.put(static_cast<std::uint64_t>(set.n_symbols()));
+  w.put(static_cast<std::uint64_t>(set.n_bars()));
   for (std::size_t s = 0; s < set.n_symbols(); ++s) {
-    put(out, static_cast<std::uint32_t>(set.symbols[s].size()));
-    out.append(set.symbols[s]);
-    put(out, static_cast<std::uint64_t>(set.length[s]));
+    w.put_string(set.symbols[s]);
+    w.put(static_cast<std::uint64_t>(set.length[s]));
   }
-  put_array(out, set.bars.time_ms);
+  w.put_array(set.bars.time_ms);
   for (const auto* v : {&set.bars.open, &set.bars.high, &set.bars.low, &set.bars.close, &set.bars.volume})
-    put_array(out, *v);
-  put(out, checksum_of(out.data(), out.size()));
+    w.put_array(*v);
+  w.seal();
   write_file_atomically(path, out, false);
 }
 
 CandleSet read_candle_set_cache(const fs::path& path, const CandlesSourceId& expected, const std::string& source_name) {
   const std::string in = read_file_bytes(path);
   const std::string where = path.string();
-  if (in.size() < sizeof kMagic + 8 || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0)
+  if (in.size() < kMagic.size() + 8 || !binary::BytesReader(in).get_magic(kMagic))
     throw make_error("{}: not a tpeopt candle set cache (bad magic)", where);
-  {
-    std::size_t tail = in.size() - 8;
-    std::uint64_t stored;
-    std::memcpy(&stored, in.data() + tail, sizeof stored);
-    if (stored != checksum_of(in.data(), in.size() - 8))
-      throw make_error("{}: corrupt candle set cache (its checksum does not match its contents)", where);
-  }
-  const std::string body = in.substr(0, in.size() - 8);
+  if (!binary::is_sealed(in))
+    throw make_error("{}: corrupt candle set cache (its checksum does not match its contents)", where);
+  const std::string_view body = std::string_view(in).substr(0, in.size() - 8);
   Reader r(body, where);
-  r.get_string(sizeof kMagic);
+  r.get<std::uint64_t>();  // the magic, checked above
   const auto version = r.get<std::uint32_t>();
   if (version != kVersion)
     throw make_error("{}: candle set cache format version {} (this tpeopt reads version {}); delete the file", where,
@@ -174,8 +146,7 @@ CandleSet read_candle_set_cache(const fs::path& path, const CandlesSourceId& exp
   set.source = source_name;
   std::uint64_t total = 0;
   for (std::uint64_t s = 0; s < n_symbols; ++s) {
-    const auto len = r.get<std::uint32_t>();
-    std::string name = r.get_string(len);
+    std::string name = r.get_string();
     const auto bars = r.get<std::uint64_t>();
     if (name.empty() || bars == 0 || bars > n_bars - total || (!set.symbols.empty() && !(set.symbols.back() < name)))
       throw make_error("{}: corrupt candle set cache (symbol {})", where, s);

@@ -1,6 +1,6 @@
 #pragma once
-// Candle data sets of many symbols (issue [multi-asset]): loading from CSV files, a folder of
-// them or one long CSV with a symbol column, through binary caches, and the `data` object of
+// Candle data sets of many symbols (docs/strategies.md, "Candle data sets of many symbols"): loading from CSV files,
+// a folder of them or one long CSV with a symbol column, through binary caches, and the `data` object of
 // the candle strategies' configs (docs/strategies.md, "Candle data: one or many symbols").
 //
 // Long-CSV cache layout (little-endian, as written by this machine):

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "common/atomic_file.hpp"
+#include "common/binary_format.hpp"
 #include "common/digest.hpp"
 #include "common/error.hpp"
 #include "io/candles_csv.hpp"
@@ -15,42 +16,11 @@ namespace tpeopt::io {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'P', 'E', 'O', 'C', 'N', 'D', 'L'};
+constexpr binary::Magic kMagic = {'T', 'P', 'E', 'O', 'C', 'N', 'D', 'L'};
 // 2: the parser of io/candles_format.hpp (delimiters, decimal commas, more time formats;
 // 16-digit Unix times are microseconds, 1 read them as milliseconds).
 constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8;
-
-template <typename T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-template <typename T>
-void put_array(std::string& out, const std::vector<T>& v) {
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
-template <typename T>
-T get(const std::string& in, std::size_t& pos) {
-  T v;
-  std::memcpy(&v, in.data() + pos, sizeof v);
-  pos += sizeof v;
-  return v;
-}
-
-template <typename T>
-void get_array(const std::string& in, std::size_t& pos, std::size_t n, std::vector<T>& v) {
-  v.resize(n);
-  std::memcpy(v.data(), in.data() + pos, n * sizeof(T));
-  pos += n * sizeof(T);
-}
-
-std::uint64_t checksum_of(const void* data, std::size_t n) {
-  Digest d;
-  d.add_bytes(data, n);
-  return d.value();
-}
 
 }  // namespace
 
@@ -65,15 +35,16 @@ CandlesSourceId candles_source_id(std::string_view bytes, const CandlesCsvOption
 void write_candles_cache(const std::filesystem::path& path, const Candles& c, const CandlesSourceId& id) {
   std::string out;
   out.reserve(kHeaderBytes + c.size() * 48 + 8);
-  out.append(kMagic, sizeof kMagic);
-  put(out, kVersion);
-  put(out, std::uint32_t{0});
-  put(out, id.checksum);
-  put(out, id.size);
-  put(out, static_cast<std::uint64_t>(c.size()));
-  put_array(out, c.time_ms);
-  for (const auto* v : {&c.open, &c.high, &c.low, &c.close, &c.volume}) put_array(out, *v);
-  put(out, checksum_of(out.data(), out.size()));
+  binary::StringWriter w(out);
+  w.put_magic(kMagic);
+  w.put(kVersion);
+  w.put(std::uint32_t{0});
+  w.put(id.checksum);
+  w.put(id.size);
+  w.put(static_cast<std::uint64_t>(c.size()));
+  w.put_array(c.time_ms);
+  for (const auto* v : {&c.open, &c.high, &c.low, &c.close, &c.volume}) w.put_array(*v);
+  w.seal();
 
   // Not fsynced: a cache lost in a crash is rebuilt from its source.
   write_file_atomically(path, out, false);
@@ -83,18 +54,19 @@ Candles read_candles_cache(const std::filesystem::path& path, const CandlesSourc
                            const std::string& source_name) {
   const std::string in = read_file_bytes(path);
   const std::string where = path.string();
-  if (in.size() < sizeof kMagic || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0)
-    throw make_error("{}: not a tpeopt candles cache (bad magic)", where);
+  binary::BytesReader r(in);
+  if (!r.get_magic(kMagic)) throw make_error("{}: not a tpeopt candles cache (bad magic)", where);
   if (in.size() < kHeaderBytes) throw make_error("{}: truncated candles cache ({} bytes)", where, in.size());
-  std::size_t pos = sizeof kMagic;
-  const auto version = get<std::uint32_t>(in, pos);
+  std::uint32_t version = 0, reserved = 0;
+  std::uint64_t checksum = 0, size = 0, n = 0;
+  r.get(version);  // the header's fields are there: the file holds kHeaderBytes
   if (version != kVersion)
     throw make_error("{}: candles cache format version {} (this tpeopt reads version {}); delete the file", where,
                      version, kVersion);
-  pos += 4;
-  const auto checksum = get<std::uint64_t>(in, pos);
-  const auto size = get<std::uint64_t>(in, pos);
-  const auto n = get<std::uint64_t>(in, pos);
+  r.get(reserved);
+  r.get(checksum);
+  r.get(size);
+  r.get(n);
   if (checksum != expected.checksum || size != expected.size)
     throw make_error("{}: candles cache of another CSV (checksum {:016x}, {} bytes; expected {:016x}, {} bytes)", where,
                      checksum, size, expected.checksum, expected.size);
@@ -102,13 +74,12 @@ Candles read_candles_cache(const std::filesystem::path& path, const CandlesSourc
   if (n > (std::uint64_t{1} << 40) || in.size() != expected_bytes)
     throw make_error("{}: truncated or corrupt candles cache ({} bytes, expected {} for {} bars)", where, in.size(),
                      expected_bytes, n);
-  std::size_t tail = in.size() - 8;
-  if (get<std::uint64_t>(in, tail) != checksum_of(in.data(), in.size() - 8))
+  if (!binary::is_sealed(in))
     throw make_error("{}: corrupt candles cache (its checksum does not match its contents)", where);
   Candles c;
   c.source = source_name;
-  get_array(in, pos, n, c.time_ms);
-  for (auto* v : {&c.open, &c.high, &c.low, &c.close, &c.volume}) get_array(in, pos, n, *v);
+  r.get_array(c.time_ms, n);  // the size was checked: every array is there
+  for (auto* v : {&c.open, &c.high, &c.low, &c.close, &c.volume}) r.get_array(*v, n);
   return c;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// A binary cache of parsed candles, so that a CSV is parsed once (DESIGN.md section 7).
+// A binary cache of parsed candles, so that a CSV is parsed once (docs/design.md, "Data and
+// run-directory formats").
 //
 // File layout (little-endian, as written by this machine):
 //   magic "TPEOCNDL" (8 bytes), format version (u32), reserved (u32),

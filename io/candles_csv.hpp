@@ -25,8 +25,8 @@ namespace tpeopt::io {
 /// `ticker` column is ignored here (see parse_candle_set_csv).
 Candles parse_candles_csv(std::string_view text, const std::string& source, const CandlesCsvOptions& options = {});
 
-/// Parses CSV text that may hold several symbols (issue [multi-asset]): with a `symbol` or
-/// `ticker` column (any case), each row belongs to the symbol it names (rows of symbols may
+/// Parses CSV text that may hold several symbols (docs/strategies.md, "Candle data sets of many symbols"): with a
+/// `symbol` or `ticker` column (any case), each row belongs to the symbol it names (rows of symbols may
 /// be interleaved or grouped; times must increase within each symbol, and an error names the
 /// line of that symbol's previous bar); without one, every row belongs to `default_symbol`.
 /// Symbols come out in name order (byte order). Empty symbol names are errors.

@@ -1,6 +1,6 @@
 #pragma once
-// Synthetic candle data sets of many symbols (issue [multi-asset]), for tests, benchmarks and
-// trying the whole path (`tpeopt data generate-candles`): per symbol a seeded geometric random
+// Synthetic candle data sets of many symbols (docs/strategies.md, "Candle data sets of many symbols"), for tests,
+// benchmarks and trying the whole path (`tpeopt data generate-candles`): per symbol a seeded geometric random
 // walk whose drift switches between up, down and flat regimes and whose volatility switches
 // between a calm and a wild regime, with consistent OHLC bars and log-normal volume. Symbols
 // have different lengths and start dates: symbol s has a length drawn in [min_bars, bars]

@@ -1,7 +1,7 @@
 #pragma once
 // What this process loaded, for the line every run prints ("loaded FILE: N bars,
 // FIRST .. LAST") and for the memory estimates made before a run starts
-// (engine/memory_check.hpp). The loaders of io/ add to it; the commands take it.
+// (study/memory_check.hpp). The loaders of io/ add to it; the commands take it.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -421,7 +421,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       data_ok = errors.check([&] { JsonFields fields(root.at("data"), "data"); });  // an object; the strategy checks its keys
       if (data_ok) {
         data = root.at("data");
-        // Data subsets (issue [subsets]) are the engine's, not the strategy's.
+        // Data subsets (docs/strategies.md, "Data subsets") are the engine's, not the strategy's.
         if (data.contains("holdout")) {
           errors.check([&] { c.holdout = parse_holdout(data.at("holdout")); });
           data.erase("holdout");

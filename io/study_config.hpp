@@ -1,5 +1,5 @@
 #pragma once
-// io/: configs, data loaders and result writers. The study config (DESIGN.md section 8).
+// io/: configs, data loaders and result writers. The study config (docs/user-guide.md, "The config").
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -27,7 +27,7 @@ struct ObjectiveConfig {
   std::string aggregate;  ///< strategies over symbols: sum | mean | worst | portfolio ("" = sum)
 };
 
-/// `data.holdout` (issue [subsets], docs/user-guide.md "Hold-out"): the out-of-sample part
+/// `data.holdout` (docs/user-guide.md, "Hold-out"): the out-of-sample part
 /// of the data, never shown to the optimizer; the top-K trials are scored on it after the run.
 struct HoldoutConfig {
   double fraction = 0.0;  ///< in (0, 1): the last `fraction` of the data's time span
@@ -38,7 +38,7 @@ struct HoldoutConfig {
   bool enabled() const { return fraction > 0.0 || !ranges.empty(); }
 };
 
-/// `data.walk_forward` (issue [subsets], docs/user-guide.md "Walk-forward"): the data cut into
+/// `data.walk_forward` (docs/user-guide.md, "Walk-forward"): the data cut into
 /// folds + 1 equal windows of atoms; fold f optimizes on window f and scores its top K on
 /// window f + 1. `tpeopt run` runs the folds one after another, each in a run directory of
 /// its own whose config names its fold.
@@ -50,7 +50,7 @@ struct WalkForwardConfig {
   bool is_parent() const { return enabled() && fold < 0; }
 };
 
-/// `search.halving` (issue [subsets], docs/user-guide.md "Successive halving"): successive
+/// `search.halving` (docs/user-guide.md, "Successive halving"): successive
 /// halving of each batch over data slices.
 struct HalvingConfig {
   bool enabled = false;

@@ -79,7 +79,7 @@ for step in "${steps[@]}"; do
     bench_peers)
       "$BIN/bench_ema_cross" ${PEERS_ARGS:-} > "$S/bench_peers.txt" 2>&1; tail -20 "$S/bench_peers.txt" ;;
     bench_subsets)
-      # Successive halving against the full evaluation (issue [subsets]): large planted data,
+      # Successive halving against the full evaluation (docs/strategies.md, "Data subsets"): large planted data,
       # 5 seeds (medians) at batches of 2,048 and 1,024, then the small defaults.
       L="--executor cuda --days 250 --trades-per-day 2000 --path-len 390 --trials 16384 --seeds ${SUBSETS_SEEDS:-5}"
       { for b in 2048 1024; do timeout "${SUBSETS_TIMEOUT:-300}" "$BIN/bench_subsets" $L --batch $b; done

@@ -2,8 +2,9 @@
 # Which source files outside a strategy's folder name it (docs/design.md, "Strategies"):
 #   scripts/strategy_mentions.sh [NAME ...]      (default: every strategy of strategies/CMakeLists.txt)
 # prints, per strategy, the count and the files, and exits 1 when a strategy is named in
-# more than one file outside its folder (its line in strategies/CMakeLists.txt is the one). Source: *.cpp *.hpp *.cu *.cuh and
-# CMakeLists.txt of the product (common, tpe, io, strategies, engine, gpu, apps and the top
+# more than one file outside its folder (its line in strategies/CMakeLists.txt is the one).
+# Source: *.cpp *.hpp *.cu *.cuh and CMakeLists.txt of the product (common, tpe, io,
+# strategies, gpu, engine, scaleout, study, storage, reports, apps and the top
 # CMakeLists.txt); not tests, docs, benchmarks, examples or scripts. A mention is the name as
 # a word, `_` counting as a separator (ema_cross_strategy.hpp mentions ema_cross, a comment
 # saying "ema_cross" too). The functions strategy is named like an English word; for it a
@@ -17,7 +18,7 @@ if [ ${#names[@]} -eq 0 ]; then
   read -r -a names <<< "$(sed -n 's/^set(TPEOPT_STRATEGIES \(.*\))$/\1/p' strategies/CMakeLists.txt)"
 fi
 sources() {
-  find common tpe io strategies engine gpu apps \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
+  find common tpe io strategies gpu engine scaleout study storage reports apps \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
     -o -name 'CMakeLists.txt' \) -not -path "strategies/$1/*" | sort
   echo CMakeLists.txt
 }

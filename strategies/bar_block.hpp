@@ -1,5 +1,5 @@
 #pragma once
-// A block of bars [begin, end) of one series, backtested on its own (issue [subsets]): the
+// A block of bars [begin, end) of one series, backtested on its own (docs/strategies.md, "Data subsets"): the
 // walk starts flat at begin, reads the whole series' indicators (its warm-up comes from the
 // bars before it) and closes a position still open at bar end - 1 as at the end of the
 // data. A candle strategy's part of the data (hold-out, walk-forward window, halving slice)

@@ -1,5 +1,5 @@
 #pragma once
-// The atoms of a candle data set for data subsets (Strategy::n_atoms, issue [subsets]): the
+// The atoms of a candle data set for data subsets (Strategy::n_atoms, docs/strategies.md, "Data subsets"): the
 // distinct bar times of all its symbols, in increasing order. A part of the data, a list of
 // atom ranges, is a time span per range; each symbol keeps its bars inside the spans, as
 // blocks of its own bars (strategies/bar_block.hpp). One series' atoms are its bars, so its

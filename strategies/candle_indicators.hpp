@@ -1,6 +1,6 @@
 #pragma once
 // Indicators of candle series that several strategies read, written ONCE as TPEOPT_HD code
-// (DESIGN.md section 5: shared math): the CPU references and the CUDA twins call these
+// (docs/design.md, "Parity: CPU == CUDA"): the CPU references and the CUDA twins call these
 // functions, in this operation order, so their bits agree. Only +, -, *, /, fabs and sqrt on
 // doubles (IEEE on both sides, contraction off); sums run left to right.
 #include <cmath>

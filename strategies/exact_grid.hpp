@@ -2,7 +2,7 @@
 // The "exact grid" capability of the registry (strategies/registry.hpp): a strategy that can
 // score every combination of a grid faster than trial by trial (a trade log's cell method)
 // provides a searcher; `tpeopt grid` then runs it segment by segment in a resumable run
-// directory (engine/grid_run.hpp). Everything here is the strategy-independent shape of such
+// directory (storage/grid_run.hpp). Everything here is the strategy-independent shape of such
 // a search: the grid over parameter slots, the settings, and the top K it returns. Host-only.
 #include <cstddef>
 #include <cstdint>

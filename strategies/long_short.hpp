@@ -5,7 +5,7 @@
 // them under the mapping of docs/strategies.md ("Long/short signal strategies"). Written
 // ONCE as TPEOPT_HD code: the CPU references and the CUDA twins run it.
 //
-// Parity (DESIGN.md section 5): only +, -, * and / on doubles, contraction off, the same
+// Parity (docs/design.md, "Parity: CPU == CUDA"): only +, -, * and / on doubles, contraction off, the same
 // operation order as vectorbt's numba code where it computes the same number (fills, stop
 // levels), so that the prices agree with vectorbt's to the last bit.
 #include "common/hd.hpp"

@@ -88,7 +88,7 @@ class SignalStrategy final : public SymbolStrategy {
     return out;
   }
 
-  // ---- data subsets (issue [subsets]): atoms are the symbols' distinct bar times --------
+  // ---- data subsets (docs/strategies.md, "Data subsets"): atoms are the symbols' distinct bar times --------
   std::size_t n_atoms() const override { return atoms_ ? atoms_->size() : 0; }
   std::int64_t atom_time_s(std::size_t k) const override { return atoms_->time_s(k); }
   /// The symbols with bars in `ranges`, each over its blocks of those bars.

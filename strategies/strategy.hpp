@@ -20,7 +20,7 @@ struct TrialScore {
   double violation = 0.0;
 };
 
-/// Atoms [begin, end) of a strategy's data (issue [subsets]; see Strategy::n_atoms).
+/// Atoms [begin, end) of a strategy's data (docs/strategies.md, "Data subsets"; see Strategy::n_atoms).
 struct AtomRange {
   std::size_t begin = 0, end = 0;
   bool operator==(const AtomRange&) const = default;
@@ -57,7 +57,7 @@ class Strategy {
   /// Checksums of the data this strategy reads, "name=hex" per source (empty if none).
   virtual std::vector<std::string> data_checksums() const { return {}; }
 
-  // ---- data subsets (issue [subsets], docs/strategies.md "Data subsets") ------------
+  // ---- data subsets (docs/strategies.md, "Data subsets") ------------
   // A sliceable strategy's data is a sequence of atoms in time order (trading days of a
   // trade log, the bar times of a candle data set). Hold-out parts, walk-forward windows
   // and the slices of successive halving are sets of atom ranges.

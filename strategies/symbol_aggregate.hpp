@@ -1,9 +1,9 @@
 #pragma once
-// A trial's score across the symbols of a candle data set (issue [multi-asset]), written ONCE
-// as TPEOPT_HD code: the CPU reference and the CUDA aggregation kernels call this function,
+// A trial's score across the symbols of a candle data set (docs/strategies.md, "Candle data sets of many symbols"),
+// written ONCE as TPEOPT_HD code: the CPU reference and the CUDA aggregation kernels call this function,
 // so both give the same bits. docs/strategies.md, "Scores across symbols", states the rules.
 //
-// Exact and order-independent (DESIGN.md section 5): every sum runs over the symbols in
+// Exact and order-independent (docs/design.md, "Parity: CPU == CUDA"): every sum runs over the symbols in
 // their fixed order (by name), left to right, starting from the first symbol's value (so
 // one symbol gives its own value, bit for bit); no atomics; each trial on its own.
 #include "common/hd.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// The host-side face of a strategy over a data set of several symbols (issue [multi-asset]):
-// per-symbol results are kept (evaluate_symbols) and the trial's score is their aggregate
+// The host-side face of a strategy over a data set of several symbols (docs/strategies.md, "Candle data sets of many
+// symbols"): per-symbol results are kept (evaluate_symbols) and the trial's score is their aggregate
 // (strategies/symbol_aggregate.hpp, the same TPEOPT_HD code on the GPU).
 #include <string>
 #include <vector>

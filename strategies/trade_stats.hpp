@@ -97,7 +97,7 @@ TPEOPT_HD_INLINE double write_trade_metrics(const ReturnStats& s, double own, in
   return s.trades < min_trades ? static_cast<double>(min_trades - s.trades) : 0.0;
 }
 
-/// A trial's score over blocks of bars (issue [subsets], strategies/bar_block.hpp): 0.0 plus
+/// A trial's score over blocks of bars (docs/strategies.md, "Data subsets"; strategies/bar_block.hpp): 0.0 plus
 /// each block's objective value over the block's own trades, added in block order. The one
 /// definition behind the CPU references and the CUDA kernels of the candle strategies; their
 /// violation and metrics come from a summary over all the trades, kept beside it.

@@ -211,7 +211,7 @@ void BatchTpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutco
   std::vector<RankedTrial> told;
   std::vector<double> codes;
   for (std::size_t i = 0; i < block.n; ++i) {
-    const TrialOutcome& o = outcomes[i];
+    const RankedOutcome o = ranked(outcomes[i], s.direction);
     if (std::isnan(o.violation))
       throw make_error("tpe sampler: trial {} was told a NaN violation", block.first + i);
     if (std::isnan(o.score)) continue;  // failed: not an observation

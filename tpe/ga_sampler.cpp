@@ -111,7 +111,7 @@ struct GaSampler::State {
   void breed(std::uint64_t trial, double* child) const;
   void check_next(std::uint64_t first_trial, const char* verb) const;
   void start_block(std::uint64_t first_trial, std::size_t n, const double* values);
-  void update_pool(const Block& block, std::span<const TrialOutcome> outcomes);
+  void update_pool(const Block& block, std::span<const RankedOutcome> outcomes);
 };
 
 // The best of `tournament` pool members drawn uniformly with replacement. The pool is sorted
@@ -172,7 +172,7 @@ void GaSampler::State::start_block(std::uint64_t first_trial, std::size_t n, con
 // The next pool: the new generation and the old pool's `elite` best compete for the
 // `population` places; places they leave empty (a generation smaller than the pool) go to
 // the rest of the old pool, best first.
-void GaSampler::State::update_pool(const Block& block, std::span<const TrialOutcome> outcomes) {
+void GaSampler::State::update_pool(const Block& block, std::span<const RankedOutcome> outcomes) {
   const std::size_t dim = d();
   struct Candidate {
     Member member;
@@ -250,10 +250,11 @@ void GaSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> ou
         "ga sampler: tell of trials {}..{} does not match the oldest asked block (trials {}..{}); blocks are told in "
         "the order they were asked",
         first_trial, first_trial + outcomes.size() - 1, block.first, block.first + block.n - 1);
-  for (std::size_t i = 0; i < outcomes.size(); ++i)
-    if (std::isnan(outcomes[i].violation))
+  const std::vector<RankedOutcome> told = ranked(outcomes, s.direction);
+  for (std::size_t i = 0; i < told.size(); ++i)
+    if (std::isnan(told[i].violation))
       throw make_error("ga sampler: trial {}: constraint violation is NaN", first_trial + i);
-  s.update_pool(block, outcomes);
+  s.update_pool(block, told);
   s.pending.pop_front();
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The sampler interface the pipeline drives (DESIGN.md section 3).
+// The sampler interface the pipeline drives (docs/design.md, "Pipeline protocol").
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -13,7 +13,7 @@ namespace tpeopt::tpe {
 ///
 /// Trials are numbered 0, 1, 2, ... and asked in contiguous blocks (one block per
 /// batch). ask() and tell() are called from one thread (the sampler thread), in the
-/// schedule order of DESIGN.md section 3; a block may be asked before earlier blocks
+/// schedule order of docs/design.md, "Pipeline protocol"; a block may be asked before earlier blocks
 /// are told (D batches in flight). The sampler's state changes only through these
 /// calls, and each trial draws its random numbers from its own stream
 /// (trial_rng.hpp), so the same schedule gives the same trials bit for bit whatever

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tpe/trial_outcome.hpp"  // for TrialOutcome and Direction, which samplers take with their space
+
 namespace tpeopt::tpe {
 
 /// One searched parameter (an axis of the space).
@@ -57,16 +59,5 @@ struct SearchSpace {
   /// the message ("tpe sampler: adopt").
   void check_rows(const char* who, std::uint64_t first_trial, std::size_t n, const double* values) const;
 };
-
-/// Outcome of one trial as the sampler sees it.
-///  - score: the objective value; NaN marks a failed trial (ignored by TPE, like Optuna's FAIL).
-///  - violation: 0 for a feasible trial, > 0 by how much a constraint is violated
-///    (infeasible trials rank after every feasible one, by increasing violation).
-struct TrialOutcome {
-  double score = 0.0;
-  double violation = 0.0;
-};
-
-enum class Direction { Minimize, Maximize };
 
 }  // namespace tpeopt::tpe

@@ -581,17 +581,18 @@ void TpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutcome> o
         "tpe sampler: tell of trials {}..{} does not match the oldest asked block (trials {}..{}); blocks are "
         "told in the order they were asked",
         first_trial, first_trial + outcomes.size() - 1, block.first, block.first + block.n - 1);
-  for (std::size_t i = 0; i < outcomes.size(); ++i)
-    if (std::isnan(outcomes[i].violation))
+  const std::vector<RankedOutcome> told = ranked(outcomes, s.direction);
+  for (std::size_t i = 0; i < told.size(); ++i)
+    if (std::isnan(told[i].violation))
       throw make_error("tpe sampler: trial {}: constraint violation is NaN", first_trial + i);
   const std::size_t d = s.space.size();
   const std::size_t n_before = s.score.size();
   std::vector<std::size_t> kept;  // the block's non-failed trials
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    if (std::isnan(outcomes[i].score)) continue;  // failed: ignored, like Optuna's FAIL
+  for (std::size_t i = 0; i < told.size(); ++i) {
+    if (std::isnan(told[i].score)) continue;  // failed: ignored, like Optuna's FAIL
     kept.push_back(i);
-    s.score.push_back(outcomes[i].score);
-    s.violation.push_back(outcomes[i].violation);
+    s.score.push_back(told[i].score);
+    s.violation.push_back(told[i].violation);
     s.trial.push_back(first_trial + i);
   }
   const std::size_t n_after = s.score.size();

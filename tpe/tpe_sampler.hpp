@@ -51,8 +51,8 @@ struct TpeConfig {
   /// Optuna 4.9+'s bandwidths (Optuna 5's default; docs/tpe.md, "Multivariate"). Its asks
   /// cost candidates x observations x axes per trial. Off: one estimator per axis; On: the
   /// joint one always; Auto: the joint one while a trial's scoring costs at most
-  /// multivariate_budget, one per axis after. Off by default (DESIGN.md section 4: univariate
-  /// by default, as Optuna before 5).
+  /// multivariate_budget, one per axis after. Off by default (the preset keeps Optuna's
+  /// semantics as before Optuna 5: univariate by default; docs/tpe.md, "Departures from Optuna").
   Multivariate multivariate = Multivariate::Off;
   /// Auto's limit on a trial's joint scoring: n_ei_candidates x observations x modelled
   /// axes, a stepped axis (int, stepped float, log int) counting 20 (its term costs 20 times

@@ -1,5 +1,5 @@
 #pragma once
-// Per-trial random streams (DESIGN.md section 3, rule 2).
+// Per-trial random streams (docs/design.md, "Determinism", rule 2).
 //
 // Every trial draws its random numbers from its own engine seeded from (study seed, trial
 // number, purpose) by a fixed mixing function, never from a shared generator. The engine is

@@ -3,7 +3,7 @@
 // evaluations per second. Usage: bench_exhaustion [--bars N] [--cpu-trials M] [--repeats R]
 // With CUDA it also times the device kernels directly (first batch on a fresh device, then
 // warm), for the filtered signal finder and the plain warp finder.
-// --multi-gpu-trials N[,N...] prints only the several-GPU table (engine/split_executor):
+// --multi-gpu-trials N[,N...] prints only the several-GPU table (scaleout/split_executor):
 // each batch size on devices 0..k-1 for every k up to the device count.
 //
 // Notes (METHOD.md: the two numbers, then each version's prediction and outcome).
@@ -68,7 +68,7 @@
 //  - per batch fixed cost: the EMA of each new span is 1e6 dependent steps (~3 FP64 ops of
 //    ~8 cycles: ~15 ms for the first batch); spans are cached across batches, so warm batches
 //    skip it. The z-scores of a new window are parallel over bars (~0.2 ms per window).
-// Goals (issue [exhaustion]): >= 1e11 at 4096 trials, >= 3e11 at 65536.
+// Goals (docs/benchmarks.md, "exhaustion"): >= 1e11 at 4096 trials, >= 3e11 at 65536.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -83,7 +83,7 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/split_executor.hpp"
+#include "scaleout/split_executor.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "tpe/search_space.hpp"
@@ -212,7 +212,7 @@ void time_device(const strategies::ExhaustionStrategy& s, const std::vector<doub
 }
 #endif
 
-/// Several GPUs of the host (engine/split_executor.hpp): warm wall time of one batch of
+/// Several GPUs of the host (scaleout/split_executor.hpp): warm wall time of one batch of
 /// n trials on devices 0..k-1, whether the results equal one GPU's bit for bit, and the
 /// slowest device's own busy time (events around its kernels): wall minus busy is the
 /// host's share (staging, copies, gathering), busy of k devices against one device's busy

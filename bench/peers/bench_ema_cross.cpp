@@ -1,4 +1,4 @@
-// bench_ema_cross: the ema_cross strategy's two peer workloads (issue [peers]) on the CPU
+// bench_ema_cross: the ema_cross strategy's two peer workloads (docs/benchmarks.md, "Peers") on the CPU
 // executor and, when built with CUDA and a GPU is present, the CUDA executor:
 //   sweep: 10,000 parameter sets over one candle series (default: 200,000 generated bars);
 //   long:  one parameter set over 10,000,000 generated bars.
@@ -444,7 +444,7 @@ int run(int argc, char** argv) {
     workloads.push_back({"long", generated_walk(long_bars, 2), std::vector<double>(row, row + ec::kNumSlots)});
   }
   const bool gpu_here = use_gpu && gpu::cuda_available();
-  std::printf("ema_cross peers benchmark (issue [peers])\nhost: %s, %u hardware threads\ndevice: %s\n",
+  std::printf("ema_cross peers benchmark (docs/benchmarks.md, \"Peers\")\nhost: %s, %u hardware threads\ndevice: %s\n",
               cpu_model().c_str(), std::thread::hardware_concurrency(), gpu::cuda_device_description().c_str());
   for (const auto& w : workloads)
     std::printf("%s: %s, %zu bars, %zu parameter sets%s\n", w.name.c_str(), w.candles.source.c_str(), w.candles.size(),

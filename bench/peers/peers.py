@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tpeopt's ema_cross strategy against vectorbt (issue [peers]).
+"""tpeopt's ema_cross strategy against vectorbt (docs/benchmarks.md, "Peers").
 
 vectorbt runs the strategy as `Portfolio.from_signals` with the settings of
 docs/strategies.md ("ema_cross", "vectorbt mapping"): EMAs from vbt.MA (ewm=True), entries

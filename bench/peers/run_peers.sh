@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The peers benchmark of issue [peers]: tpeopt's ema_cross against vectorbt (and
+# The peers benchmark (docs/benchmarks.md, "Peers"): tpeopt's ema_cross against vectorbt (and
 # Manifold-BT when its package can be installed), on the same parameter sets and data.
 #
 #   bench/peers/run_peers.sh [BUILD_DIR] [peers.py check options, e.g. --sets 1000]

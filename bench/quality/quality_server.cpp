@@ -31,9 +31,9 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "engine/data_subsets.hpp"
+#include "study/data_subsets.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/study_config.hpp"
 
 using namespace tpeopt;

@@ -1,5 +1,5 @@
-// TPE versus GA versus random search at equal trial budgets (issue 10): the best score each
-// finds, median and interquartile range over seeds 0 .. SEEDS-1, on the analytic functions
+// TPE versus GA versus random search at equal trial budgets (docs/samplers.md; docs/benchmarks.md, "Samplers"): the
+// best score each finds, median and interquartile range over seeds 0 .. SEEDS-1, on the analytic functions
 // and on both strategies, through the whole study (pipeline at depth 2, CPU executor).
 // Prints markdown tables (docs/benchmarks.md, "Samplers: TPE vs GA vs random").
 //
@@ -32,7 +32,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/ga_config.hpp"
 #include "io/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"

@@ -29,7 +29,7 @@
 #include <boost/random/uniform_real_distribution.hpp>
 #include <fmt/format.h>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "tpe/trial_rng.hpp"

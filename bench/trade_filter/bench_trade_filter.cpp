@@ -1,4 +1,4 @@
-// Benchmark of the trade_filter strategy (issue 4): effective combination-trade checks
+// Benchmark of the trade_filter strategy (docs/strategies.md, "trade_filter"): effective combination-trade checks
 // per second (combinations x trades / wall time) of
 //   1. the CPU reference (linear walk, TradeFilterStrategy::evaluate), 1 thread and all;
 //   2. the seed's 11,340-combination grid end to end on the CPU (cell method);
@@ -39,8 +39,8 @@
 #include "common/worker_pool.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/study.hpp"
-#include "engine/slot_grid_config.hpp"
+#include "study/study.hpp"
+#include "study/slot_grid_config.hpp"
 #include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "io/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"

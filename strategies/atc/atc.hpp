@@ -7,7 +7,7 @@
 // (atc_strategy.cpp) and the CUDA kernels (atc_device.cu); docs/strategies.md, section
 // "atc", states the same rules in prose.
 //
-// Parity (DESIGN.md section 5): only +, -, *, / and sqrt on doubles (IEEE on both sides),
+// Parity (docs/design.md, "Parity: CPU == CUDA"): only +, -, *, / and sqrt on doubles (IEEE on both sides),
 // fabs and comparisons, contraction off on both compilers, the same operation order
 // everywhere; the one exp (the growth factor, once per trial) is common/hd_math.hpp's.
 // Every function is a pure function of its arguments and state.
@@ -533,7 +533,7 @@ TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, 
   return tr;
 }
 
-/// The backtest of one symbol over blocks of its bars (issue [subsets], strategies/bar_block.hpp;
+/// The backtest of one symbol over blocks of its bars (docs/strategies.md, "Data subsets"; strategies/bar_block.hpp;
 /// increasing, disjoint). The moving averages, signals and both layers run over the symbol's
 /// bars as in run_symbol (they are indicators: from the cutout on, whatever the blocks); only
 /// the positions and returns are per block: each block starts flat, decides positions at its

@@ -20,7 +20,7 @@
 //      (objective, equity, metrics). The simple kernel (one thread per (trial, symbol)
 //      running atc::run_symbol, the CPU's loop) is kept for parity tests;
 //  (c) the aggregation: one thread per trial over the symbols in order.
-// A blocked strategy (issue [subsets]: hold-out parts, walk-forward windows, halving slices)
+// A blocked strategy (docs/strategies.md, "Data subsets": hold-out parts, walk-forward windows, halving slices)
 // runs one thread per (trial, symbol) through atc::run_symbol_blocks instead of (b).
 // A batch whose distinct series do not fit in the cache runs as parts of consecutive trials,
 // and a batch whose per-symbol rows do not fit as chunks (same results). No atomics.
@@ -76,7 +76,7 @@ __global__ void signal_kernel(const double* close, Symbols sy, const SignalTask*
 
 struct TrialLaunch {
   Symbols sy;
-  const strategies::BarBlock* blocks;  ///< blocked strategies (issue [subsets]): every symbol's blocks
+  const strategies::BarBlock* blocks;  ///< blocked strategies (docs/strategies.md, "Data subsets"): every symbol's blocks
   const int* block_offset;             ///< symbol s's blocks are blocks[block_offset[s] .. block_offset[s + 1])
   const double* R;              ///< returns of all symbols (R_0 = 0 per symbol)
   const atc::SignalWord* pool;  ///< series slot-major: slot * total_words + symbol's words
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
 }
 
 /// One thread per (trial, symbol): atc::run_symbol, the CPU's loop (the simple kernel, kept
-/// for parity tests), or for a blocked strategy (issue [subsets]) atc::run_symbol_blocks over
+/// for parity tests), or for a blocked strategy (docs/strategies.md, "Data subsets") atc::run_symbol_blocks over
 /// the symbol's blocks, whose score is the symbol's objective.
 template <bool kBlocked>
 __global__ void thread_kernel(TrialLaunch L) {
@@ -405,7 +405,7 @@ class AtcDevice final : public DeviceStrategy {
   long long total_words_ = 0;
   DeviceBuffer<double> d_close_, d_ret_;
   DeviceBuffer<long long> d_offset_, d_length_, d_words_;
-  // Blocked strategies (issue [subsets]): every symbol's blocks, and where each symbol's start.
+  // Blocked strategies (docs/strategies.md, "Data subsets"): every symbol's blocks, and where each symbol's start.
   bool blocked_ = false;
   DeviceBuffer<strategies::BarBlock> d_blocks_;
   DeviceBuffer<int> d_block_offset_;

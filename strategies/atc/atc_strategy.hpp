@@ -65,7 +65,7 @@ class AtcStrategy final : public SymbolStrategy {
   /// Bar times of all symbols (Unix ms), contiguous like closes().
   const std::vector<std::int64_t>& times_ms() const { return time_ms_; }
 
-  // ---- data subsets (issue [subsets]): atoms are the symbols' distinct bar times --------
+  // ---- data subsets (docs/strategies.md, "Data subsets"): atoms are the symbols' distinct bar times --------
   std::size_t n_atoms() const override { return atoms_ ? atoms_->size() : 0; }
   std::int64_t atom_time_s(std::size_t k) const override { return atoms_->time_s(k); }
   /// The symbols with bars in `ranges`, each backtested over its blocks of those bars

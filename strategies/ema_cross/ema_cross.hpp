@@ -1,11 +1,11 @@
 #pragma once
-// The `ema_cross` strategy (issue [peers]): long-only EMA crossover with optional stop-loss
+// The `ema_cross` strategy (docs/strategies.md, "ema_cross"): long-only EMA crossover with optional stop-loss
 // and take-profit, fees and slippage, whose fills are those of vectorbt's
 // Portfolio.from_signals with the settings listed in docs/strategies.md ("ema_cross").
 // Written ONCE as TPEOPT_HD code and used by the CPU reference (ema_cross_strategy.cpp)
 // and the CUDA kernels (ema_cross_device.cu).
 //
-// Parity (DESIGN.md section 5): only +, -, * and / on doubles (IEEE on both sides),
+// Parity (docs/design.md, "Parity: CPU == CUDA"): only +, -, * and / on doubles (IEEE on both sides),
 // contraction off on both compilers, the same operation order everywhere, and the same
 // order as vectorbt's numba code where vectorbt computes the same number (the EMA, the
 // stop levels, the fills), so that its prices agree with vectorbt's to the last bit.
@@ -115,7 +115,7 @@ TPEOPT_HD_INLINE void ema_series2(const double* close, int n, int span_a, double
 /// The trial-independent bars (host or device pointers).
 struct Bars {
   int n = 0;      ///< end of the bars walked: the walk's last bar is n - 1 (the series hold at least n bars)
-  int begin = 0;  ///< first bar walked (issue [subsets]: a block [begin, n) backtested on its own;
+  int begin = 0;  ///< first bar walked (docs/strategies.md, "Data subsets": a block [begin, n) backtested on its own;
                   ///< the EMAs still read the whole series, so their warm-up comes from the bars before it)
   const double* open = nullptr;
   const double* high = nullptr;
@@ -333,7 +333,7 @@ TPEOPT_HD_INLINE double finish(const Summary& s, Objective o, int min_trades, do
   return objective_value(s, o);
 }
 
-/// A blocked trial's score (issue [subsets]): strategies/trade_stats.hpp's BlockedScore.
+/// A blocked trial's score (docs/strategies.md, "Data subsets"): strategies/trade_stats.hpp's BlockedScore.
 using BlockedScore = strategies::BlockedScore<Summary>;
 
 /// Closes the current block: its objective value joins the score, and the next block starts empty.

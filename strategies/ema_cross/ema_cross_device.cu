@@ -163,7 +163,7 @@ struct Launch {
 };
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
-/// Blocked (kBlocked, issue [subsets]): one walk per block in block order, each starting flat
+/// Blocked (kBlocked, docs/strategies.md, "Data subsets"): one walk per block in block order, each starting flat
 /// and marking an open position at its last bar; the score is 0.0 + the blocks' objective
 /// values in block order, the violation and metrics those of one summary over all the trades
 /// (the CPU reference's EmaCrossStrategy::evaluate).
@@ -420,7 +420,7 @@ class EmaCrossDevice final : public DeviceStrategy {
   int min_trades_;
   int n_;
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_sink_;
-  DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (issue [subsets])
+  DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (docs/strategies.md, "Data subsets")
   int n_blocks_ = 0;
   // The series cache: slots_.slots() series of n_ doubles; slots_ says which span each holds.
   DeviceBuffer<double> pool_;

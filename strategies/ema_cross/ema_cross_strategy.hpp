@@ -57,7 +57,7 @@ class EmaCrossStrategy final : public Strategy {
   /// The trades of one trial in order (CPU reference; block after block), and their summary.
   std::vector<ema_cross::Trade> trades(const double* params, ema_cross::Summary* summary = nullptr) const;
 
-  // ---- data subsets (issue [subsets]): atoms are bars ------------------------------------
+  // ---- data subsets (docs/strategies.md, "Data subsets"): atoms are bars ------------------------------------
   std::size_t n_atoms() const override { return data_->candles.size(); }
   std::int64_t atom_time_s(std::size_t k) const override;
   /// The same series backtested as one block per range (strategies/bar_block.hpp): the score

@@ -4,7 +4,7 @@
 // (exhaustion_strategy.cpp) and the CUDA kernels (exhaustion_device.cu).
 // docs/strategies.md, section "exhaustion", states the same rules in prose.
 //
-// Parity (DESIGN.md section 5): only +, -, *, / and sqrt (IEEE on both sides) on doubles,
+// Parity (docs/design.md, "Parity: CPU == CUDA"): only +, -, *, / and sqrt (IEEE on both sides) on doubles,
 // contraction off on both compilers, the same operation order everywhere; comparisons and
 // integer logic otherwise. Every function below is a pure function of its arguments, so
 // a caller may evaluate a predicate at bars in any order or in parallel (the GPU tests 32
@@ -136,7 +136,7 @@ TPEOPT_HD_INLINE void z_series(const double* s, const double* q, const double* x
 /// The trial-independent per-bar data (host or device pointers).
 struct Bars {
   int n = 0;       ///< end of the bars walked: the walk's last bar is n - 1 (series hold at least n bars)
-  int begin = 0;   ///< first bar walked (issue [subsets]: a block [begin, n) backtested on its own);
+  int begin = 0;   ///< first bar walked (docs/strategies.md, "Data subsets": a block [begin, n) backtested on its own);
                    ///< indicators still read the full series, so warm-up comes from bars before it
   const double* open = nullptr;
   const double* high = nullptr;
@@ -312,7 +312,7 @@ TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
   return s.total_return;
 }
 
-/// A blocked trial's score (issue [subsets]): strategies/trade_stats.hpp's BlockedScore over
+/// A blocked trial's score (docs/strategies.md, "Data subsets"): strategies/trade_stats.hpp's BlockedScore over
 /// this strategy's summaries.
 using BlockedScore = strategies::BlockedScore<Summary>;
 

@@ -486,7 +486,7 @@ __global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets,
 }
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
-/// Blocked (kBlocked, issue [subsets]): one walk per block in block order, each starting
+/// Blocked (kBlocked, docs/strategies.md, "Data subsets"): one walk per block in block order, each starting
 /// flat and closing at its last bar; the score is 0.0 + the blocks' objective values added
 /// in block order, the violation and metrics those of one summary over all the trades (the
 /// CPU reference's ExhaustionStrategy::evaluate).
@@ -1018,12 +1018,12 @@ class ExhaustionDevice final : public DeviceStrategy {
 
  private:
   std::shared_ptr<SeriesStore> store_;
-  DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (issue [subsets])
+  DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (docs/strategies.md, "Data subsets")
   StrategyLaunch launch_{};
 };
 
-/// The exhaustion strategy over several symbols (issue [multi-asset]): each symbol is a
-/// one-series data set run by the device above, unchanged, on the same stream, writing the
+/// The exhaustion strategy over several symbols (docs/strategies.md, "Candle data sets of many symbols"): each symbol
+/// is a one-series data set run by the device above, unchanged, on the same stream, writing the
 /// symbol's objective, metrics and final equity for every trial into symbol-major rows; then
 /// one thread per trial aggregates the rows over the symbols in order (the CPU's function).
 /// Trials whose rows do not fit run in chunks (same results).

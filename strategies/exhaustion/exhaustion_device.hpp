@@ -29,7 +29,7 @@ struct ExhaustionDeviceOptions {
   /// doubles; 0 = from free device memory. Small values force batches to be split into
   /// parts (for tests); at least 3.
   std::size_t max_series = 0;
-  /// Strategies over blocks of bars (issue [subsets]): one warp per (trial, block) instead
+  /// Strategies over blocks of bars (docs/strategies.md, "Data subsets"): one warp per (trial, block) instead
   /// of one per trial, then each trial's trades summed in block order (same bits). Auto:
   /// when a launch has fewer than 1024 trials and more than one block (halving's late rungs,
   /// where a few long walks would leave the GPU idle). Needs warp_per_trial.

@@ -33,7 +33,7 @@ std::unique_ptr<Strategy> make(const StrategySettings& settings, const BuildCont
   const auto& s = settings_as<ExhaustionSettings>(settings);
   const CandleSet set = io::load_candle_set(s.candles.data, context.base_dir);
   // One symbol is the one-series strategy (bit for bit); several: each symbol as one
-  // series, the score aggregated over them (issue [multi-asset]).
+  // series, the score aggregated over them (docs/strategies.md, "Candle data sets of many symbols").
   if (set.n_symbols() == 1 && s.candles.aggregate != symbols::Aggregate::Portfolio)
     return std::make_unique<ExhaustionStrategy>(set.symbol(0), s.options);
   return std::make_unique<ExhaustionSymbolsStrategy>(set, s.options, s.candles.aggregate, s.candles.maximize);

@@ -41,7 +41,7 @@ class ExhaustionStrategy final : public Strategy {
   TrialScore evaluate(const double* params, double* metrics, double* equity) const;
   std::vector<std::string> data_checksums() const override;
 
-  // ---- data subsets (issue [subsets]): atoms are bars -------------------------------
+  // ---- data subsets (docs/strategies.md, "Data subsets"): atoms are bars -------------------------------
   std::size_t n_atoms() const override { return candles_.size(); }
   std::int64_t atom_time_s(std::size_t k) const override;
   /// The same series with each range as a block of its own (BarBlock), min_trades replaced.

@@ -1,6 +1,6 @@
 #pragma once
-// The `exhaustion` strategy over a data set of several symbols (issue [multi-asset]): each
-// symbol is backtested exactly as a one-symbol data set (ExhaustionStrategy, unchanged), and
+// The `exhaustion` strategy over a data set of several symbols (docs/strategies.md, "Candle data sets of many
+// symbols"): each symbol is backtested exactly as a one-symbol data set (ExhaustionStrategy, unchanged), and
 // the trial's score and metrics aggregate the symbols' (strategies/symbol_aggregate.hpp).
 #include <memory>
 #include <string>
@@ -32,7 +32,7 @@ class ExhaustionSymbolsStrategy final : public SymbolStrategy {
   const ExhaustionStrategy& symbol(std::size_t s) const { return *symbols_[s]; }
   const ExhaustionOptions& options() const { return options_; }
 
-  // ---- data subsets (issue [subsets]): atoms are the symbols' distinct bar times --------
+  // ---- data subsets (docs/strategies.md, "Data subsets"): atoms are the symbols' distinct bar times --------
   std::size_t n_atoms() const override { return atoms_ ? atoms_->size() : 0; }
   std::int64_t atom_time_s(std::size_t k) const override { return atoms_->time_s(k); }
   /// The symbols with bars in `ranges`, each over its blocks of those bars (symbols without

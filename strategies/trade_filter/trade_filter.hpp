@@ -1,8 +1,8 @@
 #pragma once
-// The per-trade logic of the trade_filter strategy (seed 001, issue 4), written once
+// The per-trade logic of the trade_filter strategy (seed 001; docs/strategies.md, "trade_filter"), written once
 // as TPEOPT_HD code for the CPU reference, the CPU grid search and the CUDA kernels.
 //
-// Parity guarantee (DESIGN.md section 5): every function here gives the same bits on
+// Parity guarantee (docs/design.md, "Parity: CPU == CUDA"): every function here gives the same bits on
 // the host and the device. Parameters are rounded to float32 before use and compared
 // float32 against float32; outcomes become int64 fixed point (q(x) = llround(x * 1e9))
 // and scores are int64 sums, which are exact, so the order of summation (threads,

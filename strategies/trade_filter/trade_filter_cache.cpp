@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/binary_format.hpp"
 #include "common/error.hpp"
 #include "io/file_checksum.hpp"
 
@@ -17,24 +18,35 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'P', 'F', 'C', 'A', 'C', 'H', 'E'};
-constexpr char kEnd[8] = {'T', 'P', 'F', 'C', '_', 'E', 'N', 'D'};
+constexpr binary::Magic kMagic = {'T', 'P', 'F', 'C', 'A', 'C', 'H', 'E'};
+constexpr binary::Magic kEnd = {'T', 'P', 'F', 'C', '_', 'E', 'N', 'D'};
 constexpr std::uint32_t kByteOrder = 0x01020304;
 
 using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
 
+/// A binary::Writer sink: the cache file being written.
+class FileSink {
+ public:
+  explicit FileSink(AtomicFileWriter& file) : file_(&file) {}
+  void write(const void* data, std::size_t n) { file_->write(data, n); }
+
+ private:
+  AtomicFileWriter* file_;
+};
+
+/// Writes the fields and the sections, summing the sections' bytes.
 class Writer {
  public:
-  explicit Writer(AtomicFileWriter& file) : file_(file) {}
-  void raw(const void* data, std::size_t n) { file_.write(data, n); }
-  template <typename T>
+  explicit Writer(AtomicFileWriter& file) : w_(FileSink(file)) {}
+  void raw(const void* data, std::size_t n) { w_.put_bytes(data, n); }
+  void magic(const binary::Magic& m) { w_.put_magic(m); }
+  template <binary::Field T>
   void value(T v) {
-    raw(&v, sizeof v);
+    w_.put(v);
   }
   void section(const void* data, std::size_t n) {
-    const std::uint64_t size = n;
-    value(size);
-    raw(data, n);
+    w_.put(static_cast<std::uint64_t>(n));
+    w_.put_bytes(data, n);
     sum_.add(data, n);
   }
   template <typename T>
@@ -44,52 +56,80 @@ class Writer {
   std::uint64_t checksum() const { return sum_.value(); }
 
  private:
-  AtomicFileWriter& file_;
+  binary::Writer<FileSink> w_;
   FastChecksum sum_;
 };
 
+/// A binary::Reader source: the cache file, `left` bytes of it still unread.
+class FileSource {
+ public:
+  FileSource(std::FILE* f, std::uint64_t left) : f_(f), left_(left) {}
+  bool read(void* out, std::size_t n) {
+    if (n > left_) return false;
+    if (n > 0 && std::fread(out, 1, n, f_) != n) {
+      unreadable_ = true;
+      return false;
+    }
+    left_ -= n;
+    return true;
+  }
+  std::uint64_t remaining() const { return left_; }
+  bool unreadable() const { return unreadable_; }
+
+ private:
+  std::FILE* f_;
+  std::uint64_t left_;
+  bool unreadable_ = false;
+};
+
+/// Reads the fields and the sections, summing the sections' bytes; refuses the file, naming
+/// what is wrong, at the first field that cannot be read.
 class Reader {
  public:
-  Reader(std::FILE* f, const fs::path& p, std::uint64_t file_size) : f_(f), path_(p), left_(file_size) {}
+  Reader(std::FILE* f, const fs::path& p, std::uint64_t file_size) : r_(FileSource(f, file_size)), path_(p) {}
   [[noreturn]] void corrupt(const std::string& what) const {
     throw make_error("{}: not a valid trade_filter cache ({}); delete it to prepare the data again", path_.string(),
                      what);
   }
   void raw(void* data, std::size_t n) {
-    if (n > left_) corrupt("truncated");
-    if (n > 0 && std::fread(data, 1, n, f_) != n) corrupt("truncated or unreadable");
-    left_ -= n;
+    if (!r_.get_bytes(data, n)) read_failed();
   }
-  template <typename T>
+  bool magic(const binary::Magic& m) {
+    binary::Magic got{};
+    raw(got.data(), got.size());
+    return got == m;
+  }
+  template <binary::Field T>
   T value() {
-    T v;
-    raw(&v, sizeof v);
+    T v{};
+    if (!r_.get(v)) read_failed();
     return v;
   }
   template <typename T>
   void section(std::vector<T>& v, std::uint64_t count, const char* what) {
     const std::uint64_t size = value<std::uint64_t>();
     if (size != count * sizeof(T)) corrupt(std::string("wrong size of section ") + what);
-    if (size > left_) corrupt("truncated");
-    v.resize(count);
-    raw(v.data(), size);
+    if (size > left()) corrupt("truncated");
+    if (!r_.get_array(v, count)) read_failed();
     sum_.add(v.data(), size);
   }
   std::string text_section(const char* what) {
     const std::uint64_t size = value<std::uint64_t>();
-    if (size > left_ || size > (std::uint64_t{1} << 32)) corrupt(std::string("wrong size of section ") + what);
-    std::string s(size, '\0');
-    raw(s.data(), size);
+    if (size > left() || size > (std::uint64_t{1} << 32)) corrupt(std::string("wrong size of section ") + what);
+    std::string s;
+    if (!r_.get_string(s, size)) read_failed();
     sum_.add(s.data(), size);
     return s;
   }
   std::uint64_t checksum() const { return sum_.value(); }
-  std::uint64_t left() const { return left_; }
+  std::uint64_t left() const { return r_.source().remaining(); }
 
  private:
-  std::FILE* f_;
+  [[noreturn]] void read_failed() const {
+    corrupt(r_.source().unreadable() ? "truncated or unreadable" : "truncated");
+  }
+  binary::Reader<FileSource> r_;
   const fs::path& path_;
-  std::uint64_t left_;
   FastChecksum sum_;
 };
 
@@ -109,7 +149,7 @@ void write_trade_filter_cache(const TradeFilterData& d, const fs::path& path) {
   // Written section by section (the data can be large), and renamed into place only whole.
   AtomicFileWriter file(path);
   Writer w(file);
-  w.raw(kMagic, 8);
+  w.magic(kMagic);
   w.value(kTradeFilterCacheVersion);
   w.value(kByteOrder);
   const std::uint64_t counts[9] = {d.tickers.size(), d.prices.size(),   d.n_trades(),
@@ -133,7 +173,7 @@ void write_trade_filter_cache(const TradeFilterData& d, const fs::path& path) {
   w.section(d.down_value);
   w.section(d.down_pos);
   w.value(w.checksum());
-  w.raw(kEnd, 8);
+  w.magic(kEnd);
   file.commit(/*durable=*/true);
 }
 
@@ -144,9 +184,7 @@ TradeFilterData read_trade_filter_cache(const fs::path& path) {
   File f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw make_error("{}: cannot open: {}", path.string(), std::strerror(errno));
   Reader r(f.get(), path, file_size);
-  char magic[8];
-  r.raw(magic, 8);
-  if (std::memcmp(magic, kMagic, 8) != 0) r.corrupt("bad magic");
+  if (!r.magic(kMagic)) r.corrupt("bad magic");
   const auto version = r.value<std::uint32_t>();
   if (version != kTradeFilterCacheVersion)
     r.corrupt("version " + std::to_string(version) + ", this build reads version " +
@@ -181,9 +219,7 @@ TradeFilterData read_trade_filter_cache(const fs::path& path) {
   r.section(d.down_pos, c[5], "down_pos");
   const std::uint64_t expected = r.checksum();
   if (r.value<std::uint64_t>() != expected) r.corrupt("checksum mismatch");
-  char end[8];
-  r.raw(end, 8);
-  if (std::memcmp(end, kEnd, 8) != 0) r.corrupt("bad end marker");
+  if (!r.magic(kEnd)) r.corrupt("bad end marker");
   if (r.left() != 0) r.corrupt("trailing bytes");
   check_trade_filter_data(d, path.string());
   return d;

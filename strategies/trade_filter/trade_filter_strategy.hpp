@@ -32,7 +32,7 @@ class TradeFilterStrategy final : public Strategy {
   TrialScore evaluate(const double* params, double* metrics) const override;
   std::vector<std::string> data_checksums() const override;
 
-  // ---- data subsets (issue [subsets]): atoms are trading days ------------------------
+  // ---- data subsets (docs/strategies.md, "Data subsets"): atoms are trading days ------------------------
   std::size_t n_atoms() const override { return days_.size(); }
   std::int64_t atom_time_s(std::size_t k) const override { return days_.at(k) * 86400; }
   bool atoms_are_slices() const override { return true; }

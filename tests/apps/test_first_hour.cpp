@@ -18,8 +18,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/memory_check.hpp"
-#include "engine/study.hpp"
+#include "study/memory_check.hpp"
+#include "study/study.hpp"
 #include "io/candles_cache.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/journal.hpp"
+#include "storage/journal.hpp"
 #include "io/json_fields.hpp"
 #include "support/paths.hpp"
 #include "support/files.hpp"

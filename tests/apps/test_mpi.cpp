@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/journal.hpp"
-#include "engine/mpi_ranks.hpp"
+#include "storage/journal.hpp"
+#include "scaleout/mpi_ranks.hpp"
 #include "io/json_fields.hpp"
 #include "support/process.hpp"
 

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/run_report_data.hpp"
+#include "reports/run_report_data.hpp"
 #include "io/json_fields.hpp"
 #include "support/paths.hpp"
 #include "support/files.hpp"

@@ -1,4 +1,4 @@
-// Data subsets through the command line (issue [subsets]): `tpeopt run` with a hold-out and
+// Data subsets through the command line (docs/strategies.md, "Data subsets"): `tpeopt run` with a hold-out and
 // successive halving writes in-sample and out-of-sample scores side by side (top.json,
 // trials.csv, summary.json), `tpeopt report` shows them, and `tpeopt resume` of the
 // finished run keeps its digest.
@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "engine/run_report_data.hpp"
+#include "reports/run_report_data.hpp"
 #include "io/json_fields.hpp"
 #include "support/paths.hpp"
 #include "support/files.hpp"

@@ -11,9 +11,9 @@
 #include <fstream>
 
 #include "common/error.hpp"
-#include "engine/recorded_study.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
+#include "storage/recorded_study.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/registry.hpp"
 #include "support/identical_runs.hpp"

@@ -1,10 +1,10 @@
-// pipelined(D) == serial(D) bit for bit (DESIGN.md section 3), and runs are fixed by
+// pipelined(D) == serial(D) bit for bit (docs/design.md, "Determinism"), and runs are fixed by
 // (config, seed).
 #include <catch2/catch.hpp>
 
 #include <cstring>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "support/study_fixtures.hpp"
 #include "support/bits.hpp"
 #include "support/identical_runs.hpp"
@@ -60,7 +60,7 @@ TEST_CASE("the same seed gives the same run, another seed another run", "[cpu][d
 }
 
 TEST_CASE("different depths give different but complete runs", "[cpu][determinism][pipeline]") {
-  // D changes which observations each ask sees (DESIGN.md section 3), so the runs
+  // D changes which observations each ask sees (docs/design.md, "Pipeline protocol"), so the runs
   // differ once TPE is past its startup trials; both still evaluate every trial.
   const auto d1 = run(testing::functions_config("sphere", 3, -5, 5, 80, 8, 1, 9), false);
   const auto d3 = run(testing::functions_config("sphere", 3, -5, 5, 80, 8, 3, 9), false);

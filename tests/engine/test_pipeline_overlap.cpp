@@ -9,7 +9,7 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/pipeline.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "support/study_fixtures.hpp"
 
 using namespace tpeopt;

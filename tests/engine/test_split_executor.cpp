@@ -11,8 +11,8 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/split_executor.hpp"
-#include "engine/study.hpp"
+#include "scaleout/split_executor.hpp"
+#include "study/study.hpp"
 #include "engine/study_result.hpp"
 #include "support/study_fixtures.hpp"
 

@@ -1,4 +1,4 @@
-// Data subsets in the engine (issue [subsets]): slicing, rungs, the told outcomes of pruned
+// Data subsets in the engine (docs/strategies.md, "Data subsets"): slicing, rungs, the told outcomes of pruned
 // trials, successive halving inside a batch (exact survivors, determinism, resume) and the
 // hold-out (the optimizer sees only the in-sample part).
 #include <catch2/catch.hpp>
@@ -12,13 +12,13 @@
 #include <map>
 #include <set>
 
-#include "engine/data_subsets.hpp"
+#include "study/data_subsets.hpp"
 #include "engine/halving_executor.hpp"
-#include "engine/journal.hpp"
+#include "storage/journal.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/run_directory.hpp"
-#include "engine/study.hpp"
-#include "engine/walk_forward.hpp"
+#include "storage/run_directory.hpp"
+#include "study/study.hpp"
+#include "storage/walk_forward.hpp"
 #include "common/error.hpp"
 #include "io/candles_generator.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
@@ -157,7 +157,14 @@ TEST_CASE("halving: pruned trials are told after complete ones, deeper rungs and
   r.n_trials = trials.size();
   std::vector<double> score, violation;
   for (std::size_t i = 0; i < trials.size(); ++i) {
-    const auto o = engine::told_outcome(r, i, direction);
+    // The sampler is told the state and the rung, not a code.
+    const tpe::TrialOutcome told = engine::told_outcome(r, i);
+    CAPTURE(i);
+    REQUIRE(told.rung == trials[i].rung);
+    REQUIRE(told.pruned() == (trials[i].rung < 2));
+    REQUIRE(testing::same_bits(told.score, trials[i].score));
+    REQUIRE(told.violation == trials[i].violation);
+    const tpe::RankedOutcome o = tpe::ranked(told, direction);
     REQUIRE_FALSE(std::isnan(o.score));
     score.push_back(o.score);
     violation.push_back(o.violation);
@@ -174,12 +181,19 @@ TEST_CASE("halving: pruned trials are told after complete ones, deeper rungs and
       REQUIRE(static_cast<bool>(below[j]) == in);
     }
   }
-  // Without halving the outcome is the result itself.
+  // Without halving the outcome is the result itself: complete, no rung, ranked as it is.
   engine::BatchResult plain = r;
   plain.rung.clear();
   plain.n_rungs = 0;
-  REQUIRE(engine::told_outcome(plain, 7, direction).violation == 2.0);
-  REQUIRE(engine::told_outcome(plain, 2, direction).violation == 0.0);
+  for (std::size_t i : {2, 6, 7}) {
+    const tpe::TrialOutcome told = engine::told_outcome(plain, i);
+    CAPTURE(i);
+    REQUIRE_FALSE(told.pruned());
+    REQUIRE(told.rung == -1);
+    const tpe::RankedOutcome o = tpe::ranked(told, direction);
+    REQUIRE(testing::same_bits(o.score, trials[i].score));
+    REQUIRE(o.violation == trials[i].violation);
+  }
 }
 
 TEST_CASE("halving: survivors' final scores equal their all-slice evaluations", "[cpu][subsets][halving]") {
@@ -355,7 +369,7 @@ TEST_CASE("subsets: config errors name the key", "[cpu][subsets][config]") {
   REQUIRE(back.holdout.ranges == c.holdout.ranges);
   REQUIRE(back.search.halving.enabled);
   REQUIRE(back.resolved() == c.resolved());
-  // A config without subsets resolves as before: no new keys (existing runs' digests stay).
+  // A config without subsets resolves without their keys, so its config digest does not depend on them.
   const auto plain = parse("", "");
   REQUIRE_FALSE(plain.resolved()["data"].contains("holdout"));
   REQUIRE_FALSE(plain.resolved()["search"].contains("halving"));

@@ -1,5 +1,5 @@
 // [gpu]: the atc kernels and the multi-symbol exhaustion device reproduce the CPU reference
-// exactly (issue [multi-asset]): per-symbol objectives, equities and metrics and the
+// exactly (docs/strategies.md, "Candle data sets of many symbols"): per-symbol objectives, equities and metrics and the
 // aggregated scores, bit for bit, on 100 generated symbols of different lengths and start
 // dates and on the real data sets of ../shared/data, with the grouped and the simple atc
 // kernels, forced splits into parts and chunks, and through the CUDA executor under every

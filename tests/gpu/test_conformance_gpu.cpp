@@ -7,11 +7,11 @@
 // Runs on the GPU machine: tpeopt_tests "[gpu][conformance]" (scripts/gpu_conformance.sh).
 #include <catch2/catch.hpp>
 
-#include "engine/backtest.hpp"
+#include "study/backtest.hpp"
 #include "engine/cpu_executor.hpp"
-#include "engine/data_subsets.hpp"
+#include "study/data_subsets.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"

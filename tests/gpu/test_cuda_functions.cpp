@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "engine/cpu_executor.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "support/study_fixtures.hpp"
 #include "tpe/random_sampler.hpp"

@@ -19,7 +19,7 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
 #include "io/candles_csv.hpp"

@@ -3,7 +3,7 @@
 // and 4096 random trials on every data set of ../shared/data, with the filtered and the
 // plain warp finders and the one-thread-per-trial kernel, several block sizes and a forced
 // split of the batch into parts; thresholds on the filter's level edges; the same over
-// blocks of bars (issue [subsets]) in any order. Run on the GPU machine.
+// blocks of bars (docs/strategies.md, "Data subsets") in any order. Run on the GPU machine.
 #include <catch2/catch.hpp>
 
 #include "support/trade_parity.hpp"
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/cpu_executor.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #include "io/candles_csv.hpp"

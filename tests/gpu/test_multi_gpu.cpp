@@ -2,7 +2,7 @@
 // GPU and on the CPU, bit for bit. Needs a machine with at least 2 CUDA devices.
 #include <catch2/catch.hpp>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/study_config.hpp"
 #include "support/paths.hpp"

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "support/paths.hpp"
 #include "support/trade_filter_fixture.hpp"

@@ -1,5 +1,5 @@
-// io/candle_set and io/candles_generator (issue [multi-asset]): one long CSV with a symbol
-// column, a folder or a list of CSVs, contiguous storage with offsets and lengths, the
+// io/candle_set and io/candles_generator (docs/strategies.md, "Candle data sets of many symbols"): one long CSV with
+// a symbol column, a folder or a list of CSVs, contiguous storage with offsets and lengths, the
 // multi-symbol cache, the config keys and their errors, and the generator's files reading
 // back bit for bit.
 #include <catch2/catch.hpp>

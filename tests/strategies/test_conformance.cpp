@@ -17,11 +17,11 @@
 
 #include <fmt/format.h>
 
-#include "engine/backtest.hpp"
+#include "study/backtest.hpp"
 #include "engine/cpu_executor.hpp"
-#include "engine/data_subsets.hpp"
+#include "study/data_subsets.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "strategies/symbol_strategy.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"

@@ -1,4 +1,4 @@
-// Data subsets (issue [subsets]) at the strategy level: trade_filter day slices add up to
+// Data subsets (docs/strategies.md, "Data subsets") at the strategy level: trade_filter day slices add up to
 // the full score exactly; an exhaustion block is a backtest of that block alone over the
 // full series' indicators.
 #include <catch2/catch.hpp>

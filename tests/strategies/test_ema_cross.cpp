@@ -1,4 +1,4 @@
-// ema_cross (issue [peers]): trades equal vectorbt's Portfolio.from_signals on the real series
+// ema_cross (docs/strategies.md, "ema_cross"): trades equal vectorbt's Portfolio.from_signals on the real series
 // of data/ for 300 random parameter sets (fixture written by bench/peers/peers.py),
 // hand-checked trades on crafted bars (fills, arming, equality, stops, gaps, priorities,
 // end of data, fees), the EMA against vectorbt's formula written out here, and the
@@ -21,7 +21,7 @@
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"

@@ -1,5 +1,5 @@
 // The exhaustion CPU reference against a deliberately naive loop written from the spec
-// (issue [exhaustion], docs/strategies.md) on real data, plus its warm-up and NaN edges.
+// (docs/strategies.md, "exhaustion") on real data, plus its warm-up and NaN edges.
 #include <catch2/catch.hpp>
 
 #include "support/paths.hpp"
@@ -31,7 +31,7 @@ struct NaiveTrade {
   double ret, r;
 };
 
-// Straight from the issue's text: one loop, no shared code with strategies/.
+// Straight from docs/strategies.md's text: one loop, no shared code with strategies/.
 std::vector<NaiveTrade> naive_backtest(const Candles& c, const std::vector<double>& v, int* undefined_sd_bars = nullptr) {
   const int n = static_cast<int>(c.size());
   auto iv = [](double x) { return static_cast<int>(std::floor(x + 0.5)); };

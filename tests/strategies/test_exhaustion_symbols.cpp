@@ -1,6 +1,6 @@
-// exhaustion over several symbols (issue [multi-asset]): each symbol's results equal the
-// one-symbol strategy's on that symbol alone (the concatenation of single-symbol runs), the
-// score is their aggregate, and a one-file config is today's one-series strategy, bit for bit.
+// exhaustion over several symbols (docs/strategies.md, "Candle data sets of many symbols"): each symbol's results
+// equal the one-symbol strategy's on that symbol alone (the concatenation of single-symbol runs), the
+// score is their aggregate, and a one-file config is the one-series strategy, bit for bit.
 #include <catch2/catch.hpp>
 
 #include "support/paths.hpp"
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
@@ -114,7 +114,7 @@ TEST_CASE("exhaustion over three real symbols equals three one-symbol runs, ever
   }
 }
 
-TEST_CASE("exhaustion: one symbol through the multi-symbol path gives today's bits", "[cpu][exhaustion][multi]") {
+TEST_CASE("exhaustion: one symbol through the multi-symbol path gives the one-series bits", "[cpu][exhaustion][multi]") {
   const std::string file = tpeopt::testing::shared_data_dir() + "/backtesting-py/EURUSD.csv";
   strategies::ExhaustionOptions o;
   o.min_trades = 10;

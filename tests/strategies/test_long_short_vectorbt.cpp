@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/bollinger/bollinger.hpp"
 #include "strategies/donchian/donchian.hpp"

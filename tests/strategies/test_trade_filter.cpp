@@ -8,8 +8,8 @@
 #include <random>
 
 #include "engine/param_binding.hpp"
-#include "engine/study.hpp"
-#include "engine/slot_grid_config.hpp"
+#include "study/study.hpp"
+#include "study/slot_grid_config.hpp"
 #include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_prepare.hpp"

@@ -67,7 +67,7 @@ inline TrialOutcome mixed_objective(const double* p, std::uint64_t trial) {
   return o;
 }
 
-// Drives a sampler through the pipeline's schedule (DESIGN.md section 3) with `depth` blocks
+// Drives a sampler through the pipeline's schedule (docs/design.md, "Pipeline protocol") with `depth` blocks
 // in flight; after every tell, `after_tell(trials told so far)` runs. Returns all parameters.
 template <typename Objective, typename AfterTell>
 std::vector<double> run_schedule(tpe::Sampler& sampler, std::size_t d, std::size_t n_trials, std::size_t batch,

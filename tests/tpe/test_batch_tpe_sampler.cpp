@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "support/bits.hpp"
 #include "support/sampler_fixtures.hpp"

@@ -1,4 +1,4 @@
-// GaSampler (issue 10, docs/samplers.md): pipelined == serial, domains, elitism, population 1
+// GaSampler (docs/samplers.md): pipelined == serial, domains, elitism, population 1
 // and 65,536, ranking of infeasible and failed trials, resume (adopt), protocol, config, and
 // that it beats random search on Rastrigin-10.
 #include <catch2/catch.hpp>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "engine/study.hpp"
+#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/functions/functions.hpp"
 #include "support/study_fixtures.hpp"

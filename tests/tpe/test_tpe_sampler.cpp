@@ -78,7 +78,7 @@ constexpr std::uint64_t kJointTermCost = 3 * 1 + 4 * 20;
 
 using Objective = TrialOutcome (*)(const double*, std::uint64_t);
 
-// Runs the pipeline's schedule (DESIGN.md section 3) with `depth` blocks in flight and
+// Runs the pipeline's schedule (docs/design.md, "Pipeline protocol") with `depth` blocks in flight and
 // returns every trial's parameters in trial order.
 std::vector<double> run_study(Sampler& sampler, std::size_t d, std::size_t n_trials, std::size_t batch,
                               std::size_t depth, Objective objective) {
