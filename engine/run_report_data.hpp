@@ -3,6 +3,7 @@
 // config.json, trials.csv, timings.csv, and top.json / summary.json when the run got
 // that far. An interrupted run (no summary.json, or complete = false) still loads:
 // its totals and top trials are computed from the CSVs.
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -30,12 +31,14 @@ struct ReportBatch {
   double ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0, wall_ms = 0;
   double ask_begin = 0, ask_end = 0, exec_begin = 0, exec_end = 0, tell_begin = 0, tell_end = 0;
   bool replayed = false;  ///< replayed from the journal by a resume: no intervals
+  double device_occupancy = NAN;  ///< NaN: not measured (CPU executor, older runs)
 };
 
 /// The run's totals: from summary.json when present, else summed from timings.csv.
 struct ReportTotals {
   std::uint64_t trials = 0, batches = 0;
   double wall_ms = 0, ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0;
+  double device_occupancy = NAN;  ///< NaN: not measured
   std::string digest;     ///< empty when summary.json is absent
   bool complete = false;  ///< summary.json says the run completed
   bool from_summary = false;
