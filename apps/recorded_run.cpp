@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "engine/batch_timings.hpp"
 #include "storage/recorded_study.hpp"
 #include "storage/run_files.hpp"
 #include "storage/walk_forward.hpp"
@@ -33,6 +35,8 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
                            s.trials_told, s.wall_ms / 1000.0, s.trials_told / (s.wall_ms / 1000.0),
                            s.wall_ms > 0 ? 100.0 * s.exec_ms / s.wall_ms : 0.0, s.ask_ms,
                            run.executor == "cuda" ? "gpu" : "cpu", s.exec_ms, s.tell_ms, s.overlap_ms, s.idle_ms);
+  if (const double occupancy = engine::occupancy_fraction(s.sm_busy_ms, s.sm_span_ms); !std::isnan(occupancy))
+    std::cout << fmt::format("device occupancy: {:.1f}% of SM time during the batches' kernels\n", 100.0 * occupancy);
   const engine::TrialCounts& counts = run.result.counts();
   const bool none_feasible = counts.feasible == 0 && run.result.n_trials() > 0;
   if (none_feasible) {

@@ -55,6 +55,8 @@ BatchResult HalvingExecutor::evaluate(const BatchRequest& request) {
     if (r == 0) out.timings.begin = res.timings.begin;
     out.timings.end = res.timings.end;
     out.timings.busy_ms += res.timings.busy_ms;
+    out.timings.sm_busy_ms += res.timings.sm_busy_ms;
+    out.timings.sm_span_ms += res.timings.sm_span_ms;
     for (std::size_t j = 0; j < alive.size(); ++j) {
       const std::size_t i = alive[j];
       out.scores[i] = res.scores[j];

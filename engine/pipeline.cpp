@@ -1,5 +1,6 @@
 #include "engine/pipeline.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <thread>
 
@@ -229,10 +230,16 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
     t.tell_ms = tell.ms();
     if (!replayed) {
       t.exec = {result.timings.begin, result.timings.end};
-      t.exec_ms = result.timings.busy_ms;
-      timeline.add(t.exec);
-      t.idle_ms = timeline.idle_before_ms(timeline.size() - 1);
+      t.busy_ms = result.timings.busy_ms;
+      // A batch that overlaps earlier ones on the device counts only the time it adds, so
+      // that the run's exec_ms is the device's busy time (batch_timings.hpp).
+      const double added = timeline.add(t.exec);
+      t.exec_ms = added < t.exec.ms() ? std::max(0.0, t.busy_ms - (t.exec.ms() - added)) : t.busy_ms;
+      t.idle_ms = timeline.idle_before_last_ms();
       t.overlap_ms = timeline.covered_ms(current.ask);
+      t.sm_busy_ms = result.timings.sm_busy_ms;
+      t.sm_span_ms = result.timings.sm_span_ms;
+      t.device_occupancy = occupancy_fraction(t.sm_busy_ms, t.sm_span_ms);
     }
     t.wall_ms = ms_between(start, Clock::now());
 
@@ -243,6 +250,8 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
     summary.tell_ms += t.tell_ms;
     summary.overlap_ms += t.overlap_ms;
     summary.idle_ms += t.idle_ms;
+    summary.sm_busy_ms += t.sm_busy_ms;
+    summary.sm_span_ms += t.sm_span_ms;
 
     observer.on_batch(current.request, result, t);
 

@@ -1,5 +1,7 @@
 #include "engine/run_log.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace tpeopt::engine {
@@ -8,8 +10,10 @@ std::string format_batch_line(const std::string& sampler, const std::string& exe
                               std::uint64_t total, const BatchTimings& t) {
   const char* label = executor == "cuda" ? "gpu" : executor.c_str();
   if (t.replayed) return fmt::format("[{}] {}/{} | replayed from the journal", sampler, done, total);
-  return fmt::format("[{}] {}/{} | ask={:.1f}ms {}={:.1f}ms tell={:.1f}ms overlap={:.1f}ms idle={:.1f}ms", sampler,
-                     done, total, t.ask_ms, label, t.exec_ms, t.tell_ms, t.overlap_ms, t.idle_ms);
+  std::string line = fmt::format("[{}] {}/{} | ask={:.1f}ms {}={:.1f}ms tell={:.1f}ms overlap={:.1f}ms idle={:.1f}ms",
+                                 sampler, done, total, t.ask_ms, label, t.exec_ms, t.tell_ms, t.overlap_ms, t.idle_ms);
+  if (!std::isnan(t.device_occupancy)) line += fmt::format(" occupancy={:.0f}%", 100.0 * t.device_occupancy);
+  return line;
 }
 
 std::string format_progress_line(std::uint64_t done, std::uint64_t total, double trials_per_s, double best,

@@ -1,5 +1,6 @@
-// The CUDA executor: data uploaded once (by the DeviceStrategy), pinned staging and
-// device buffers per in-flight batch, one stream, device events for timing.
+// The CUDA executor: data uploaded once (by the DeviceStrategy), pinned staging, device
+// buffers and a stream per in-flight batch, device events for timing, and an occupancy
+// probe per batch (gpu/occupancy.hpp).
 #include "gpu/cuda_executor.hpp"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
 #include "gpu/device_strategy.hpp"
+#include "gpu/occupancy.hpp"
 
 namespace tpeopt::gpu {
 
@@ -73,13 +75,18 @@ class ScopedDevice {
   int previous_ = 0;
 };
 
-/// Buffers of one in-flight batch.
-/// One in-flight batch. A part's results sit in one device block, [scores | violations |
-/// metrics] of its m trials, copied back with one cudaMemcpyAsync into h_results at
-/// offset first * (2 + metrics) (each copy costs ~10 us: halving rungs make many small batches).
+/// One in-flight batch, with its own stream: batches of a twin that allows it
+/// (DeviceStrategy::concurrent_launches) run at once, so that batch k+1's kernels start on
+/// the SMs that batch k's last trials leave idle. A part's results sit in one device block,
+/// [scores | violations | metrics] of its m trials, copied back with one cudaMemcpyAsync
+/// into h_results at offset first * (2 + metrics) (each copy costs ~10 us: halving rungs
+/// make many small batches).
 struct Slot {
+  OwnedStream stream;  // first member: destroyed last, once the buffers are gone
   PinnedBuffer<double> h_params, h_results;
   DeviceBuffer<double> d_params, d_results;
+  DeviceBuffer<unsigned long long> d_probe;  ///< the batch's occupancy probe (gpu/occupancy.hpp)
+  PinnedBuffer<unsigned long long> h_probe;
   std::size_t part = 1;  ///< trials per device part of this batch
   Event start, stop;
   BatchRequest request;  // header fields; values dropped after staging
@@ -101,8 +108,11 @@ class CudaExecutor final : public engine::Executor {
     if (current != options_.device)
       throw make_error("executor cuda: cannot make device {} current", options_.device);
     anchor_event_ = std::make_unique<Event>();
+    CUDA_CHECK(cudaDeviceGetAttribute(&n_sm_, cudaDevAttrMultiProcessorCount, options_.device));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     device_strategy_ = make_device_strategy(strategy, stream_);
+    concurrent_ = device_strategy_->concurrent_launches();
+    CUDA_CHECK(cudaStreamSynchronize(stream_));  // the twin's uploads, before other streams read them
     part_trials_ = options_.max_part_trials;
     if (part_trials_ == 0) {
       // Per-batch device buffers of every in-flight slot may take half of what is free
@@ -113,13 +123,21 @@ class CudaExecutor final : public engine::Executor {
       part_trials_ = std::max<std::size_t>(1, free_bytes / 2 / std::max<std::size_t>(1, options_.max_in_flight) / per_trial);
     }
     slots_.resize(std::max<std::size_t>(1, options_.max_in_flight));
-    for (auto& s : slots_) s = std::make_unique<Slot>();
+    probe_ids_ = ProbeLayout::probe_ids(n_sm_);
+    const std::size_t probe_words = ProbeLayout::words(probe_ids_);
+    for (auto& s : slots_) {
+      s = std::make_unique<Slot>();
+      s->d_probe.resize(probe_words);
+      s->h_probe.resize(probe_words);
+    }
     anchor_clock();
   }
 
   ~CudaExecutor() override {
     ScopedDevice on(options_.device);
-    cudaStreamSynchronize(stream_);  // batches dropped by a stopped run must finish before buffers go
+    // Batches dropped by a stopped run must finish before their buffers go.
+    for (auto& s : slots_) cudaStreamSynchronize(s->stream.get());
+    cudaStreamSynchronize(stream_);
     device_strategy_.reset();
     slots_.clear();
     cudaStreamDestroy(stream_);
@@ -157,21 +175,31 @@ class CudaExecutor final : public engine::Executor {
     s.d_results.resize(part * per_trial);
     for (std::size_t i = 0; i < n; ++i) binding_.fill(&request.values[i * request.n_axes], &s.h_params.data()[i * p]);
 
-    CUDA_CHECK(cudaEventRecord(s.start.get(), stream_));
+    const cudaStream_t stream = s.stream.get();
+    // A twin that does not order its own launches gets them one after another, as on one stream.
+    if (!concurrent_ && !in_flight_.empty()) CUDA_CHECK(cudaStreamWaitEvent(stream, in_flight_.back()->stop.get(), 0));
+    // The probe starts empty: first = max (atomicMin), everything else 0.
+    CUDA_CHECK(cudaMemsetAsync(s.d_probe.data(), 0, ProbeLayout::words(probe_ids_) * sizeof(unsigned long long), stream));
+    CUDA_CHECK(cudaMemsetAsync(s.d_probe.data() + ProbeLayout::kFirst, 0xff, sizeof(unsigned long long), stream));
+    CUDA_CHECK(cudaEventRecord(s.start.get(), stream));
     for (std::size_t off = 0; off < n; off += part) {
       const std::size_t m = std::min(part, n - off);
       CUDA_CHECK(cudaMemcpyAsync(s.d_params.data(), s.h_params.data() + off * p, m * p * sizeof(double),
-                                 cudaMemcpyHostToDevice, stream_));
+                                 cudaMemcpyHostToDevice, stream));
       double* d = s.d_results.data();
       DeviceBatch batch{s.d_params.data(), s.h_params.data() + off * p, d, d + m, d + 2 * m, m};
-      device_strategy_->launch(batch, stream_, options_.block_size);
+      batch.probe = OccupancyProbe{s.d_probe.data(), probe_ids_};
+      device_strategy_->launch(batch, stream, options_.block_size);
       CUDA_CHECK(cudaMemcpyAsync(s.h_results.data() + off * per_trial, d, m * per_trial * sizeof(double),
-                                 cudaMemcpyDeviceToHost, stream_));
+                                 cudaMemcpyDeviceToHost, stream));
       // A device strategy may keep host-side staging per launch: let this part finish
       // before the next one plans (only split batches pay for it).
-      if (off + m < n) CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (off + m < n) CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    CUDA_CHECK(cudaEventRecord(s.stop.get(), stream_));
+    CUDA_CHECK(cudaMemcpyAsync(s.h_probe.data(), s.d_probe.data(),
+                               ProbeLayout::result_words(probe_ids_) * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                               stream));
+    CUDA_CHECK(cudaEventRecord(s.stop.get(), stream));
     request.values.clear();
     request.values.shrink_to_fit();
     s.request = std::move(request);
@@ -211,6 +239,9 @@ class CudaExecutor final : public engine::Executor {
     r.timings.begin = at(begin_ms);
     r.timings.end = at(end_ms);
     r.timings.busy_ms = busy_ms;
+    const SmTime sm = sm_time_from_probe(s.h_probe.data(), probe_ids_, n_sm_);
+    r.timings.sm_busy_ms = sm.busy_ms;
+    r.timings.sm_span_ms = sm.span_ms;
     return r;
   }
 
@@ -221,8 +252,9 @@ class CudaExecutor final : public engine::Executor {
   }
 
  private:
-  // Maps device event times onto the host clock: an event recorded on the idle stream
-  // completes at once, so its device time and the host's "now" after syncing agree.
+  // Maps device event times onto the host clock: an event recorded on an idle stream (with
+  // no batch in flight) completes at once, so its device time and the host's "now" after
+  // syncing agree.
   void anchor_clock() {
     CUDA_CHECK(cudaEventRecord(anchor_event_->get(), stream_));
     CUDA_CHECK(cudaEventSynchronize(anchor_event_->get()));
@@ -232,8 +264,11 @@ class CudaExecutor final : public engine::Executor {
   engine::ParamBinding binding_;
   std::size_t n_metrics_;
   CudaExecutorOptions options_;
-  cudaStream_t stream_{};
+  int n_sm_ = 1;
+  int probe_ids_ = 2;  ///< ProbeLayout::probe_ids(n_sm_)
+  cudaStream_t stream_{};  ///< the twin's uploads and the clock anchor; batches run on their slots' streams
   std::unique_ptr<DeviceStrategy> device_strategy_;
+  bool concurrent_ = false;  ///< DeviceStrategy::concurrent_launches
   std::vector<std::unique_ptr<Slot>> slots_;
   std::size_t next_slot_ = 0;
   std::size_t part_trials_ = 1;  ///< trials per device part (see submit)

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu/occupancy.hpp"
 #include "strategies/strategy.hpp"
 
 namespace tpeopt::gpu {
@@ -19,6 +20,9 @@ struct DeviceBatch {
   double* violations = nullptr;    ///< n
   double* metrics = nullptr;       ///< n x n_metrics
   std::size_t n = 0;
+  /// The batch's occupancy probe (gpu/occupancy.hpp); kernels that carry it open each block
+  /// with a BlockOccupancy guard. Null: not measured.
+  OccupancyProbe probe{};
 };
 
 class DeviceStrategy {
@@ -26,6 +30,10 @@ class DeviceStrategy {
   virtual ~DeviceStrategy() = default;
   /// Launches the evaluation of a batch on `stream` (asynchronous).
   virtual void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) = 0;
+  /// True when launches of different batches may run at once on different streams: the twin
+  /// orders whatever state its launches share (caches, staging) itself. False: the executor
+  /// runs each launch after the previous one has finished, as on one stream.
+  virtual bool concurrent_launches() const { return false; }
 };
 
 /// The device twin of `strategy` (uploads its data once). Throws Error when the

@@ -53,6 +53,8 @@ class SeriesSlots {
       : max_slots_(max_slots), table_(std::move(table)) {}
 
   std::size_t max_slots() const { return max_slots_; }
+  /// The number of the last part placed (0 before the first).
+  std::uint64_t part() const { return part_; }
   std::size_t slots() const { return key_.size(); }
 
   /// Makes room for `needed` slots (at most max_slots()): grows to min(max_slots, max(needed,
@@ -74,8 +76,12 @@ class SeriesSlots {
   /// Places one part's distinct keys (at most slots() of them): the resident ones stay where
   /// they are, and each missing one, in order, takes the least recently used slot outside
   /// the part (ties: the lowest slot), evicting what it held. Returns the (key, slot) pairs
-  /// whose series must be computed now.
-  std::vector<std::pair<Key, int>> place(const std::vector<Key>& keys) {
+  /// whose series must be computed now. Parts are numbered 1, 2, ... (part() after the call);
+  /// *last_evicted_use (optional) is the latest part that used a slot whose series this call
+  /// evicted, 0 if none: work of that part still reading its series must finish before the
+  /// new ones are written (a twin whose launches overlap on the device waits for it).
+  std::vector<std::pair<Key, int>> place(const std::vector<Key>& keys, std::uint64_t* last_evicted_use = nullptr) {
+    if (last_evicted_use) *last_evicted_use = 0;
     ++part_;
     for (const Key& k : keys)
       if (const int s = slot(k); s >= 0) used_[static_cast<std::size_t>(s)] = part_;
@@ -90,7 +96,10 @@ class SeriesSlots {
       if (slot(k) >= 0) continue;
       if (next >= free_slots.size()) throw std::logic_error("series slots: a part holds more series than the pool");
       const std::size_t s = free_slots[next++];
-      if (filled_[s]) table_.erase(key_[s]);
+      if (filled_[s]) {
+        table_.erase(key_[s]);
+        if (last_evicted_use) *last_evicted_use = std::max(*last_evicted_use, used_[s]);
+      }
       key_[s] = k;
       filled_[s] = true;
       used_[s] = part_;

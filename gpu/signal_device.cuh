@@ -27,6 +27,7 @@
 #include "gpu/device_buffers.hpp"
 #include "gpu/device_strategy.hpp"
 #include "gpu/device_trade_lists.cuh"
+#include "gpu/occupancy_probe.cuh"
 #include "gpu/series_slots.hpp"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/export.hpp"
@@ -69,7 +70,8 @@ __device__ __forceinline__ ls::Bars symbol_bars(const SignalBars& b, const Signa
 
 template <typename Logic>
 __global__ void signal_series_kernel(SignalBars bars, SignalSymbols sy, const SeriesTask* tasks, int n_tasks,
-                                     long long total_bars, double* pool) {
+                                     long long total_bars, double* pool, OccupancyProbe probe) {
+  BlockOccupancy occupancy(probe);
   const long long total = static_cast<long long>(sy.n) * n_tasks;
   for (long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -97,10 +99,12 @@ struct SignalTrialLaunch {
   double* metrics_out;    ///< [symbol][chunk trial][metric]
   const long long* trade_offsets;  ///< recording: first trade of (batch trial i, symbol k) at [i * n + k]
   ls::Trade* trades;               ///< recording: output
+  OccupancyProbe probe;            ///< the batch's (gpu/occupancy.hpp)
 };
 
 template <typename Logic>
 __global__ void signal_trial_kernel(SignalTrialLaunch L) {
+  BlockOccupancy occupancy(L.probe);
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= static_cast<long long>(L.sy.n) * L.count) return;
   const int k = static_cast<int>(idx / L.count);
@@ -280,7 +284,7 @@ class SignalDevice final : public DeviceStrategy {
       const unsigned blocks = static_cast<unsigned>(std::min<long long>((work + threads - 1) / threads, 1 << 20));
       signal_series_kernel<Logic><<<blocks, threads, 0, stream>>>(
           bars, sy, reinterpret_cast<const SeriesTask*>(d_plan_.data() + o_tasks), static_cast<int>(tasks.size()),
-          total_bars_, pool_.data());
+          total_bars_, pool_.data(), batch.probe);
       CUDA_CHECK_LAUNCH("signal_series_kernel");
     }
     SignalTrialLaunch L;
@@ -300,6 +304,7 @@ class SignalDevice final : public DeviceStrategy {
     L.metrics_out = rows_metrics_.data();
     L.trade_offsets = d_trade_offsets;
     L.trades = d_trades;
+    L.probe = batch.probe;
     const int threads = std::max(32, std::min(1024, block_size));
     const long long work = static_cast<long long>(n_symbols_) * L.count;
     signal_trial_kernel<Logic><<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);

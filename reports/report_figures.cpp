@@ -329,16 +329,19 @@ std::string timeline_figure(const RunReportData& run, std::size_t last_batches) 
   c.text(left - 8, executor_y + lane_h / 2 + 4, "executor", "end", 13, R"(font-weight="bold")");
 
   // Executor idle gaps between consecutive shown batches (and before the first shown one, clipped).
-  double busy = 0;
+  // Batches that overlap on the device (several streams) count once: busy is the union of
+  // the intervals, and a gap is one after the latest end so far.
+  double busy = 0, latest_end = t0;
   for (std::size_t i = 0; i < shown.size(); ++i) {
-    const double prev_end = i == 0 ? t0 : shown[i - 1]->exec_end;
+    const double prev_end = latest_end;
     if (shown[i]->exec_begin > prev_end) {
       c.raw(fmt::format(R"(<rect x="{:.2f}" y="{:.1f}" width="{:.2f}" height="{:.1f}" fill="{}"><title>executor idle {:.3f} ms before batch {}</title></rect>)",
                         x(prev_end), executor_y + 6, x(shown[i]->exec_begin) - x(prev_end), lane_h - 12, kIdle,
                         shown[i]->exec_begin - prev_end, shown[i]->batch) +
             "\n");
     }
-    busy += shown[i]->exec_end - shown[i]->exec_begin;
+    busy += std::max(0.0, shown[i]->exec_end - std::max(shown[i]->exec_begin, latest_end));
+    latest_end = std::max(latest_end, shown[i]->exec_end);
   }
 
   auto interval = [&](double b, double e, double y, const char* color, const std::string& tip, std::uint64_t batch) {
@@ -358,7 +361,10 @@ std::string timeline_figure(const RunReportData& run, std::size_t last_batches) 
     interval(b->tell_begin, b->tell_end, sampler_y + 6, kGreen, fmt::format("batch {}: tell {:.3f} ms", b->batch, b->tell_ms),
              b->batch);
     interval(b->exec_begin, b->exec_end, executor_y + 6, kOrange,
-             fmt::format("batch {}: executor {:.3f} ms, idle before it {:.3f} ms", b->batch, b->exec_ms, b->idle_ms),
+             fmt::format("batch {}: executor {:.3f} ms, idle before it {:.3f} ms{}", b->batch, b->exec_ms, b->idle_ms,
+                         std::isnan(b->device_occupancy)
+                             ? std::string()
+                             : fmt::format(", device occupancy {:.1f}%", 100.0 * b->device_occupancy)),
              b->batch);
   }
   svg::x_axis(c, x, axis_y, ticks, "ms since the run's first evaluated batch");

@@ -119,6 +119,9 @@ std::string summary_section(const RunReportData& run) {
       {"ask / executor / tell", fmt::format("{} / {} / {}", ms(t.ask_ms), ms(t.exec_ms), ms(t.tell_ms))},
       {"overlap / idle", fmt::format("{} / {}", ms(t.overlap_ms), ms(t.idle_ms))},
       {"executor busy", t.wall_ms > 0 ? fmt::format("{:.1f}% of wall time", 100.0 * t.exec_ms / t.wall_ms) : "&ndash;"},
+      {"device occupancy", std::isnan(t.device_occupancy)
+                               ? "&ndash; (not measured: CPU executor, or a strategy whose kernels carry no probe)"
+                               : fmt::format("{:.1f}% of SM time", 100.0 * t.device_occupancy)},
       {"trials by outcome", escape(describe_counts(counts, min_trades))},
   };
   std::string html = "<section id=\"summary\">\n<h1>tpeopt report: " + escape(run.dir.filename().string()) + " " +

@@ -116,6 +116,10 @@ std::vector<ReportBatch> load_batches(const fs::path& p) {
                                     "idle_ms", "wall_ms", "ask_begin_ms", "ask_end_ms", "exec_begin_ms", "exec_end_ms",
                                     "tell_begin_ms", "tell_end_ms", "replayed"});
   const std::size_t width = rows.size();
+  // Optional: runs recorded before the column existed have no device occupancy.
+  std::size_t c_occupancy = width;
+  for (std::size_t i = 0; i < width; ++i)
+    if (rows.field(i) == "device_occupancy") c_occupancy = i;
   std::vector<ReportBatch> batches;
   while (rows.next()) {
     if (rows.size() != width)
@@ -128,6 +132,7 @@ std::vector<ReportBatch> load_batches(const fs::path& p) {
                     &b.ask_begin, &b.ask_end,    &b.exec_begin, &b.exec_end,   &b.tell_begin, &b.tell_end};
     for (std::size_t i = 0; i < 12; ++i) *ms[i] = number(rows, c[3 + i]);
     b.replayed = count(rows, c[15]) != 0;
+    if (c_occupancy < width && !rows.field(c_occupancy).empty()) b.device_occupancy = number(rows, c_occupancy);
     batches.push_back(b);
   }
   return batches;
@@ -137,6 +142,7 @@ io::Json read_json(const fs::path& p, const std::string& text) { return io::pars
 
 ReportTotals totals_from_csv(const RunReportData& d) {
   ReportTotals t;
+  double occupied = 0.0, measured_ms = 0.0;
   t.trials = d.trials.size();
   t.batches = d.batches.size();
   for (const auto& b : d.batches) {
@@ -147,7 +153,13 @@ ReportTotals totals_from_csv(const RunReportData& d) {
     t.overlap_ms += b.overlap_ms;
     t.idle_ms += b.idle_ms;
     t.wall_ms = std::max(t.wall_ms, b.wall_ms);
+    if (!std::isnan(b.device_occupancy)) {
+      occupied += b.device_occupancy * b.exec_ms;
+      measured_ms += b.exec_ms;
+    }
   }
+  // The batches' figures weighted by their executor time (timings.csv keeps no SM times).
+  if (measured_ms > 0) t.device_occupancy = occupied / measured_ms;
   return t;
 }
 
@@ -164,6 +176,9 @@ ReportTotals totals_from_summary(const fs::path& p, const io::Json& s) {
     t.tell_ms = s.at("tell_ms").get<double>();
     t.overlap_ms = s.at("overlap_ms").get<double>();
     t.idle_ms = s.at("idle_ms").get<double>();
+    // Optional (summaries written before it existed), null when not measured.
+    if (const auto it = s.find("device_occupancy"); it != s.end() && it->is_number())
+      t.device_occupancy = it->get<double>();
     t.from_summary = true;
     return t;
   } catch (const io::Json::exception& e) {

@@ -6,6 +6,7 @@
 // (`tpeopt grid` of a strategy with an exact grid: grid_journal.bin, no trials.csv) loads
 // its top.json, summary.json and per-segment timings.csv. The data is loaded again (as
 // config.json names it) to say what it is and to draw the best trial's equity curve.
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -33,12 +34,14 @@ struct ReportBatch {
   double ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0, wall_ms = 0;
   double ask_begin = 0, ask_end = 0, exec_begin = 0, exec_end = 0, tell_begin = 0, tell_end = 0;
   bool replayed = false;  ///< replayed from the journal by a resume: no intervals
+  double device_occupancy = NAN;  ///< NaN: not measured (CPU executor, older runs)
 };
 
 /// The run's totals: from summary.json when present, else summed from timings.csv.
 struct ReportTotals {
   std::uint64_t trials = 0, batches = 0;
   double wall_ms = 0, ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0;
+  double device_occupancy = NAN;  ///< NaN: not measured
   std::string digest;     ///< empty when summary.json is absent
   bool complete = false;  ///< summary.json says the run completed
   bool from_summary = false;

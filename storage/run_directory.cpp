@@ -163,7 +163,8 @@ void RunRecorder::open_tables() {
   trials_ = open_table(dir_ / "trials.csv", header + "\n");
   timings_ = open_table(dir_ / "timings.csv",
                         "batch,first_trial,trials,ask_ms,exec_ms,tell_ms,overlap_ms,idle_ms,wall_ms,trials_per_s,"
-                        "ask_begin_ms,ask_end_ms,exec_begin_ms,exec_end_ms,tell_begin_ms,tell_end_ms,replayed\n");
+                        "ask_begin_ms,ask_end_ms,exec_begin_ms,exec_end_ms,tell_begin_ms,tell_end_ms,replayed,busy_ms,"
+                        "device_occupancy\n");
 }
 
 RunRecorder::~RunRecorder() {
@@ -210,13 +211,19 @@ void RunRecorder::on_batch(const BatchRequest& request, const BatchResult& resul
   auto rel = [&](Clock::time_point p) {
     return t.replayed ? 0.0 : std::chrono::duration<double, std::milli>(p - origin_).count();
   };
-  const double rate = t.exec_ms > 0 ? t.n_trials / (t.exec_ms / 1000.0) : 0.0;
+  // The batch's own device interval: with batches that overlap on the device, exec_ms is
+  // only the part no earlier batch covers.
+  const double batch_ms = t.busy_ms > 0 ? t.busy_ms : t.exec_ms;
+  const double rate = batch_ms > 0 ? t.n_trials / (batch_ms / 1000.0) : 0.0;
+  // device_occupancy: empty when not measured (the CPU executor, replayed batches).
+  const std::string occupancy = std::isnan(t.device_occupancy) ? "" : fmt::format("{:.4f}", t.device_occupancy);
   append_or_throw(timings_,
                   fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},{:.1f},{:.4f},{:.4f},{:.4f},{:.4f},"
-                              "{:.4f},{:.4f},{}\n",
+                              "{:.4f},{:.4f},{},{:.4f},{}\n",
                               t.batch_index, t.first_trial, t.n_trials, t.ask_ms, t.exec_ms, t.tell_ms, t.overlap_ms,
                               t.idle_ms, t.wall_ms, rate, rel(t.ask.begin), rel(t.ask.end), rel(t.exec.begin),
-                              rel(t.exec.end), rel(t.tell.begin), rel(t.tell.end), t.replayed ? 1 : 0),
+                              rel(t.exec.end), rel(t.tell.begin), rel(t.tell.end), t.replayed ? 1 : 0, t.busy_ms,
+                              occupancy),
                   dir_ / "timings.csv");
 
   trials_done_ += request.n_trials;
@@ -282,6 +289,9 @@ void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summa
                 {"tell_ms", summary.tell_ms},
                 {"overlap_ms", summary.overlap_ms},
                 {"idle_ms", summary.idle_ms}};
+  // The run's device occupancy (docs/user-guide.md, "Timings"): null without a measurement.
+  const double occupancy = occupancy_fraction(summary.sm_busy_ms, summary.sm_span_ms);
+  s["device_occupancy"] = std::isnan(occupancy) ? io::Json(nullptr) : io::Json(occupancy);
   const TrialCounts& c = result.counts();
   s["outcomes"] = {{"feasible", c.feasible},
                    {"too_few_trades", c.infeasible},

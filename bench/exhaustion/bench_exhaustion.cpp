@@ -81,6 +81,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/batch_timings.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "scaleout/split_executor.hpp"
@@ -262,6 +263,47 @@ void time_multi_gpu(const strategies::ExhaustionStrategy& s, const tpe::SearchSp
   }
 }
 
+/// Batches back to back through the executor with D in flight (D = 1: one at a time; D = 2:
+/// batch k + 1 is submitted before batch k is collected, so with a twin that allows it the
+/// two overlap on the device): host wall time per batch in steady state, after one warm-up
+/// batch, and the device occupancy of the batches.
+void time_in_flight(const strategies::ExhaustionStrategy& s, const tpe::SearchSpace& space,
+                    const std::vector<double>& params, std::size_t bars) {
+  std::printf("\n| batches in flight (executor) | trials per batch | batches | ms per batch (wall) | bar-trials/s | "
+              "device occupancy |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- |\n");
+  for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
+    const std::size_t batches = n == 4096 ? 16 : 4;
+    const auto r = request(params, n);
+    for (const std::size_t depth : {std::size_t{1}, std::size_t{2}}) {
+      gpu::CudaExecutorOptions o;
+      o.max_in_flight = depth;
+      auto exe = gpu::make_cuda_executor(s, engine::ParamBinding(s, space, {}), o);
+      exe->evaluate(r);  // warm-up: the series are cached from here on
+      double sm_busy = 0, sm_span = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      std::size_t submitted = 0, done = 0;
+      while (done < batches) {
+        while (submitted < batches && submitted - done < depth) {
+          auto q = r;
+          q.batch_index = submitted++;
+          exe->submit(std::move(q));
+        }
+        const auto res = exe->complete();
+        sm_busy += res.timings.sm_busy_ms;
+        sm_span += res.timings.sm_span_ms;
+        ++done;
+      }
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+                        static_cast<double>(batches);
+      std::printf("| cuda, depth %zu | %zu | %zu | %.2f | %.3g | %.3f |\n", depth, n, batches, ms,
+                  static_cast<double>(bars) * static_cast<double>(n) / (ms / 1e3),
+                  engine::occupancy_fraction(sm_busy, sm_span));
+      std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,9 +334,10 @@ int main(int argc, char** argv) {
   }
   std::printf("exhaustion benchmark: %zu bars (seeded random walk), device: %s\n", bars,
               gpu::cuda_device_description().c_str());
-  std::printf("| executor | trials | batch | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades |\n",
+  std::printf("| executor | trials | batch | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades | "
+              "device occupancy (warm) |\n",
               repeats);
-  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
   if (gpu::cuda_available()) {
     for (std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
       gpu::CudaExecutorOptions o;
@@ -302,15 +345,22 @@ int main(int argc, char** argv) {
       auto exe = gpu::make_cuda_executor(s, engine::ParamBinding(s, space, {}), o);
       const auto r = request(params, n);
       const auto first = exe->evaluate(r);
-      double best = 1e300;
-      for (int k = 0; k < repeats; ++k) best = std::min(best, exe->evaluate(r).timings.busy_ms);
+      double best = 1e300, occupancy = NAN;
+      for (int k = 0; k < repeats; ++k) {
+        const auto t = exe->evaluate(r).timings;
+        if (t.busy_ms < best) {
+          best = t.busy_ms;
+          occupancy = engine::occupancy_fraction(t.sm_busy_ms, t.sm_span_ms);
+        }
+      }
       double trades = 0;
       for (std::size_t i = 0; i < n; ++i) trades += first.metrics[i * first.n_metrics + ex::kMTrades];
-      std::printf("| cuda | %zu | %zu | %.2f | %.2f | %.3g | %.1f |\n", n, n, first.timings.busy_ms, best,
-                  static_cast<double>(bars) * static_cast<double>(n) / (best / 1e3), trades / static_cast<double>(n));
+      std::printf("| cuda | %zu | %zu | %.2f | %.2f | %.3g | %.1f | %.3f |\n", n, n, first.timings.busy_ms, best,
+                  static_cast<double>(bars) * static_cast<double>(n) / (best / 1e3), trades / static_cast<double>(n),
+                  occupancy);
     }
   } else {
-    std::printf("| cuda | - | - | - | - | (no CUDA device) | - |\n");
+    std::printf("| cuda | - | - | - | - | (no CUDA device) | - | - |\n");
   }
   {
     engine::CpuExecutor cpu(s, engine::ParamBinding(s, space, {}), 0);
@@ -324,21 +374,32 @@ int main(int argc, char** argv) {
                 static_cast<double>(bars) * static_cast<double>(cpu_trials) / (ms / 1e3),
                 trades / static_cast<double>(cpu_trials));
   }
+  if (gpu::cuda_available()) time_in_flight(s, space, params, bars);
 #ifdef TPEOPT_WITH_CUDA
   if (gpu::cuda_available()) {
     std::printf("\n| kernels (launch() between events) | trials | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades |\n",
                 repeats);
     std::printf("| --- | --- | --- | --- | --- | --- |\n");
-    gpu::ExhaustionDeviceOptions filtered, uncapped, plain;
+    gpu::ExhaustionDeviceOptions filtered, uncapped, plain, one_walk;
     uncapped.cap_registers = false;
     plain.filter = false;
+    one_walk.segments = 1;
     // One trial on a fresh device: its first batch is about one EMA chain of N steps (two
     // spans side by side) plus one window's z-scores: the floor of any first batch.
-    time_device(s, params, 1, filtered, "filtered, 1 trial (first = EMA chain floor)", repeats);
+    time_device(s, params, 1, filtered, "filtered, 1 trial (first = EMA chain floor), segments auto", repeats);
+    time_device(s, params, 1, one_walk, "filtered, 1 trial, one walk (segments = 1)", repeats);
     for (std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
-      time_device(s, params, n, filtered, "filtered, <= 80 registers (default)", repeats);
-      time_device(s, params, n, uncapped, "filtered, uncapped registers", repeats);
-      if (n == 4096) time_device(s, params, n, plain, "plain warp finder (v1 scan)", repeats);
+      time_device(s, params, n, filtered, "filtered, <= 80 registers, segments auto (default)", repeats);
+      time_device(s, params, n, one_walk, "filtered, <= 80 registers, one walk (segments = 1)", repeats);
+      for (const int g : n == 4096 ? std::vector<int>{4, 8, 16, 32} : std::vector<int>{2, 4}) {
+        gpu::ExhaustionDeviceOptions cut;
+        cut.segments = g;
+        time_device(s, params, n, cut, fmt::format("filtered, segments = {}", g).c_str(), repeats);
+      }
+      if (n == 4096) {
+        time_device(s, params, n, uncapped, "filtered, uncapped registers, segments auto", repeats);
+        time_device(s, params, n, plain, "plain warp finder (v1 scan)", repeats);
+      }
     }
     std::printf("\n");
   }

@@ -34,6 +34,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
 #include "gpu/launch_size.cuh"
+#include "gpu/occupancy_probe.cuh"
 #include "gpu/series_slots.hpp"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/atc/atc.hpp"
@@ -63,7 +64,8 @@ struct Symbols {
 };
 
 __global__ void signal_kernel(const double* close, Symbols sy, const SignalTask* tasks, int n_tasks,
-                              atc::SignalWord* pool) {
+                              atc::SignalWord* pool, OccupancyProbe probe) {
+  BlockOccupancy occupancy(probe);
   const long long total = static_cast<long long>(sy.n) * n_tasks;
   for (long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -90,6 +92,7 @@ struct TrialLaunch {
   double* objective_out;  ///< [symbol][chunk trial]
   double* equity_out;     ///< [symbol][chunk trial]
   double* metrics_out;    ///< [symbol][chunk trial][metric]
+  OccupancyProbe probe;   ///< the batch's (gpu/occupancy.hpp)
 };
 
 /// Writes symbol s's row of a trial: finish_symbol's metrics and equity, and its objective
@@ -108,6 +111,7 @@ __device__ __forceinline__ void write_row(const TrialLaunch& L, int s, int trial
 constexpr int kGroupedThreads = 128;
 
 __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch L) {
+  BlockOccupancy occupancy(L.probe);
   // Each lane's l1 * E and E of the current bar, read by the lanes of its group.
   __shared__ double2 exchange[kGroupedThreads];
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
@@ -168,6 +172,7 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
 /// the symbol's blocks, whose score is the symbol's objective.
 template <bool kBlocked>
 __global__ void thread_kernel(TrialLaunch L) {
+  BlockOccupancy occupancy(L.probe);
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= static_cast<long long>(L.sy.n) * L.count) return;
   const int s = static_cast<int>(idx / L.count);
@@ -355,7 +360,7 @@ class AtcDevice final : public DeviceStrategy {
       const unsigned blocks = static_cast<unsigned>(std::min<long long>((work + threads - 1) / threads, 1 << 20));
       signal_kernel<<<blocks, threads, 0, stream>>>(d_close_.data(), sy,
                                                     reinterpret_cast<const SignalTask*>(plan + o_tasks),
-                                                    static_cast<int>(tasks.size()), pool_.data());
+                                                    static_cast<int>(tasks.size()), pool_.data(), batch.probe);
       CUDA_CHECK_LAUNCH("atc signal_kernel");
     }
     TrialLaunch L;
@@ -374,6 +379,7 @@ class AtcDevice final : public DeviceStrategy {
     L.objective_out = rows_objective_.data();
     L.equity_out = rows_equity_.data();
     L.metrics_out = rows_metrics_.data();
+    L.probe = batch.probe;
     if (blocked_) {
       const int threads = gpu::launchable_block_size(thread_kernel<true>, block_size);
       const long long work = static_cast<long long>(n_symbols_) * L.count;

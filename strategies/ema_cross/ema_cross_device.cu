@@ -28,6 +28,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
 #include "gpu/device_trade_lists.cuh"
+#include "gpu/occupancy_probe.cuh"
 #include "gpu/series_slots.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
@@ -115,7 +116,8 @@ constexpr int kEmaTile = 32;
 /// and written out one span's 32 bars per coalesced store.
 __global__ void __launch_bounds__(32) ema_kernel(const double* __restrict__ close, int n,
                                                  const EmaTask* __restrict__ tasks, int count,
-                                                 double* __restrict__ pool) {
+                                                 double* __restrict__ pool, OccupancyProbe probe) {
+  BlockOccupancy occupancy(probe);
   __shared__ double tile[kEmaTile][kEmaTile + 1];
   const int lane = static_cast<int>(threadIdx.x);
   const int first = static_cast<int>(blockIdx.x) * kEmaTile;
@@ -160,6 +162,7 @@ struct Launch {
   const long long* trade_offsets;  ///< record pass: first trade's index per batch trial
   ec::Trade* trades;               ///< record pass: output
   Warmer sink;
+  OccupancyProbe probe;            ///< the batch's (gpu/occupancy.hpp)
 };
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
@@ -169,6 +172,7 @@ struct Launch {
 /// (the CPU reference's EmaCrossStrategy::evaluate).
 template <bool kWarp, bool kRecord, int kSteps, bool kBlocked>
 __global__ void trial_kernel(Launch L) {
+  BlockOccupancy occupancy(L.probe);
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long local = kWarp ? gid / 32 : gid;
   if (local >= L.count) return;  // uniform across a warp in the warp kernel
@@ -371,7 +375,7 @@ class EmaCrossDevice final : public DeviceStrategy {
         const unsigned blocks = static_cast<unsigned>((tasks.size() + kEmaTile - 1) / kEmaTile);
         ema_kernel<<<blocks, kEmaTile, 0, stream>>>(d_close_.data(), n_,
                                                    reinterpret_cast<const EmaTask*>(d_plan_.data() + o_tasks),
-                                                   static_cast<int>(tasks.size()), pool_.data());
+                                                   static_cast<int>(tasks.size()), pool_.data(), batch.probe);
         CUDA_CHECK_LAUNCH("ema_cross ema_kernel");
       }
     }
@@ -396,6 +400,7 @@ class EmaCrossDevice final : public DeviceStrategy {
     L.trade_offsets = d_trade_offsets;
     L.trades = d_trades;
     L.sink = Warmer{std::numeric_limits<double>::quiet_NaN(), d_sink_.data()};
+    L.probe = batch.probe;
     const bool record = d_trades != nullptr;
     const bool blocked = L.n_blocks > 0;
     int threads = std::max(32, std::min(1024, block_size));

@@ -10,6 +10,7 @@
 // a caller may evaluate a predicate at bars in any order or in parallel (the GPU tests 32
 // bars at once) and still finds the same first bar: same trades, same bits.
 #include <cmath>
+#include <type_traits>
 
 #include "common/hd.hpp"
 #include "strategies/bar_block.hpp"
@@ -247,19 +248,22 @@ struct SequentialFinder {
   }
 };
 
-/// The backtest of one trial, one position at a time: scan i = begin .. n-2 while flat; on a
-/// signal open a position (none if risk <= 0: the scan goes on at i + 1), find its exit
-/// bar j, report the trade, go on scanning at i = j (a signal on the exit bar re-enters
-/// at j + 1). `find(from, to, pred)` must return the first k in [from, to] with pred(k)
-/// or to + 1; on_trade(const Trade&) is called in trade order.
-/// The same walk with one finder for signals and another for exits (the GPU skips bars
-/// that cannot signal with a filter of its own, then confirms each candidate with pred).
+/// The walk from scan position `from`, flat, opening positions only at signals before
+/// `stop` (stop <= n - 1): scan i = from .. stop - 1 while flat; on a signal open a position
+/// (none if risk <= 0: the scan goes on at i + 1), find its exit bar j, report it, go on
+/// scanning at i = j (a signal on the exit bar re-enters at j + 1). `find(from, to, pred)`
+/// must return the first k in [from, to] with pred(k) or to + 1. on_exit(const Position&,
+/// int j) is called for each trade in trade order (close_position makes the trade); it may
+/// return false to end the walk after that trade. Returns where the scan stands when the walk
+/// ends: the exit bar of its last trade when that is >= stop or on_exit ended it, else stop.
+/// The walk is a function of its scan position alone: two walks at the same position make
+/// the same trades from there on (stitch_segments relies on it).
 TPEOPT_HD_TEMPLATE_NO_CHECK
-template <typename SignalFinder, typename ExitFinder, typename OnTrade>
-TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder&& find_signal,
-                                   ExitFinder&& find_exit, OnTrade&& on_trade) {
-  const int last_signal = b.n - 2;
-  int i = b.begin;
+template <typename SignalFinder, typename ExitFinder, typename OnExit>
+TPEOPT_HD_INLINE int walk_from(const Bars& b, const Params& p, const TrialSeries& t, int from, int stop,
+                               SignalFinder&& find_signal, ExitFinder&& find_exit, OnExit&& on_exit) {
+  const int last_signal = stop - 1;
+  int i = from;
   while (i <= last_signal) {
     i = find_signal(i, last_signal, [&](int k) { return is_signal(b, p, t, k); });
     if (i > last_signal) break;
@@ -269,9 +273,26 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSe
       continue;
     }
     const int j = find_exit(pos.entry_bar, pos.last_bar, [&](int k) { return exit_reason(b, pos, k) != kNoExit; });
-    on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j)));
+    if constexpr (std::is_same_v<decltype(on_exit(pos, j)), bool>) {
+      if (!on_exit(pos, j)) return j;
+    } else {
+      on_exit(pos, j);
+    }
     i = j;
   }
+  return i;
+}
+
+/// The backtest of one trial, one position at a time, over bars [begin, n): walk_from(begin,
+/// n - 1); on_trade(const Trade&) is called in trade order.
+/// The same walk with one finder for signals and another for exits (the GPU skips bars
+/// that cannot signal with a filter of its own, then confirms each candidate with pred).
+TPEOPT_HD_TEMPLATE_NO_CHECK
+template <typename SignalFinder, typename ExitFinder, typename OnTrade>
+TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder&& find_signal,
+                                   ExitFinder&& find_exit, OnTrade&& on_trade) {
+  walk_from(b, p, t, b.begin, b.n - 1, find_signal, find_exit,
+            [&](const Position& pos, int j) { on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j))); });
 }
 
 TPEOPT_HD_TEMPLATE_NO_CHECK
@@ -279,6 +300,99 @@ template <typename Finder, typename OnTrade>
 TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, Finder&& find,
                                    OnTrade&& on_trade) {
   run_backtest(b, p, t, find, find, on_trade);
+}
+
+// ---- one walk as segments walked at once, then stitched -------------------------------
+// A long walk (a heavy trial on a long series) is a chain of dependent steps. Cut [begin,
+// n - 1) at cuts c_0 = begin < c_1 < ... < c_G = n - 1: segment g's walk starts flat at c_g
+// and opens positions at signals in [c_g, c_{g+1}) (walk_segment), all segments at once,
+// each recording its trades' (signal, exit) bars. The true walk enters segment g at some
+// position st >= c_g; where st falls on the segment's own walk decides what is known
+// (stitch_segments): at a position where that walk was flat (between an exit and the next
+// signal it took), the two walks take the same next trade and agree from there on, so the
+// segment's recorded trades are the true ones; inside one of its positions, the true walk
+// takes its own next trade and looks again. Trades are then made from their bars
+// (replay_trade: the functions the walk calls) and summed in trade order: same trades, same
+// bits as run_backtest.
+
+/// A trade's signal and exit bars.
+struct BarPair {
+  int signal, exit;
+};
+
+/// One segment's walk as recorded by walk_segment.
+struct SegmentRecord {
+  const BarPair* trades = nullptr;  ///< in trade order
+  int count = 0;
+  int end = 0;            ///< where the walk stopped: walk_from's result, or when it ran out of room the exit of its last trade
+  bool complete = true;   ///< false: it ran out of room after `count` trades
+};
+
+/// Walks segment [from, stop) from `from`, flat, recording at most `room` trades:
+/// record(q, BarPair) for the q-th. Returns the record (its `trades` left null).
+TPEOPT_HD_TEMPLATE_NO_CHECK
+template <typename SignalFinder, typename ExitFinder, typename Record>
+TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Params& p, const TrialSeries& t, int from, int stop,
+                                            int room, SignalFinder&& find_signal, ExitFinder&& find_exit,
+                                            Record&& record) {
+  SegmentRecord r;
+  if (room <= 0) {
+    r.end = from;
+    r.complete = from >= stop;
+    return r;
+  }
+  r.end = walk_from(b, p, t, from, stop, find_signal, find_exit, [&](const Position& pos, int j) {
+    record(r.count, BarPair{pos.signal_bar, j});
+    ++r.count;
+    return r.count < room;
+  });
+  r.complete = r.count < room || r.end >= stop;
+  return r;
+}
+
+/// The trade whose signal and exit bars the walk recorded, as the walk made it.
+TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Params& p, const BarPair& bars) {
+  Position pos;
+  open_position(b, p, bars.signal, &pos);  // risk > 0: the walk opened it
+  return close_position(b, p, pos, bars.exit, exit_reason(b, pos, bars.exit));
+}
+
+/// The walk over [b.begin, b.n - 1) from its segments' records: cut(g) gives c_g (cut(0) =
+/// b.begin, cut(G) = b.n - 1, non-decreasing), record_of(g) segment g's record.
+/// on_trade(const Trade&) receives the trades the stitch walks itself, adopt(record, k) the
+/// record's trades k .. count - 1 (in order, before anything later): together, every trade of
+/// run_backtest in trade order.
+TPEOPT_HD_TEMPLATE_NO_CHECK
+template <typename Cut, typename Records, typename SignalFinder, typename ExitFinder, typename OnTrade, typename Adopt>
+TPEOPT_HD_INLINE void stitch_segments(const Bars& b, const Params& p, const TrialSeries& t, int G, Cut&& cut,
+                                      Records&& record_of, SignalFinder&& find_signal, ExitFinder&& find_exit,
+                                      OnTrade&& on_trade, Adopt&& adopt) {
+  auto trade = [&](const Position& pos, int j) { on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j))); };
+  int st = cut(0);
+  for (int g = 0; g < G; ++g) {
+    const int hi = cut(g + 1);
+    if (st >= hi) continue;  // a trade of an earlier segment spans this one
+    const SegmentRecord r = record_of(g);
+    int k = 0;  // the first recorded trade whose signal is >= st
+    while (st < hi) {
+      while (k < r.count && r.trades[k].signal < st) ++k;
+      // st >= cut(g): flat on the segment's walk before its first trade, or after trade k - 1's exit.
+      if (k == 0 || st >= r.trades[k - 1].exit) {
+        if (k < r.count || r.complete) {
+          adopt(r, k);
+          st = r.end;
+          if (r.complete) break;
+        }
+        st = walk_from(b, p, t, st, hi, find_signal, find_exit, trade);  // past what the record knows
+        break;
+      }
+      // Inside trade k - 1's position: the true walk's next trade, then look again.
+      st = walk_from(b, p, t, st, hi, find_signal, find_exit, [&](const Position& pos, int j) {
+        trade(pos, j);
+        return false;
+      });
+    }
+  }
 }
 
 // ---- scores ----------------------------------------------------------------------------

@@ -41,11 +41,13 @@
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -53,6 +55,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
 #include "gpu/device_trade_lists.cuh"
+#include "gpu/occupancy_probe.cuh"
 #include "gpu/series_slots.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #include "gpu/symbol_aggregate.cuh"
@@ -142,7 +145,8 @@ __device__ __forceinline__ void tile_barrier() { asm volatile("bar.sync 1, 64;" 
 /// 32 bars at a time into shared memory; warp 1 writes the previous tile out, one span's
 /// 32 bars per coalesced store. One barrier per tile; two tile buffers.
 __global__ void __launch_bounds__(64) ema_kernel(const double* close, int n, const EmaTask* tasks, int n_tasks,
-                                                 double* pool) {
+                                                 double* pool, OccupancyProbe probe) {
+  BlockOccupancy occupancy(probe);
   __shared__ double tile[2][kEmaTile][kEmaTile + 1];
   const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31u);
   const int first = static_cast<int>(blockIdx.x) * 32;
@@ -173,7 +177,8 @@ __global__ void __launch_bounds__(64) ema_kernel(const double* close, int n, con
   }
 }
 
-__global__ void z_kernel(ZInputs in, const ZTask* tasks, double* pool, unsigned char* levels) {
+__global__ void z_kernel(ZInputs in, const ZTask* tasks, double* pool, unsigned char* levels, OccupancyProbe probe) {
+  BlockOccupancy occupancy(probe);
   const ZTask task = tasks[blockIdx.y];
   double* vz = pool + static_cast<std::size_t>(task.vol_slot) * in.n;
   double* tz = pool + static_cast<std::size_t>(task.tr_slot) * in.n;
@@ -383,9 +388,27 @@ struct TrialLaunch {
   ex::Trade* trades;               ///< record pass: output
   double* equity;                  ///< optional: each trial's final compounded equity (multi-symbol portfolio)
   Warmer warm;                     ///< never = NaN, sink: a scratch double
+  OccupancyProbe probe;            ///< the batch's (gpu/occupancy.hpp); null: not measured
 };
 
 enum Mode : int { kSimple = 0, kWarp = 1, kFiltered = 2 };
+
+/// The filtered signal finder of one trial over `bars`.
+__device__ __forceinline__ FilteredSignalFinder filtered_finder(const TrialLaunch& L, const TrialSlots& s,
+                                                                const ex::Params& p, const ex::TrialSeries& t,
+                                                                int lane, const ex::Bars& bars) {
+  return FilteredSignalFinder{lane,
+                              reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
+                              reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
+                              reinterpret_cast<const uint4*>(L.cloc_levels),
+                              threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
+                              threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
+                              threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u,
+                              bars,
+                              t,
+                              p.atr_window,
+                              L.warm};
+}
 
 /// One trial's walk over bars [bars.begin, bars.n) with the finders of kMode.
 template <int kMode, typename OnTrade>
@@ -393,17 +416,7 @@ __device__ __forceinline__ void walk_bars(const TrialLaunch& L, const TrialSlots
                                           const ex::TrialSeries& t, int lane, const ex::Bars& bars,
                                           OnTrade&& on_trade) {
   if constexpr (kMode == kFiltered) {
-    FilteredSignalFinder signal{lane,
-                                reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
-                                reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
-                                reinterpret_cast<const uint4*>(L.cloc_levels),
-                                threshold_level(p.vol_z, ZEdge{}) * 0x01010101u,
-                                threshold_level(p.tr_z, ZEdge{}) * 0x01010101u,
-                                threshold_level(p.cloc_min, ClocEdge{}) * 0x01010101u,
-                                bars,
-                                t,
-                                p.atr_window,
-                                L.warm};
+    FilteredSignalFinder signal = filtered_finder(L, s, p, t, lane, bars);
     const WideExitFinder exit{lane, bars.open, bars.low, bars.high, L.warm};
     ex::run_backtest(bars, p, t, signal, exit, on_trade);
   } else if constexpr (kMode == kWarp) {
@@ -429,6 +442,7 @@ enum UnitPass : int { kCount = 0, kRecordTrades = 1 };
 template <int kMode, int kPass>
 __device__ __forceinline__ void run_block_unit(const TrialLaunch& L, int* counts, const long long* unit_offsets,
                                                ex::Trade* scratch) {
+  BlockOccupancy occupancy(L.probe);
   const long long unit = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (unit >= static_cast<long long>(L.count) * L.n_blocks) return;  // uniform across a warp
   const int lane = static_cast<int>(threadIdx.x & 31u);
@@ -460,6 +474,7 @@ __global__ void __maxnreg__(80) block_unit_kernel_capped(TrialLaunch L, int* cou
 /// adds, in the same order, as run_trial<kBlocked>), scores, metrics and (when recording)
 /// the trade list.
 __global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets, const ex::Trade* scratch) {
+  BlockOccupancy occupancy(L.probe);
   const long long local = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (local >= L.count) return;
   const int trial = L.slots[local].trial;
@@ -493,6 +508,7 @@ __global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets,
 template <int kMode, bool kRecord, bool kBlocked>
 __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   constexpr bool kByWarp = kMode != kSimple;
+  BlockOccupancy occupancy(L.probe);
   // A warp's running summaries live in shared memory (lane 0 updates them): registers go
   // to the finders' state instead.
   __shared__ ex::Summary warp_sums[kByWarp ? 32 : 1];
@@ -569,6 +585,127 @@ void launch_trial_kernel(bool record, bool blocked, unsigned blocks, int threads
   }
 }
 
+// ---- segmented walks (exhaustion.hpp: walk_segment, stitch_segments) -------------------
+// A launch of few trials over a long series would end with its heaviest walks alone on a
+// few SMs. Each trial's walk is cut into G segments instead, walked at once by one warp
+// each (segment_kernel: warps take units from a queue, so the last units are shared among
+// the SMs that are free); then one warp per trial stitches its segments in order and sums
+// its trades (stitch_kernel). Same trades, same sums, same bits as the one-walk kernel.
+
+constexpr int kSegmentThreads = 128;               ///< segment_kernel's block size
+constexpr long long kUnitsPerResidentWarp = 40;    ///< auto segments: units per resident warp
+constexpr long long kMinSegmentBars = 4096;        ///< auto segments: at least this many bars each
+constexpr long long kMaxSegments = 64;             ///< auto segments: at most this many per trial
+constexpr long long kMaxPairBytes = 1ll << 30;     ///< a launch's recorded trade bars take at most this
+
+/// A launch's segmented walk: unit u = (launch-order trial u / G, segment u % G), each with
+/// room for `room` trades' bars.
+struct SegmentLaunch {
+  int G;
+  int room;
+  int units;
+  int* next;              ///< the queue: the next unit to take (0 at launch)
+  int4* records;          ///< per unit: count, end, complete (exhaustion::SegmentRecord)
+  ex::BarPair* pairs;     ///< per unit: room pairs
+};
+
+/// Segment g's first bar: cut(0) = begin, cut(G) = n - 1 (where the walk's signals end).
+__device__ __forceinline__ int segment_cut(const ex::Bars& b, int G, int g) {
+  return b.begin + static_cast<int>(static_cast<long long>(b.n - 1 - b.begin) * g / G);
+}
+
+__global__ void __maxnreg__(80) segment_kernel(TrialLaunch L, SegmentLaunch S) {
+  BlockOccupancy occupancy(L.probe);
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  for (;;) {
+    int u = 0;
+    if (lane == 0) u = atomicAdd(S.next, 1);
+    u = __shfl_sync(kFull, u, 0);
+    if (u >= S.units) break;
+    const int local = u / S.G, g = u % S.G;
+    const TrialSlots s = L.slots[local];
+    const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(s.trial) * ex::kNumSlots);
+    const ex::TrialSeries t = trial_series(L, s);
+    FilteredSignalFinder signal = filtered_finder(L, s, p, t, lane, L.bars);
+    const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
+    ex::BarPair* out = S.pairs + static_cast<std::size_t>(u) * static_cast<std::size_t>(S.room);
+    const ex::SegmentRecord r =
+        ex::walk_segment(L.bars, p, t, segment_cut(L.bars, S.G, g), segment_cut(L.bars, S.G, g + 1), S.room, signal,
+                         exit, [&](int q, const ex::BarPair& bp) {
+                           if (lane == 0) out[q] = bp;
+                         });
+    if (lane == 0) S.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
+  }
+}
+
+/// Lane `from`'s trade, on every lane.
+__device__ __forceinline__ ex::Trade shfl_trade(const ex::Trade& t, int from) {
+  ex::Trade o;
+  o.signal_bar = __shfl_sync(kFull, t.signal_bar, from);
+  o.entry_bar = __shfl_sync(kFull, t.entry_bar, from);
+  o.exit_bar = __shfl_sync(kFull, t.exit_bar, from);
+  o.reason = __shfl_sync(kFull, t.reason, from);
+  o.entry_price = __shfl_sync(kFull, t.entry_price, from);
+  o.exit_price = __shfl_sync(kFull, t.exit_price, from);
+  o.ret = __shfl_sync(kFull, t.ret, from);
+  o.r_multiple = __shfl_sync(kFull, t.r_multiple, from);
+  return o;
+}
+
+/// One warp per trial: its segments stitched in order (the recorded trades made again from
+/// their bars 32 at a time, one per lane, then added in trade order by lane 0), its scores
+/// and metrics.
+__global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
+  BlockOccupancy occupancy(L.probe);
+  __shared__ ex::Summary warp_sums[32];
+  const long long local = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (local >= L.count) return;  // uniform across a warp
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const TrialSlots s = L.slots[local];
+  const int trial = s.trial;
+  const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(trial) * ex::kNumSlots);
+  const ex::TrialSeries t = trial_series(L, s);
+  ex::Summary& sum = warp_sums[threadIdx.x >> 5];
+  if (lane == 0) sum = ex::Summary{};
+  FilteredSignalFinder signal = filtered_finder(L, s, p, t, lane, L.bars);
+  const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
+  auto on_trade = [&](const ex::Trade& tr) {
+    if (lane == 0) ex::add_trade(sum, tr);
+  };
+  auto adopt = [&](const ex::SegmentRecord& r, int k) {
+    for (int base = k; base < r.count; base += 32) {
+      const int q = base + lane;
+      ex::Trade mine;
+      if (q < r.count) mine = ex::replay_trade(L.bars, p, r.trades[q]);
+      const int m = min(32, r.count - base);
+      for (int x = 0; x < m; ++x) on_trade(shfl_trade(mine, x));
+    }
+  };
+  const long long first_unit = local * S.G;
+  ex::stitch_segments(
+      L.bars, p, t, S.G, [&](int g) { return segment_cut(L.bars, S.G, g); },
+      [&](int g) {
+        const long long u = first_unit + g;
+        const int4 rec = S.records[u];
+        ex::SegmentRecord r;
+        r.trades = S.pairs + u * S.room;
+        r.count = rec.x;
+        r.end = rec.y;
+        r.complete = rec.z != 0;
+        return r;
+      },
+      signal, exit, on_trade, adopt);
+  if (lane == 0) {
+    double m[ex::kNumMetrics];
+    double violation = 0.0;
+    const double score = ex::finish(sum, L.objective, L.min_trades, m, &violation);
+    L.scores[trial] = score;
+    L.violations[trial] = violation;
+    if (L.equity) L.equity[trial] = sum.equity;
+    for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
+  }
+}
+
 template <typename T>
 DeviceBuffer<T> upload(const std::vector<T>& h, cudaStream_t stream) {
   DeviceBuffer<T> d(std::max<std::size_t>(1, h.size()));
@@ -576,10 +713,22 @@ DeviceBuffer<T> upload(const std::vector<T>& h, cudaStream_t stream) {
   return d;
 }
 
-/// A pinned staging area for one part's plan and the event after its upload.
+/// A staging area for one part's plan: pinned host memory, its device copy, the event after
+/// its upload (the host may rewrite the pinned copy after it) and the event after the part's
+/// kernels (the device copy may be rewritten after it: launches overlap on the device).
 struct PlanStage {
   PinnedBuffer<char> h;
-  cudaEvent_t uploaded{};
+  DeviceBuffer<char> d;
+  cudaEvent_t uploaded{}, done{};
+  bool used = false;
+};
+
+/// The device scratch of one segmented launch (SegmentLaunch) and the event after its kernels.
+struct SegmentScratch {
+  DeviceBuffer<int> next;
+  DeviceBuffer<int4> records;
+  DeviceBuffer<ex::BarPair> pairs;
+  cudaEvent_t done{};
   bool used = false;
 };
 
@@ -629,9 +778,15 @@ struct StrategyLaunch {
 /// One candle series on one GPU: its device copies and the cache of per-parameter series
 /// (EMAs, z-scores and their filter levels). Shared by every ExhaustionDevice of that series
 /// on that GPU (halving's rungs and hold-out parts are the same series over other blocks),
-/// so the data is uploaded once and each series computed once. Launches are serialized by a
-/// mutex, and each launch's stream waits for the previous launch's work, whatever stream it
-/// ran on (the cache's slots are reused across launches).
+/// so the data is uploaded once and each series computed once. Launches are planned one at a
+/// time (a mutex) and may run at once on different streams (the executor's batches overlap
+/// on the device); what they share is ordered by events:
+///  - a launch's stream waits for the series of the launches before it (series_ready_);
+///  - a launch that evicts a cached series waits for every launch still in flight that
+///    read it (SeriesSlots::place says which parts did; in_flight_ knows their launches);
+///    growing the pool waits for all of them;
+///  - a plan stage's device copy and a segmented launch's scratch are rewritten only after
+///    the kernels that read them (their `done` events).
 class SeriesStore {
  public:
   SeriesStore(const strategies::ExhaustionStrategy& s, cudaStream_t stream, const ExhaustionDeviceOptions& o)
@@ -640,6 +795,7 @@ class SeriesStore {
         n_pad_(padded_bars(s.n_bars())),
         in_part_(0) {
     const auto& c = s.candles();
+    h_close_ = c.close;
     d_open_ = upload(c.open, stream);
     d_high_ = upload(c.high, stream);
     d_low_ = upload(c.low, stream);
@@ -670,21 +826,36 @@ class SeriesStore {
                   " bars (" + std::to_string(free_bytes >> 20) + " MiB free; need 3 x " +
                   std::to_string(series_bytes >> 20) + " MiB)");
     slots_ = SeriesSlots<SeriesKey, ResidentTable>(cap);
-    for (auto& st : stages_) CUDA_CHECK(cudaEventCreateWithFlags(&st.uploaded, cudaEventDisableTiming));
+    for (auto& st : stages_) {
+      CUDA_CHECK(cudaEventCreateWithFlags(&st.uploaded, cudaEventDisableTiming));
+      CUDA_CHECK(cudaEventCreateWithFlags(&st.done, cudaEventDisableTiming));
+    }
+    for (auto& sc : scratch_) CUDA_CHECK(cudaEventCreateWithFlags(&sc.done, cudaEventDisableTiming));
     CUDA_CHECK(cudaStreamCreateWithFlags(&aux_, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&last_use_, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&series_ready_, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&split_done_, cudaEventDisableTiming));
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_kernel, kSegmentThreads, 0));
+    resident_segment_blocks_ = std::max(1, sms * per_sm);
   }
 
   ~SeriesStore() {
-    if (last_use_) cudaEventSynchronize(last_use_);
-    for (auto& st : stages_)
-      if (st.uploaded) cudaEventDestroy(st.uploaded);
+    for (const auto& f : in_flight_) cudaEventSynchronize(f.done);
     if (aux_) cudaStreamSynchronize(aux_);
-    if (fork_) cudaEventDestroy(fork_);
-    if (join_) cudaEventDestroy(join_);
-    if (last_use_) cudaEventDestroy(last_use_);
+    for (const auto& f : in_flight_) cudaEventDestroy(f.done);
+    for (cudaEvent_t e : spare_events_) cudaEventDestroy(e);
+    for (auto& st : stages_) {
+      if (st.uploaded) cudaEventDestroy(st.uploaded);
+      if (st.done) cudaEventDestroy(st.done);
+    }
+    for (auto& sc : scratch_)
+      if (sc.done) cudaEventDestroy(sc.done);
+    for (cudaEvent_t e : {fork_, join_, series_ready_, split_done_})
+      if (e) cudaEventDestroy(e);
     if (aux_) cudaStreamDestroy(aux_);
   }
 
@@ -696,9 +867,12 @@ class SeriesStore {
     if (n == 0) return;
     TPEOPT_ASSERT(batch.host_params != nullptr, "exhaustion: the batch has no host copy of its parameters");
     std::lock_guard<std::mutex> lock(mutex_);
-    // Always, not only when the stream differs: a stream handle can be reused after the one
-    // that made the last launch is destroyed (waiting on the same stream costs nothing).
-    if (used_) CUDA_CHECK(cudaStreamWaitEvent(stream, last_use_, 0));
+    retire_launches();
+    // The series this launch reads may come from earlier launches, on other streams. Always,
+    // not only when the stream differs: a stream handle can be reused after the one that made
+    // the last launch is destroyed (waiting on the same stream costs nothing).
+    if (series_recorded_) CUDA_CHECK(cudaStreamWaitEvent(stream, series_ready_, 0));
+    const std::uint64_t first_part = slots_.part() + 1;
     ++batch_counter_;
     keys_.resize(n);
     for (std::size_t i = 0; i < n; ++i) keys_[i] = trial_keys(batch.host_params + i * ex::kNumSlots);
@@ -721,8 +895,9 @@ class SeriesStore {
       run_part(batch, begin, end, part_keys, stream, block_size, S, d_trade_offsets, d_trades, d_equity);
       begin = end;
     }
-    CUDA_CHECK(cudaEventRecord(last_use_, stream));
-    used_ = true;
+    cudaEvent_t done = take_event();
+    CUDA_CHECK(cudaEventRecord(done, stream));
+    in_flight_.push_back({first_part, slots_.part(), done});
   }
 
  private:
@@ -759,11 +934,51 @@ class SeriesStore {
     return c;
   }
 
+  /// A launch still on the device: the parts it placed and the event after its work.
+  struct LaunchInFlight {
+    std::uint64_t first_part, last_part;
+    cudaEvent_t done;
+  };
+
+  cudaEvent_t take_event() {
+    if (!spare_events_.empty()) {
+      cudaEvent_t e = spare_events_.back();
+      spare_events_.pop_back();
+      return e;
+    }
+    cudaEvent_t e{};
+    CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    return e;
+  }
+
+  /// Forgets the launches that have finished (their events are kept for later launches).
+  void retire_launches() {
+    for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+      const cudaError_t err = cudaEventQuery(it->done);
+      if (err == cudaErrorNotReady) {
+        ++it;
+        continue;
+      }
+      CUDA_CHECK(err);
+      spare_events_.push_back(it->done);
+      it = in_flight_.erase(it);
+    }
+  }
+
+  /// Makes `stream` wait for the launches in flight that may have read series of parts up to
+  /// `part` (a series this part evicts).
+  void wait_for_readers(std::uint64_t part, cudaStream_t stream) {
+    for (const auto& f : in_flight_)
+      if (f.first_part <= part) CUDA_CHECK(cudaStreamWaitEvent(stream, f.done, 0));
+  }
+
   /// Room in the pool for `slots` series (a grown pool holds none).
   void ensure_pool(std::size_t slots, cudaStream_t stream) {
     if (!slots_.reserve(slots)) return;
     const std::size_t grown = slots_.slots();
-    CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
+    // Kernels of earlier launches, this one's earlier parts included, may still read the old pool.
+    for (const auto& f : in_flight_) CUDA_CHECK(cudaEventSynchronize(f.done));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     pool_ = DeviceBuffer<double>();
     levels_ = DeviceBuffer<unsigned char>();
     pool_ = DeviceBuffer<double>(grown * static_cast<std::size_t>(n_));
@@ -781,8 +996,12 @@ class SeriesStore {
     std::vector<ZTask> z_tasks;
     std::unordered_map<int, ZTask> z_by_window;
     std::vector<int> z_windows;
-    // The part's resident series stay; missing ones take the least recently used slots.
-    for (const auto& [k, slot] : slots_.place(keys)) {
+    // The part's resident series stay; missing ones take the least recently used slots, once
+    // the launches still reading what those held are done.
+    std::uint64_t evicted_use = 0;
+    const auto placed = slots_.place(keys, &evicted_use);
+    if (evicted_use > 0) wait_for_readers(evicted_use, stream);
+    for (const auto& [k, slot] : placed) {
       if (k.kind == 0) {
         ema_tasks.push_back({k.value, slot});
       } else {
@@ -818,16 +1037,21 @@ class SeriesStore {
     const std::size_t o_ema = align(b_slots), o_z = o_ema + align(b_ema), total = o_z + align(b_z);
     PlanStage& st = stages_[stage_next_];
     stage_next_ = (stage_next_ + 1) % stages_.size();
-    if (st.used) CUDA_CHECK(cudaEventSynchronize(st.uploaded));
+    if (st.used) {
+      CUDA_CHECK(cudaEventSynchronize(st.uploaded));  // the pinned copy is free again
+      // The device copy is rewritten (or freed, when it grows) once its kernels are done.
+      if (st.d.capacity() < total) CUDA_CHECK(cudaEventSynchronize(st.done));
+      else CUDA_CHECK(cudaStreamWaitEvent(stream, st.done, 0));
+    }
     st.h.resize(total);
     std::copy_n(reinterpret_cast<const char*>(ordered.data()), b_slots, st.h.data());
     std::copy_n(reinterpret_cast<const char*>(ema_tasks.data()), b_ema, st.h.data() + o_ema);
     std::copy_n(reinterpret_cast<const char*>(z_tasks.data()), b_z, st.h.data() + o_z);
-    d_plan_.resize(total);  // stream order: earlier parts' kernels finished reading before this copy lands
-    CUDA_CHECK(cudaMemcpyAsync(d_plan_.data(), st.h.data(), total, cudaMemcpyHostToDevice, stream));
+    st.d.resize(total);
+    CUDA_CHECK(cudaMemcpyAsync(st.d.data(), st.h.data(), total, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaEventRecord(st.uploaded, stream));
     st.used = true;
-    const char* plan = d_plan_.data();
+    const char* plan = st.d.data();
 
     // The z-scores on the second stream, overlapping the EMA chains (they write other slots).
     if (!z_tasks.empty()) {
@@ -838,17 +1062,24 @@ class SeriesStore {
       const int threads = 256;
       const unsigned bx = static_cast<unsigned>(std::min<long long>((n_ + threads - 1) / threads, 1024));
       z_kernel<<<dim3(bx, static_cast<unsigned>(z_tasks.size())), threads, 0, aux_>>>(
-          in, reinterpret_cast<const ZTask*>(plan + o_z), pool_.data(), levels_.data());
+          in, reinterpret_cast<const ZTask*>(plan + o_z), pool_.data(), levels_.data(), batch.probe);
       CUDA_CHECK_LAUNCH("z_kernel");
       CUDA_CHECK(cudaEventRecord(join_, aux_));
     }
     if (!ema_tasks.empty()) {
-      const unsigned blocks = static_cast<unsigned>((ema_tasks.size() + 31) / 32);
-      ema_kernel<<<blocks, 64, 0, stream>>>(d_close_.data(), n_, reinterpret_cast<const EmaTask*>(plan + o_ema),
-                                            static_cast<int>(ema_tasks.size()), pool_.data());
-      CUDA_CHECK_LAUNCH("ema_kernel");
+      if (ema_on_host(ema_tasks.size(), S.options)) {
+        host_emas(ema_tasks, stream);
+      } else {
+        const unsigned blocks = static_cast<unsigned>((ema_tasks.size() + 31) / 32);
+        ema_kernel<<<blocks, 64, 0, stream>>>(d_close_.data(), n_, reinterpret_cast<const EmaTask*>(plan + o_ema),
+                                              static_cast<int>(ema_tasks.size()), pool_.data(), batch.probe);
+        CUDA_CHECK_LAUNCH("ema_kernel");
+      }
     }
     if (!z_tasks.empty()) CUDA_CHECK(cudaStreamWaitEvent(stream, join_, 0));
+    // Later launches read this part's series once they are written, whatever their stream.
+    CUDA_CHECK(cudaEventRecord(series_ready_, stream));
+    series_recorded_ = true;
 
     TrialLaunch L;
     L.bars.n = n_;
@@ -876,7 +1107,15 @@ class SeriesStore {
     L.warm = Warmer{std::numeric_limits<double>::quiet_NaN(), d_sink_.data()};
     L.blocks = S.blocks;
     L.n_blocks = S.n_blocks;
-    const bool record = d_trades != nullptr;
+    L.probe = batch.probe;
+    launch_trials(L, S, count, block_size, stream);
+    CUDA_CHECK(cudaEventRecord(st.done, stream));  // the plan's device copy may be rewritten after this
+  }
+
+  /// The trial kernels of a part whose plan and series are on the device.
+  void launch_trials(const TrialLaunch& L, const StrategyLaunch& S, std::size_t count, int block_size,
+                     cudaStream_t stream) {
+    const bool record = L.trades != nullptr;
     const bool blocked = S.n_blocks > 0;
     const ExhaustionDeviceOptions& options = S.options;
     int threads = std::max(32, std::min(1024, block_size));
@@ -886,6 +1125,12 @@ class SeriesStore {
     if (split) {
       run_split(L, options, (threads + 31) / 32 * 32, stream);
       return;
+    }
+    if (options.warp_per_trial && options.filter && !record && !blocked) {
+      if (const int G = segments_for(count, options); G > 1) {
+        run_segmented(L, options, G, count, (threads + 31) / 32 * 32, stream);
+        return;
+      }
     }
     if (options.warp_per_trial) {
       threads = (threads + 31) / 32 * 32;
@@ -906,12 +1151,100 @@ class SeriesStore {
 
   static std::size_t align(std::size_t b) { return (b + 255) / 256 * 256; }
 
+  /// A few new EMA spans are computed on the host (ExhaustionDeviceOptions::ema_on): one
+  /// chain of n dependent steps takes a CPU core ~4 ns a step and a GPU lane ~20 (18 ms for
+  /// 1,000,000 bars), during which the launch's trials would wait; many spans go to the
+  /// device, 32 chains per warp.
+  static bool ema_on_host(std::size_t new_spans, const ExhaustionDeviceOptions& o) {
+    using EmaOn = ExhaustionDeviceOptions::EmaOn;
+    if (o.ema_on == EmaOn::Host) return true;
+    if (o.ema_on == EmaOn::Device) return false;
+    return new_spans <= std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  /// The EMAs of `tasks` computed on the host by the CPU reference's function (the same
+  /// bits), several chains at once, and uploaded into their slots (pageable copies: the
+  /// host vectors may go when the call returns).
+  void host_emas(const std::vector<EmaTask>& tasks, cudaStream_t stream) {
+    const std::size_t nt = tasks.size();
+    std::vector<std::vector<double>> out(nt);
+    const std::size_t threads = std::min<std::size_t>(nt, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (std::size_t w = 0; w < threads; ++w)
+      pool.emplace_back([&, w] {
+        for (std::size_t k = w; k < nt; k += threads) {
+          out[k].resize(static_cast<std::size_t>(n_));
+          ex::ema_series(h_close_.data(), n_, tasks[k].span, out[k].data());
+        }
+      });
+    for (auto& t : pool) t.join();
+    for (std::size_t k = 0; k < nt; ++k)
+      CUDA_CHECK(cudaMemcpyAsync(pool_.data() + static_cast<std::size_t>(tasks[k].slot) * static_cast<std::size_t>(n_),
+                                 out[k].data(), static_cast<std::size_t>(n_) * sizeof(double), cudaMemcpyHostToDevice,
+                                 stream));
+  }
+
+  /// Segments per trial (ExhaustionDeviceOptions::segments). Auto: enough units for
+  /// kUnitsPerResidentWarp per resident warp of segment_kernel, segments of at least
+  /// kMinSegmentBars bars, at most kMaxSegments; 1 (the one-walk kernel) when the trials
+  /// alone are that many. Measured on an H100 (docs/benchmarks.md, "GPU fill: occupancy, overlapping batches, segmented walks"): more
+  /// segments pay until ~40 units per resident warp (4,096 trials x 32 segments; 65,536 x 2
+  /// to 4), also where the trials alone fill the device: the batch no longer ends on its
+  /// heaviest walks.
+  int segments_for(std::size_t count, const ExhaustionDeviceOptions& o) const {
+    if (o.segments > 0) return o.segments;
+    const long long target = static_cast<long long>(resident_segment_blocks_) * (kSegmentThreads / 32) *
+                             kUnitsPerResidentWarp;
+    const long long by_count = (target + static_cast<long long>(count) - 1) / static_cast<long long>(count);
+    const long long by_length = std::max<long long>(1, (n_ - 1) / kMinSegmentBars);
+    return static_cast<int>(std::max<long long>(1, std::min({by_count, by_length, kMaxSegments})));
+  }
+
+  /// The segmented walk of a part (segment_kernel, then stitch_kernel).
+  void run_segmented(const TrialLaunch& L, const ExhaustionDeviceOptions& o, int G, std::size_t count, int threads,
+                     cudaStream_t stream) {
+    const long long units = static_cast<long long>(count) * G;
+    const long long segment_bars = (n_ - 1) / G + 1;
+    // Room per unit for its trades' bars: ~1 per 32 bars (the heaviest trials of the
+    // benchmark make 1 per 160), within the pairs' memory cap; a unit that runs out of room
+    // stops there and the stitch walks the rest (same result, slower).
+    long long room = o.segment_room > 0 ? o.segment_room : std::clamp<long long>(segment_bars / 32, 64, 4096);
+    room = std::max<long long>(1, std::min<long long>(room, kMaxPairBytes / sizeof(ex::BarPair) / units));
+    SegmentScratch& sc = scratch_[scratch_next_];
+    scratch_next_ = (scratch_next_ + 1) % scratch_.size();
+    if (sc.used) {
+      const bool grows = sc.records.capacity() < static_cast<std::size_t>(units) ||
+                         sc.pairs.capacity() < static_cast<std::size_t>(units * room);
+      if (grows) CUDA_CHECK(cudaEventSynchronize(sc.done));  // freed below
+      else CUDA_CHECK(cudaStreamWaitEvent(stream, sc.done, 0));
+    }
+    sc.next.resize(1);
+    sc.records.resize(static_cast<std::size_t>(units));
+    sc.pairs.resize(static_cast<std::size_t>(units * room));
+    CUDA_CHECK(cudaMemsetAsync(sc.next.data(), 0, sizeof(int), stream));
+    const SegmentLaunch S{G, static_cast<int>(room), static_cast<int>(units), sc.next.data(), sc.records.data(),
+                          sc.pairs.data()};
+    // Persistent warps: no more blocks than are resident at once (they take units until none is left).
+    const long long unit_blocks = (units * 32 + kSegmentThreads - 1) / kSegmentThreads;
+    const unsigned blocks = static_cast<unsigned>(std::min<long long>(unit_blocks, resident_segment_blocks_));
+    segment_kernel<<<blocks, kSegmentThreads, 0, stream>>>(L, S);
+    CUDA_CHECK_LAUNCH("exhaustion segment_kernel");
+    const unsigned stitch_blocks =
+        static_cast<unsigned>((static_cast<long long>(count) * 32 + threads - 1) / threads);
+    stitch_kernel<<<stitch_blocks, threads, 0, stream>>>(L, S);
+    CUDA_CHECK_LAUNCH("exhaustion stitch_kernel");
+    CUDA_CHECK(cudaEventRecord(sc.done, stream));
+    sc.used = true;
+  }
+
   /// The blocks of a launch split over warps (block_unit_kernel): count the units' trades,
   /// lay them out (one host round trip), record them, then sum each trial's in block order.
   void run_split(const TrialLaunch& L, const ExhaustionDeviceOptions& options, int threads, cudaStream_t stream) {
     const std::size_t units = static_cast<std::size_t>(L.count) * static_cast<std::size_t>(L.n_blocks);
     const unsigned grid = static_cast<unsigned>((units * 32 + static_cast<std::size_t>(threads) - 1) /
                                                 static_cast<std::size_t>(threads));
+    // The units' buffers are shared by split launches: the last one must be done with them.
+    if (split_used_) CUDA_CHECK(cudaEventSynchronize(split_done_));
     d_unit_counts_.resize(units);
     d_unit_offsets_.resize(units + 1);
     auto pass = [&](auto kind, int* counts, const long long* offsets, ex::Trade* scratch) {
@@ -939,6 +1272,8 @@ class SeriesStore {
     block_units_finish<<<static_cast<unsigned>((L.count + 127) / 128), 128, 0, stream>>>(L, d_unit_offsets_.data(),
                                                                                          d_unit_trades_.data());
     CUDA_CHECK_LAUNCH("exhaustion block_units_finish");
+    CUDA_CHECK(cudaEventRecord(split_done_, stream));
+    split_used_ = true;
     // No wait at the end: the offsets' copy is from pageable memory, which the call has
     // already staged when it returns, so the host vector may change after it.
   }
@@ -949,6 +1284,7 @@ class SeriesStore {
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_vol_, d_cloc_, d_tr_, d_s_tr_, d_q_tr_, d_s_vol_,
       d_q_vol_;
   DeviceBuffer<unsigned char> d_cloc_levels_;
+  std::vector<double> h_close_;  ///< for EMAs computed on the host
   DeviceBuffer<double> d_sink_;  ///< Warmer's sink (never written)
   // The series cache: slots_.slots() series of n_ doubles and, per slot, n_pad_ level bytes
   // (used by z series); slots_ says which series each holds.
@@ -959,9 +1295,11 @@ class SeriesStore {
   std::uint64_t part_stamp_ = 0;
   std::vector<TrialKeys> keys_;           // the batch's trials' series
   std::uint64_t batch_counter_ = 0;
-  DeviceBuffer<char> d_plan_;
   std::array<PlanStage, 4> stages_;
   std::size_t stage_next_ = 0;
+  std::array<SegmentScratch, 3> scratch_;  ///< segmented launches' scratch, in turn
+  std::size_t scratch_next_ = 0;
+  int resident_segment_blocks_ = 1;  ///< blocks of segment_kernel resident at once on the device
   cudaStream_t aux_{};
   cudaEvent_t fork_{}, join_{};
   std::mutex mutex_;
@@ -971,8 +1309,12 @@ class SeriesStore {
   DeviceBuffer<ex::Trade> d_unit_trades_;
   std::vector<int> h_unit_counts_;
   std::vector<long long> h_unit_offsets_;
-  cudaEvent_t last_use_{};  // recorded after each launch's work
-  bool used_ = false;
+  cudaEvent_t split_done_{};  ///< after the last split launch's kernels (its buffers are shared)
+  bool split_used_ = false;
+  std::deque<LaunchInFlight> in_flight_;  ///< launches not known to be done, in launch order
+  std::vector<cudaEvent_t> spare_events_;
+  cudaEvent_t series_ready_{};  ///< after the last part's series kernels
+  bool series_recorded_ = false;
 };
 
 /// The store of a strategy's series on the current GPU: the one already made for the same
@@ -1009,6 +1351,8 @@ class ExhaustionDevice final : public DeviceStrategy {
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
     run(batch, stream, block_size, nullptr, nullptr);
   }
+  /// The shared store orders its launches itself (SeriesStore).
+  bool concurrent_launches() const override { return true; }
 
   /// launch() with trade recording (see SeriesStore::run).
   void run(const DeviceBatch& batch, cudaStream_t stream, int block_size, const long long* d_trade_offsets,
@@ -1057,9 +1401,10 @@ class ExhaustionSymbolsDevice final : public DeviceStrategy {
       metrics_.resize(cc * n_symbols_ * ex::kNumMetrics);
       violations_.resize(cc);
       for (std::size_t k = 0; k < n_symbols_; ++k) {
-        const DeviceBatch b{batch.params + chunk * ex::kNumSlots, batch.host_params + chunk * ex::kNumSlots,
-                            objective_.data() + k * cc, violations_.data(),
-                            metrics_.data() + k * cc * ex::kNumMetrics, cc};
+        DeviceBatch b{batch.params + chunk * ex::kNumSlots, batch.host_params + chunk * ex::kNumSlots,
+                      objective_.data() + k * cc, violations_.data(),
+                      metrics_.data() + k * cc * ex::kNumMetrics, cc};
+        b.probe = batch.probe;
         devices_[k]->run(b, stream, block_size, nullptr, nullptr, equity_.data() + k * cc);
       }
       launch_rows_aggregate(objective_.data(), equity_.data(), metrics_.data(), static_cast<int>(cc),

@@ -35,6 +35,20 @@ struct ExhaustionDeviceOptions {
   /// where a few long walks would leave the GPU idle). Needs warp_per_trial.
   enum class SplitBlocks { Auto, Always, Never };
   SplitBlocks split_blocks = SplitBlocks::Auto;
+  /// Unblocked launches with the filter, without trade recording: each trial's walk cut
+  /// into this many segments walked at once, then stitched (exhaustion.hpp, "segments"):
+  /// a launch of few trials no longer ends with its heaviest walks alone on a few SMs.
+  /// 0 = auto (about 40 segments per resident warp of the device, each of at least 4,096
+  /// bars, at most 64 per trial), 1 = one walk per trial.
+  int segments = 0;
+  /// Trades recorded per segment (0 = from the segment's length); a segment with more stops
+  /// there and the stitch walks the rest itself (same results; tests force small values).
+  int segment_room = 0;
+  /// Where the EMAs of new spans are computed: Auto = on the host when there are at most as
+  /// many as hardware threads (a chain of n dependent steps is faster on a CPU core, and the
+  /// launch's trials need not wait for the device to run it), else on the device. Same bits.
+  enum class EmaOn { Auto, Device, Host };
+  EmaOn ema_on = EmaOn::Auto;
 };
 
 std::unique_ptr<DeviceStrategy> make_exhaustion_device(const strategies::ExhaustionStrategy& strategy,

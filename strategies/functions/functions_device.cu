@@ -1,6 +1,7 @@
 // The CUDA twin of strategies::FunctionsStrategy: one thread per trial, the same
 // TPEOPT_HD function as the CPU reference.
 #include "gpu/cuda_check.cuh"
+#include "gpu/occupancy_probe.cuh"
 #include "strategies/functions/functions_device.hpp"
 #include "strategies/functions/functions.hpp"
 
@@ -9,6 +10,7 @@ namespace tpeopt::gpu {
 namespace {
 
 __global__ void functions_kernel(strategies::TestFunction f, int dim, DeviceBatch batch) {
+  BlockOccupancy occupancy(batch.probe);
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= batch.n) return;
   batch.scores[i] = strategies::evaluate_test_function(f, batch.params + i * dim, dim);
@@ -23,6 +25,8 @@ class FunctionsDevice final : public DeviceStrategy {
     functions_kernel<<<blocks, block_size, 0, stream>>>(function_, dim_, batch);
     CUDA_CHECK_LAUNCH("functions_kernel");
   }
+  /// Stateless launches: batches may run at once.
+  bool concurrent_launches() const override { return true; }
 
  private:
   strategies::TestFunction function_;

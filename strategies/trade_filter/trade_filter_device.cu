@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "gpu/cuda_check.cuh"
+#include "gpu/occupancy_probe.cuh"
 #include "strategies/trade_filter/trade_filter_device_data.hpp"
 #include "strategies/trade_filter/trade_filter_device.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
@@ -28,7 +29,8 @@ struct GridParams {
 /// (broadcast loads), so the bisections of a warp probe the same small record arrays.
 template <typename ParamsOf>
 __global__ void tally_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t n, std::uint64_t chunk,
-                             unsigned long long* acc) {
+                             unsigned long long* acc, OccupancyProbe probe) {
+  BlockOccupancy occupancy(probe);
   const std::uint64_t trial = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (trial >= n) return;
   const std::uint64_t begin = static_cast<std::uint64_t>(blockIdx.y) * chunk;
@@ -49,7 +51,8 @@ __global__ void tally_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t 
 /// leave most lanes idle and walk long chunks one trade after another.
 template <typename ParamsOf>
 __global__ void tally_warp_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t n, std::uint64_t chunk,
-                                  unsigned long long* acc) {
+                                  unsigned long long* acc, OccupancyProbe probe) {
+  BlockOccupancy occupancy(probe);
   const std::uint64_t trial = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (trial >= n) return;  // uniform across a warp
   const unsigned lane = threadIdx.x & 31u;
@@ -100,7 +103,7 @@ constexpr std::size_t kWarpTallyBelow = 128;
 /// Enough (trial, trade-chunk) threads to fill the device a few times over.
 template <typename ParamsOf>
 void launch_tally(const tf::TradeArrays& a, ParamsOf p, std::size_t n, unsigned long long* acc, cudaStream_t stream,
-                  int block_size) {
+                  int block_size, OccupancyProbe probe) {
   if (n == 0 || a.n == 0) return;
   if (n < kWarpTallyBelow) {
     // ~8192 warps (a few per SM slot), at least 8 trades per lane.
@@ -112,7 +115,7 @@ void launch_tally(const tf::TradeArrays& a, ParamsOf p, std::size_t n, unsigned 
     chunks = (a.n + chunk - 1) / chunk;
     const std::uint64_t warp_blocks = (n * 32 + threads - 1) / threads;
     tally_warp_kernel<<<dim3(static_cast<unsigned>(warp_blocks), static_cast<unsigned>(chunks)), threads, 0, stream>>>(
-        a, p, n, chunk, acc);
+        a, p, n, chunk, acc, probe);
     CUDA_CHECK_LAUNCH("trade_filter tally_warp_kernel");
     return;
   }
@@ -124,7 +127,7 @@ void launch_tally(const tf::TradeArrays& a, ParamsOf p, std::size_t n, unsigned 
   const std::uint64_t chunk = (a.n + chunks - 1) / chunks;
   chunks = (a.n + chunk - 1) / chunk;
   const dim3 grid(static_cast<unsigned>(trial_blocks), static_cast<unsigned>(chunks));
-  tally_kernel<<<grid, block_size, 0, stream>>>(a, p, n, chunk, acc);
+  tally_kernel<<<grid, block_size, 0, stream>>>(a, p, n, chunk, acc, probe);
   CUDA_CHECK_LAUNCH("trade_filter tally_kernel");
 }
 
@@ -134,7 +137,7 @@ class TradeFilterDevice final : public DeviceStrategy {
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
     acc_.resize(std::max<std::size_t>(1, batch.n * 4));
     CUDA_CHECK(cudaMemsetAsync(acc_.data(), 0, batch.n * 4 * sizeof(unsigned long long), stream));
-    launch_tally_batch(data_.arrays(), batch.params, batch.n, acc_.data(), stream, block_size);
+    launch_tally_batch(data_.arrays(), batch.params, batch.n, acc_.data(), stream, block_size, batch.probe);
     launch_tally_finalize(acc_.data(), batch.n, min_trades_, batch.scores, batch.violations, batch.metrics, stream);
   }
 
@@ -147,14 +150,14 @@ class TradeFilterDevice final : public DeviceStrategy {
 }  // namespace
 
 void launch_tally_batch(const tf::TradeArrays& a, const double* slots, std::size_t n, unsigned long long* acc,
-                        cudaStream_t stream, int block_size) {
-  launch_tally(a, BatchParams{slots}, n, acc, stream, block_size);
+                        cudaStream_t stream, int block_size, OccupancyProbe probe) {
+  launch_tally(a, BatchParams{slots}, n, acc, stream, block_size, probe);
 }
 
 void launch_tally_grid(const tf::TradeArrays& a, const tf::GridLayout& layout, const float* fvalues,
                        std::uint64_t first, std::size_t n, unsigned long long* acc, cudaStream_t stream,
                        int block_size) {
-  launch_tally(a, GridParams{layout, fvalues, first}, n, acc, stream, block_size);
+  launch_tally(a, GridParams{layout, fvalues, first}, n, acc, stream, block_size, OccupancyProbe{});
 }
 
 void launch_tally_finalize(const unsigned long long* acc, std::size_t n, std::int64_t min_trades, double* scores,

@@ -22,9 +22,9 @@ std::unique_ptr<DeviceStrategy> make_trade_filter_twin(const strategies::Strateg
 
 /// Adds trades' totals for n trials to acc (n x 4 unsigned long long: sum_q, kept, wins,
 /// losses; zeroed by the caller). Trials take their parameters from `slots` (n x 7
-/// doubles, on the device), asynchronous on `stream`.
+/// doubles, on the device), asynchronous on `stream`; `probe`: the batch's occupancy probe.
 void launch_tally_batch(const strategies::trade_filter::TradeArrays& arrays, const double* slots, std::size_t n,
-                        unsigned long long* acc, cudaStream_t stream, int block_size);
+                        unsigned long long* acc, cudaStream_t stream, int block_size, OccupancyProbe probe = {});
 
 /// The same for grid combinations first .. first + n - 1 (parameters from their index).
 void launch_tally_grid(const strategies::trade_filter::TradeArrays& arrays,

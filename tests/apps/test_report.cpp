@@ -11,9 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "reports/run_report_data.hpp"
 #include "io/json_fields.hpp"
+#include "io/study_config.hpp"
 #include "support/paths.hpp"
 #include "support/files.hpp"
 #include "support/process.hpp"
@@ -298,5 +301,58 @@ TEST_CASE("tpeopt report works on an exact grid's run directory", "[cpu][report]
   const io::Json top = testing::read_json(dir + "/top.json");
   CHECK(data.equity[0].trades == top[0]["metrics"]["kept"].get<std::size_t>());
   CHECK(html.find("<polyline", html.find("id=\"fig-equity\"")) != std::string::npos);
+  fs::remove_all(tmp);
+}
+
+TEST_CASE("device occupancy: not measured on the CPU, read back from timings.csv by the report", "[cpu][report][occupancy]") {
+  const std::string tmp = testing::make_temp_dir("report-occ");
+  const std::string run_dir = tmp + "/run";
+  const auto run = run_cli({"run", "-c", write_config(tmp), "--executor", "cpu", "-q", "--out", run_dir});
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.output.find("device occupancy") == std::string::npos);  // printed only when measured
+  // The CPU executor has no figure: null in summary.json, empty cells in timings.csv, and
+  // the report says it was not measured.
+  const io::Json summary = io::parse_json_text(read_text(fs::path(run_dir) / "summary.json"), "summary.json");
+  REQUIRE(summary.contains("device_occupancy"));
+  CHECK(summary["device_occupancy"].is_null());
+  std::istringstream timings(read_text(fs::path(run_dir) / "timings.csv"));
+  std::string header, row;
+  REQUIRE(std::getline(timings, header));
+  CHECK(header.size() > 25);
+  CHECK(header.substr(header.size() - 25) == ",busy_ms,device_occupancy");
+  REQUIRE(std::getline(timings, row));
+  CHECK(row.back() == ',');  // the last cell is empty
+  REQUIRE(run_cli({"report", run_dir}).exit_code == 0);
+  CHECK(read_text(fs::path(run_dir) / "report.html").find("device occupancy</td><td>&ndash; (not measured") !=
+        std::string::npos);
+  // A run whose batches were measured (as the CUDA executor writes them), interrupted before
+  // summary.json: the report weighs the batches' figures by their executor time.
+  fs::remove(fs::path(run_dir) / "summary.json");
+  std::istringstream all(read_text(fs::path(run_dir) / "timings.csv"));
+  std::ostringstream rewritten;
+  std::getline(all, row);
+  rewritten << row << "\n";
+  int k = 0;
+  while (std::getline(all, row)) {
+    if (row.empty()) continue;
+    // exec_ms (the 5th column) set to 1 ms, the occupancy (the last) to 0.5 and 1.0 in turn.
+    std::vector<std::string> cells;
+    std::stringstream fields(row);
+    for (std::string c; std::getline(fields, c, ',');) cells.push_back(c);
+    if (row.back() == ',') cells.push_back("");
+    REQUIRE(cells.size() == 19u);
+    cells[4] = "1";
+    cells[18] = k++ % 2 == 0 ? "0.5" : "1.0";
+    for (std::size_t i = 0; i < cells.size(); ++i) rewritten << (i ? "," : "") << cells[i];
+    rewritten << "\n";
+  }
+  CHECK(k == 20);
+  std::ofstream(fs::path(run_dir) / "timings.csv") << rewritten.str();
+  const auto report = run_cli({"report", run_dir});
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  CHECK(read_text(fs::path(run_dir) / "report.html").find("device occupancy</td><td>75.0% of SM time") !=
+        std::string::npos);
   fs::remove_all(tmp);
 }

@@ -66,3 +66,24 @@ TEST_CASE("series slots: the pool grows to twice its size, up to its limit, and 
   CHECK(slots.slots() == 5);  // capped at max_slots
   CHECK(slots.max_slots() == 5);
 }
+
+TEST_CASE("series slots: each placement says the latest part that used a slot it evicted", "[cpu][gpu_glue]") {
+  // What a twin whose launches overlap on the device waits for before it overwrites a series.
+  SeriesSlots<int> slots(3);
+  REQUIRE(slots.reserve(3));
+  std::uint64_t evicted = 99;
+  slots.place({1, 2, 3}, &evicted);  // part 1 fills empty slots: nothing evicted
+  CHECK(slots.part() == 1);
+  CHECK(evicted == 0);
+  slots.place({1}, &evicted);  // part 2 reads 1 only
+  CHECK(evicted == 0);
+  slots.place({4}, &evicted);  // part 3 evicts 2 (last used by part 1)
+  CHECK(slots.part() == 3);
+  CHECK(evicted == 1);
+  slots.place({4, 5, 6}, &evicted);  // part 4 evicts 1 (part 2) and 3 (part 1): the latest is 2
+  CHECK(evicted == 2);
+  slots.place({4, 5, 6}, &evicted);  // all resident
+  CHECK(evicted == 0);
+  slots.place({7}, &evicted);  // evicts one of part 5's series
+  CHECK(evicted == 5);
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU-fill measurements in one GPU session (docs/benchmarks.md, "GPU fill: occupancy,
+# overlapping batches, segmented walks"), over
+# binaries built elsewhere (static cudart, sm_90, -DTPEOPT_MPI=OFF): BEFORE holds tpeopt and
+# bench_exhaustion of the code to compare against, BIN this code's tpeopt, tpeopt_tests and
+# bench_exhaustion. From the repository root on the GPU machine:
+#   BEFORE=.carry/before BIN=.carry/after OUT=$OUT scripts/gpu_fill.sh [STEP...]
+# Steps (default: all): tests ([gpu], the parity tests among them), bench (bench_exhaustion
+# --bars 1000000, before then after), runs (`tpeopt run` TPE on a generated 1,000,000-bar
+# series, batches of 4,096 and of 65,536, before then after: trials/s, device occupancy, and
+# the digests, which must not change). Results: $OUT/gpu_fill/, packed into
+# $OUT/gpu_fill.tar.gz, and $OUT/summary.txt.
+set -uo pipefail
+BEFORE="$(cd "${BEFORE:-.carry/before}" && pwd)"
+BIN="$(cd "${BIN:-.carry/after}" && pwd)"
+OUT="${OUT:-out}"
+export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
+S="$OUT/gpu_fill"
+mkdir -p "$S"
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(tests bench runs)
+RUN_TRIALS="${RUN_TRIALS:-262144}"
+{
+  date -u '+%Y-%m-%d %H:%M UTC'
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+} | tee "$S/device.txt"
+for step in "${steps[@]}"; do
+  echo "### $step"
+  case "$step" in
+    tests)
+      timeout "${TESTS_TIMEOUT:-360}" "$BIN/tpeopt_tests" "${GPU_TESTS:-[gpu]}" --durations yes > "$S/gpu_tests.txt" 2>&1
+      echo "tpeopt_tests exit $?" >> "$S/gpu_tests.txt"
+      tail -4 "$S/gpu_tests.txt" ;;
+    bench)
+      for v in before after; do
+        dir="$BEFORE"; [ "$v" = after ] && dir="$BIN"
+        timeout 150 "$dir/bench_exhaustion" --bars 1000000 --cpu-trials 4 --repeats 3 > "$S/bench_exhaustion_$v.txt" 2>&1
+        echo "== $v"; grep -E '^\| cuda' "$S/bench_exhaustion_$v.txt"
+      done ;;
+    runs)
+      gen=bench/subsets/gen
+      [ -f "$gen/SYM0000.csv" ] || "$BIN/tpeopt" data generate-candles -o "$gen" --symbols 1 --bars 1000000 \
+        --interval-s 3600 --seed 3 > /dev/null
+      for v in before after; do
+        dir="$BEFORE"; [ "$v" = after ] && dir="$BIN"
+        for b in 4096 65536; do
+          name="run_${v}_$b"
+          timeout 90 "$dir/tpeopt" run -c bench/subsets/exhaustion_full.json --executor cuda --batch "$b" --depth 2 \
+            --trials "$RUN_TRIALS" -q --out "$S/$name" > "$S/$name.log" 2>&1
+          echo "$name: $(grep -E '^trials:' "$S/$name.log") $(grep -E '^device occupancy' "$S/$name.log")" \
+            "$(grep -o '"digest": "[0-9a-f]*"' "$S/$name/summary.json")"
+          rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"  # large; timings.csv and summary.json stay
+        done
+      done | tee "$S/runs.txt" ;;
+  esac
+done
+{
+  cat "$S/device.txt"
+  [ -f "$S/gpu_tests.txt" ] && tail -4 "$S/gpu_tests.txt"
+  for v in before after; do
+    [ -f "$S/bench_exhaustion_$v.txt" ] && { echo "== bench_exhaustion $v"; grep -E '^\|' "$S/bench_exhaustion_$v.txt"; }
+  done
+  [ -f "$S/runs.txt" ] && cat "$S/runs.txt"
+} > "$OUT/summary.txt"
+tar -czf "$OUT/gpu_fill.tar.gz" -C "$OUT" gpu_fill && rm -rf "$S"
+ls -la "$OUT"

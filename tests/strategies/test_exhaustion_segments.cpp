@@ -1,0 +1,130 @@
+// [cpu]: one exhaustion walk cut into segments walked on their own and stitched
+// (exhaustion.hpp: walk_segment, stitch_segments, replay_trade) gives run_backtest's trades,
+// bit for bit, whatever the cuts and however little room a segment has to record its trades
+// (the GPU's segmented kernels run these functions with warp finders). Real series, random
+// trials, cuts from 1 to more segments than trades, and blocks of bars.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "io/candles_csv.hpp"
+#include "strategies/exhaustion/exhaustion.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "support/bits.hpp"
+#include "support/paths.hpp"
+
+using namespace tpeopt;
+namespace ex = strategies::exhaustion;
+
+namespace {
+
+std::vector<double> random_trial(std::mt19937_64& rng) {
+  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
+  return {k(1, 80), k(1, 300), k(2, 150), k(1, 80), u(-1, 3), u(-1, 3), u(0, 1), u(0.1, 4), u(0.2, 6), k(1, 200),
+          u(0, 10), u(0, 5)};
+}
+
+struct Series {
+  std::vector<double> ef, es, vz, tz;
+  ex::TrialSeries view() const { return {ef.data(), es.data(), vz.data(), tz.data()}; }
+};
+
+Series series_of(const strategies::ExhaustionStrategy& s, const ex::Params& p) {
+  Series out;
+  const std::size_t n = static_cast<std::size_t>(s.n_bars());
+  for (auto* v : {&out.ef, &out.es, &out.vz, &out.tz}) v->resize(n);
+  s.ema(p.ema_fast, out.ef.data());
+  s.ema(p.ema_slow, out.es.data());
+  s.volume_z(p.z_window, out.vz.data());
+  s.tr_z(p.z_window, out.tz.data());
+  return out;
+}
+
+/// The trades of the segmented walk: G segments, each with room for `room` trades.
+std::vector<ex::Trade> segmented(const ex::Bars& b, const ex::Params& p, const ex::TrialSeries& t, int G, int room,
+                                 int* stitch_walked) {
+  auto cut = [&](int g) {
+    return b.begin + static_cast<int>(static_cast<long long>(b.n - 1 - b.begin) * g / G);
+  };
+  std::vector<std::vector<ex::BarPair>> pairs(static_cast<std::size_t>(G));
+  std::vector<ex::SegmentRecord> records(static_cast<std::size_t>(G));
+  for (int g = 0; g < G; ++g) {  // any order: segments are independent
+    auto& mine = pairs[static_cast<std::size_t>(g)];
+    // A segment records at most one trade per bar it scans.
+    mine.resize(static_cast<std::size_t>(std::max(0, std::min(room, cut(g + 1) - cut(g) + 1))));
+    ex::SegmentRecord r = ex::walk_segment(b, p, t, cut(g), cut(g + 1), room, ex::SequentialFinder{},
+                                           ex::SequentialFinder{},
+                                           [&](int q, const ex::BarPair& bp) { mine[static_cast<std::size_t>(q)] = bp; });
+    r.trades = mine.data();
+    records[static_cast<std::size_t>(g)] = r;
+  }
+  std::vector<ex::Trade> out;
+  *stitch_walked = 0;
+  ex::stitch_segments(
+      b, p, t, G, cut, [&](int g) { return records[static_cast<std::size_t>(g)]; }, ex::SequentialFinder{},
+      ex::SequentialFinder{},
+      [&](const ex::Trade& tr) {
+        out.push_back(tr);
+        ++*stitch_walked;
+      },
+      [&](const ex::SegmentRecord& r, int k) {
+        for (int q = k; q < r.count; ++q) out.push_back(ex::replay_trade(b, p, r.trades[q]));
+      });
+  return out;
+}
+
+bool same_trade(const ex::Trade& a, const ex::Trade& b) {
+  using testing::same_bits;
+  return a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
+         a.reason == b.reason && same_bits(a.entry_price, b.entry_price) && same_bits(a.exit_price, b.exit_price) &&
+         same_bits(a.ret, b.ret) && same_bits(a.r_multiple, b.r_multiple);
+}
+
+}  // namespace
+
+TEST_CASE("exhaustion: a walk cut into segments and stitched makes run_backtest's trades", "[cpu][exhaustion][segments]") {
+  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
+  CAPTURE(file);
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(testing::shared_data_dir() + "/" + file), {});
+  std::mt19937_64 rng(11);
+  std::size_t trials_with_trades = 0, stitched_trades = 0, adopted_trades = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const auto v = random_trial(rng);
+    const ex::Params p = ex::unpack_params(v.data());
+    const Series series = series_of(s, p);
+    // The whole series, and a block that starts and ends off any cut (as hold-out parts do).
+    for (const bool block : {false, true}) {
+      const ex::Bars b = block ? s.host_bars(strategies::BarBlock{s.n_bars() / 7, s.n_bars() - s.n_bars() / 5})
+                               : s.host_bars();
+      std::vector<ex::Trade> reference;
+      ex::run_backtest(b, p, series.view(), ex::SequentialFinder{}, [&](const ex::Trade& t) { reference.push_back(t); });
+      if (!reference.empty()) ++trials_with_trades;
+      for (const int G : {1, 2, 3, 7, 64, 997}) {
+        for (const int room : {0, 1, 3, 1 << 20}) {
+          CAPTURE(trial, block, G, room, reference.size());
+          int walked = 0;
+          const auto got = segmented(b, p, series.view(), G, room, &walked);
+          REQUIRE(got.size() == reference.size());
+          bool same = true;
+          for (std::size_t i = 0; i < got.size(); ++i) same = same && same_trade(got[i], reference[i]);
+          CHECK(same);
+          if (room == (1 << 20) && G > 1 && G <= 7) {
+            stitched_trades += static_cast<std::size_t>(walked);
+            adopted_trades += got.size() - static_cast<std::size_t>(walked);
+          }
+          // One segment with room for everything: all adopted, nothing walked twice.
+          if (G == 1 && room == (1 << 20)) CHECK(walked == 0);
+          // No room at all: the stitch walks everything itself.
+          if (room == 0) CHECK(walked == static_cast<int>(reference.size()));
+        }
+      }
+    }
+  }
+  CHECK(trials_with_trades > 20);
+  // With room, most trades come from the segments' records: the stitch walks only where the
+  // true walk enters a segment inside one of its positions.
+  CHECK(adopted_trades > 10 * stitched_trades);
+}
