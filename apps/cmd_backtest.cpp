@@ -10,16 +10,16 @@
 #include <fmt/ranges.h>
 
 #include "apps/commands.hpp"
-#include "common/cli_paths.hpp"
 #include "apps/study_flags.hpp"
+#include "common/cli_paths.hpp"
 #include "common/error.hpp"
-#include "study/backtest.hpp"
-#include "storage/run_directory.hpp"
-#include "study/study.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
+#include "storage/run_directory.hpp"
 #include "strategies/symbol_strategy.hpp"
+#include "study/backtest.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 
@@ -37,7 +37,8 @@ struct ParamsSource {
 ParamsSource params_from_file(const std::string& path) {
   const io::Json json = io::parse_json_text(io::read_file_bytes(path), path);
   if (json.is_array())
-    throw make_error("{}: a list (all of top.json?): give one entry of it, or pick one with --top-rank N --run DIR", path);
+    throw make_error("{}: a list (all of top.json?): give one entry of it, or pick one with --top-rank N --run DIR",
+                     path);
   if (!json.is_object())
     throw make_error("{}: expected a flat object {{\"name\": value, ...}} or an entry of top.json", path);
   if (json.contains("params")) {
@@ -56,8 +57,8 @@ ParamsSource params_from_run(const std::filesystem::path& dir, std::size_t rank)
   if (!std::filesystem::exists(path, ec)) {
     if (std::filesystem::exists(dir / "walk_forward.json", ec) || std::filesystem::exists(dir / "fold-1", ec))
       throw make_error("{}: a walk-forward study has a top.json per fold: --run {}/fold-N", dir.string(), dir.string());
-    throw make_error("{}: no top.json (is {} a run directory, and did the run get past its first batch?)", path.string(),
-                     dir.string());
+    throw make_error("{}: no top.json (is {} a run directory, and did the run get past its first batch?)",
+                     path.string(), dir.string());
   }
   const io::Json top = io::parse_json_text(io::read_file_bytes(path), path.string());
   if (!top.is_array()) throw make_error("{}: expected a list of trials", path.string());
@@ -92,13 +93,17 @@ struct BacktestCommand {
 
   int operator()() const {
     if (config_path.empty() == run_dir.empty())
-      throw make_error("backtest: give the config with --config FILE, or a run directory with --run DIR (its "
-                       "config.json)");
+      throw make_error(
+          "backtest: give the config with --config FILE, or a run directory with --run DIR (its "
+          "config.json)");
     if (params_path.empty() == (top_rank == 0))
-      throw make_error("backtest: give the parameters with --params P.json, or a trial of a run with --top-rank N "
-                       "--run DIR");
-    if (top_rank > 0 && run_dir.empty()) throw make_error("--top-rank: needs --run DIR (the run whose top.json to read)");
-    const io::StudyConfig config = run_dir.empty() ? io::load_study_config(config_path) : engine::load_run_config(run_dir);
+      throw make_error(
+          "backtest: give the parameters with --params P.json, or a trial of a run with --top-rank N "
+          "--run DIR");
+    if (top_rank > 0 && run_dir.empty())
+      throw make_error("--top-rank: needs --run DIR (the run whose top.json to read)");
+    const io::StudyConfig config =
+        run_dir.empty() ? io::load_study_config(config_path) : engine::load_run_config(run_dir);
     const ParamsSource source = top_rank > 0 ? params_from_run(run_dir, top_rank) : params_from_file(params_path);
     auto strategy = load_strategy(config);
     const std::vector<double> params = engine::slots_from_params(source.params, *strategy, config, source.where);
@@ -113,7 +118,8 @@ struct BacktestCommand {
                              config.objective.name,
                              config.objective.direction == tpe::Direction::Minimize ? "minimize" : "maximize");
     if (sym)
-      std::cout << fmt::format(" | {} symbols, aggregate {}", S, strategies::aggregate_name(sym->aggregate_spec().aggregate));
+      std::cout << fmt::format(" | {} symbols, aggregate {}", S,
+                               strategies::aggregate_name(sym->aggregate_spec().aggregate));
     std::cout << "\n";
     const auto& names = strategy->param_names();
     std::cout << "params:";
@@ -170,9 +176,9 @@ struct BacktestCommand {
 void add_backtest_command(CLI::App& app, int& exit_code) {
   auto cmd = std::make_shared<BacktestCommand>();
   CLI::App* sub = app.add_subcommand("backtest", "Backtest one parameter set: print its metrics, write its trades");
-  auto* config = sub->add_option("-c,--config", cmd->config_path,
-                                  "Study config (JSON): strategy, data, objective, fixed params")
-                      ->check(CLI::ExistingFile);
+  auto* config =
+      sub->add_option("-c,--config", cmd->config_path, "Study config (JSON): strategy, data, objective, fixed params")
+          ->check(CLI::ExistingFile);
   auto* run = sub->add_option("--run", cmd->run_dir,
                               "A run directory: its config.json instead of --config (and its top.json for --top-rank)")
                   ->check(CLI::ExistingDirectory);

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
-#include "common/cli_paths.hpp"
 #include "apps/study_flags.hpp"
+#include "common/cli_paths.hpp"
 #include "common/error.hpp"
 #include "study/study.hpp"
 
@@ -51,7 +51,7 @@ struct BenchCommand {
 
     std::uint64_t data_bytes = 0;
     const auto strategy = load_strategy(config, &data_bytes);  // the data, loaded once for every mode
-    for (const std::uint64_t depth : modes_depths) {  // the deepest pipeline holds the most
+    for (const std::uint64_t depth : modes_depths) {           // the deepest pipeline holds the most
       io::StudyConfig deepest = config;
       deepest.search.depth = depth;
       check_study_memory(deepest, *strategy, options, data_bytes);
@@ -92,13 +92,22 @@ struct BenchCommand {
     io::Json out = io::Json::array();
     for (const auto& r : rows) {
       const auto& s = r.s;
-      std::cout << fmt::format("{:<16} {:>10.1f} {:>11.0f} {:>6.1f} {:>10.1f} {:>10.1f} {:>9.1f} {:>10.1f} {:>9.1f} {:>7.2f}x  {}\n",
-                               r.mode, s.wall_ms, s.trials_told / (s.wall_ms / 1000.0), 100.0 * s.exec_ms / s.wall_ms,
-                               s.ask_ms, s.exec_ms, s.tell_ms, s.overlap_ms, s.idle_ms, base / s.wall_ms, r.digest);
-      out.push_back({{"mode", r.mode},           {"depth", r.depth},         {"serial", r.serial},
-                     {"wall_ms", s.wall_ms},      {"trials", s.trials_told},  {"ask_ms", s.ask_ms},
-                     {"exec_ms", s.exec_ms},      {"tell_ms", s.tell_ms},     {"overlap_ms", s.overlap_ms},
-                     {"idle_ms", s.idle_ms},      {"speedup", base / s.wall_ms}, {"digest", r.digest}});
+      std::cout << fmt::format(
+          "{:<16} {:>10.1f} {:>11.0f} {:>6.1f} {:>10.1f} {:>10.1f} {:>9.1f} {:>10.1f} {:>9.1f} {:>7.2f}x  {}\n", r.mode,
+          s.wall_ms, s.trials_told / (s.wall_ms / 1000.0), 100.0 * s.exec_ms / s.wall_ms, s.ask_ms, s.exec_ms,
+          s.tell_ms, s.overlap_ms, s.idle_ms, base / s.wall_ms, r.digest);
+      out.push_back({{"mode", r.mode},
+                     {"depth", r.depth},
+                     {"serial", r.serial},
+                     {"wall_ms", s.wall_ms},
+                     {"trials", s.trials_told},
+                     {"ask_ms", s.ask_ms},
+                     {"exec_ms", s.exec_ms},
+                     {"tell_ms", s.tell_ms},
+                     {"overlap_ms", s.overlap_ms},
+                     {"idle_ms", s.idle_ms},
+                     {"speedup", base / s.wall_ms},
+                     {"digest", r.digest}});
     }
     std::cout << (all_identical ? "pipelined == serial at every depth: identical digests\n"
                                 : "DIFFERENT: pipelined and serial disagree (see above)\n");
@@ -129,7 +138,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->delimiter(',');
   sub->add_option("--sampler-ms", cmd->sampler_ms, "Synthetic extra ask() time per batch, ms (regime ask > executor)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--executor-ms", cmd->executor_ms, "Synthetic extra executor time per batch, ms (regime ask < executor)")
+  sub->add_option("--executor-ms", cmd->executor_ms,
+                  "Synthetic extra executor time per batch, ms (regime ask < executor)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--repeats", cmd->repeats, "Runs per mode; the fastest is reported")->check(CLI::Range(1, 100));
   sub->add_option("--json", cmd->json_out, "Also write the table as JSON to this file")->check(cli::output_file());

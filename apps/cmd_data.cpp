@@ -42,17 +42,20 @@ struct GenerateCandlesCommand {
 }  // namespace
 
 void add_data_command(CLI::App& app, int& exit_code) {
-  CLI::App* data = app.add_subcommand("data", "Prepare or generate data: candle data sets, and each strategy's own inputs");
+  CLI::App* data =
+      app.add_subcommand("data", "Prepare or generate data: candle data sets, and each strategy's own inputs");
   data->require_subcommand(1);
   for (const auto& entry : strategies::registry().entries())
     if (entry.add_data_commands) entry.add_data_commands(*data, exit_code);
 
   auto gc = std::make_shared<GenerateCandlesCommand>();
-  CLI::App* c = data->add_subcommand(
-      "generate-candles", "Write a synthetic candle data set of many symbols (different lengths and start dates)");
+  CLI::App* c =
+      data->add_subcommand("generate-candles",
+                           "Write a synthetic candle data set of many symbols (different lengths and start dates)");
   c->add_option("-o,--out", gc->out, "Output: a folder (layout dir) or a CSV file (layout long)")->required();
   c->add_option("--symbols", gc->o.symbols, "Number of symbols (SYM0000, SYM0001, ...)")->check(CLI::Range(1, 1000000));
-  c->add_option("--bars", gc->o.bars, "Calendar length in bars, and the longest symbol")->check(CLI::Range(2, 100000000));
+  c->add_option("--bars", gc->o.bars, "Calendar length in bars, and the longest symbol")
+      ->check(CLI::Range(2, 100000000));
   c->add_option("--min-bars", gc->o.min_bars, "Shortest symbol (default: every symbol has --bars bars)");
   c->add_option("--seed", gc->o.seed, "Random seed");
   c->add_option("--interval-s", gc->interval_s, "Bar interval in seconds (default 86400: daily)")

@@ -54,8 +54,9 @@ void add_export_command(CLI::App& app, int& exit_code) {
       "optuna.visualization and optuna-dashboard; runs `python3 -m tpeopt export optuna` (TPEOPT_PYTHON: another "
       "Python)");
   optuna->add_option("dir", cmd->dir, "The run directory")->required()->check(CLI::ExistingDirectory);
-  optuna->add_option("--storage", cmd->storage,
-                     "A journal file (runs.log, or journal:PATH) or an RDB URL (sqlite:///runs.db)")
+  optuna
+      ->add_option("--storage", cmd->storage,
+                   "A journal file (runs.log, or journal:PATH) or an RDB URL (sqlite:///runs.db)")
       ->required();
   optuna->add_option("--study-name", cmd->study_name, "The Optuna study's name (default: the run's folder name)");
   optuna->callback([cmd, &exit_code] { exit_code = (*cmd)(); });

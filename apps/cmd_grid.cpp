@@ -10,17 +10,17 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
-#include "common/cli_paths.hpp"
-#include "apps/study_flags.hpp"
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
+#include "apps/study_flags.hpp"
+#include "common/cli_paths.hpp"
 #include "common/error.hpp"
-#include "study/data_subsets.hpp"
-#include "storage/grid_run.hpp"
-#include "storage/run_directory.hpp"
-#include "study/study.hpp"
 #include "io/config_errors.hpp"
 #include "io/study_config.hpp"
+#include "storage/grid_run.hpp"
+#include "storage/run_directory.hpp"
+#include "study/data_subsets.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 
@@ -52,8 +52,9 @@ struct GridCommand {
     const fs::path dir = out.empty() ? engine::default_run_dir(config) : fs::path(out);
     // Refused before any run directory exists (as `tpeopt run` does).
     if (config.walk_forward.is_parent())
-      throw make_error("{}: data.walk_forward: a walk-forward study runs its folds with `tpeopt run`, not `tpeopt grid`",
-                       config.source);
+      throw make_error(
+          "{}: data.walk_forward: a walk-forward study runs its folds with `tpeopt run`, not `tpeopt grid`",
+          config.source);
     engine::check_data_subsets(*strategy, config);
     const strategies::ExactGrid& exact = config.entry->exact_grid;
     // An exact grid reads the whole data: data subsets go through the pipeline.
@@ -66,10 +67,11 @@ struct GridCommand {
     s.search.threads = threads;
     s.search.memory_budget = grid_memory_budget(exec, memory_mb);
     auto run = engine::GridRun::create(dir, config, *strategy, exec, s);
-    std::cerr << fmt::format("tpeopt grid: strategy {} | {} combinations in {} segments x {} | top {} | executor {} | "
-                             "out {}\n",
-                             config.strategy, run->grid().size(), run->segment_count(), exact.data_summary(*strategy),
-                             top, exec, dir.string());
+    std::cerr << fmt::format(
+        "tpeopt grid: strategy {} | {} combinations in {} segments x {} | top {} | executor {} | "
+        "out {}\n",
+        config.strategy, run->grid().size(), run->segment_count(), exact.data_summary(*strategy), top, exec,
+        dir.string());
     return run_grid_recorded(*run, *strategy, exec, quiet);
   }
 
@@ -103,7 +105,8 @@ void add_grid_command(CLI::App& app, int& exit_code) {
   sub->add_option("--executor", cmd->executor, "cpu, cuda or auto (overrides the config)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   sub->add_option("--threads", cmd->threads, "CPU threads (0 = all cores)");
-  sub->add_option("--memory-mb", cmd->memory_mb, "Memory for cell tables (default: 1 GiB on the CPU, a quarter of free GPU memory)");
+  sub->add_option("--memory-mb", cmd->memory_mb,
+                  "Memory for cell tables (default: 1 GiB on the CPU, a quarter of free GPU memory)");
   sub->add_option("--segment-combinations", cmd->segment_combinations,
                   "Exact grids: combinations per journaled segment, at most (default 2^28); smaller segments lose "
                   "less work to a crash and cost a pass over the data each")

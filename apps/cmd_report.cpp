@@ -11,11 +11,11 @@
 #include "apps/commands.hpp"
 #include "common/cli_paths.hpp"
 #include "reports/report_html.hpp"
-#include "storage/run_directory.hpp"
 #include "reports/run_report_data.hpp"
-#include "study/study.hpp"
 #include "reports/walk_forward_html.hpp"
+#include "storage/run_directory.hpp"
 #include "storage/walk_forward.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 
@@ -36,8 +36,9 @@ struct ReportCommand {
         const io::Json table = engine::write_walk_forward_table(run_dir, config, *strategy);
         const std::filesystem::path path =
             out.empty() ? std::filesystem::path(run_dir) / "report.html" : std::filesystem::path(out);
-        engine::write_report_file(
-            path, engine::render_walk_forward_html(table, std::filesystem::path(run_dir).filename().string()));
+        engine::write_report_file(path,
+                                  engine::render_walk_forward_html(table,
+                                                                   std::filesystem::path(run_dir).filename().string()));
         std::cout << fmt::format("wrote {} ({} walk-forward folds)\n", path.string(), table["folds"].get<int>());
         return 0;
       }
@@ -45,7 +46,8 @@ struct ReportCommand {
     const engine::RunReportData run = engine::load_run_report_data(run_dir);
     engine::ReportOptions options;
     options.last_batches = last_batches;
-    const std::filesystem::path path = out.empty() ? std::filesystem::path(run_dir) / "report.html" : std::filesystem::path(out);
+    const std::filesystem::path path =
+        out.empty() ? std::filesystem::path(run_dir) / "report.html" : std::filesystem::path(out);
     engine::write_report_file(path, engine::render_report_html(run, options));
     const std::string interrupted = run.totals.from_summary && run.totals.complete ? "" : ", interrupted run";
     if (run.grid)
@@ -67,7 +69,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "report", "Write a self-contained HTML report of a run directory: history, top parameters, pipeline timeline");
   sub->add_option("run_dir", cmd->run_dir, "The run directory (from `tpeopt run --out`)")->required();
-  sub->add_option("-o,--out", cmd->out, "The HTML file to write (default RUN_DIR/report.html)")->check(cli::output_file());
+  sub->add_option("-o,--out", cmd->out, "The HTML file to write (default RUN_DIR/report.html)")
+      ->check(cli::output_file());
   sub->add_option("--last-batches", cmd->last_batches, "Batches shown on the timeline (default 20)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "apps/commands.hpp"
-#include "apps/study_flags.hpp"
 #include "apps/grid_runner.hpp"
 #include "apps/recorded_run.hpp"
+#include "apps/study_flags.hpp"
 #include "common/error.hpp"
 #include "storage/grid_run.hpp"
 #include "storage/run_directory.hpp"
@@ -40,8 +40,7 @@ struct ResumeCommand {
     auto strategy = load_strategy(config, &data_bytes);
     if (engine::GridRun::is_grid_run(dir)) return resume_grid(config, *strategy, options.executor);
     check_study_memory(config, *strategy, options, data_bytes);
-    if (config.walk_forward.is_parent())
-      return run_walk_forward(config, *strategy, options, dir, true);
+    if (config.walk_forward.is_parent()) return run_walk_forward(config, *strategy, options, dir, true);
     std::vector<engine::ReplayedBatch> replay;
     auto recorder = engine::RunRecorder::resume(dir, config, *strategy, options.executor, replay);
     const std::uint64_t total = engine::study_trial_count(config);
@@ -55,8 +54,9 @@ struct ResumeCommand {
 
   int resume_grid(const io::StudyConfig& config, const strategies::Strategy& strategy, const std::string& exec) const {
     if (!config.entry->exact_grid.available())
-      throw make_error("{}: grid_journal.bin belongs to an exact grid, but config.json names strategy {}, which has none",
-                       dir, config.strategy);
+      throw make_error(
+          "{}: grid_journal.bin belongs to an exact grid, but config.json names strategy {}, which has none", dir,
+          config.strategy);
     engine::GridRunSettings s;
     s.search.threads = threads;
     s.search.memory_budget = grid_memory_budget(exec, 0);
@@ -73,7 +73,8 @@ struct ResumeCommand {
 void add_resume_command(CLI::App& app, int& exit_code) {
   auto cmd = std::make_shared<ResumeCommand>();
   CLI::App* sub = app.add_subcommand(
-      "resume", "Continue an interrupted run from its journal (same trials, scores and digest as an uninterrupted run)");
+      "resume",
+      "Continue an interrupted run from its journal (same trials, scores and digest as an uninterrupted run)");
   sub->add_option("dir", cmd->dir, "The run directory")->required()->check(CLI::ExistingDirectory);
   sub->add_option("--executor", cmd->executor, "cpu, cuda or auto (default: the run's); executors agree bit for bit")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));

@@ -6,11 +6,11 @@
 #include <fmt/ranges.h>
 
 #include "apps/commands.hpp"
-#include "common/cli_paths.hpp"
-#include "apps/study_flags.hpp"
 #include "apps/recorded_run.hpp"
-#include "study/data_subsets.hpp"
+#include "apps/study_flags.hpp"
+#include "common/cli_paths.hpp"
 #include "storage/run_directory.hpp"
+#include "study/data_subsets.hpp"
 #include "study/study.hpp"
 
 namespace tpeopt::app {
@@ -38,15 +38,15 @@ struct RunCommand {
     check_study_memory(config, *strategy, options, data_bytes);
     if (config.walk_forward.is_parent()) return run_walk_forward(config, *strategy, options, dir, false);
     auto recorder = engine::RunRecorder::create(dir, config, *strategy, options.executor);
-    std::cerr << fmt::format("tpeopt run: strategy {} | sampler {} | {} trials in batches of {} | depth {} | {} | "
-                             "executor {} | out {}\n",
-                             config.strategy, config.search.sampler, engine::study_trial_count(config),
-                             config.search.batch, config.search.depth, serial ? "serial" : "pipelined",
-                             options.executor +
-                                 (options.cuda_devices.size() > 1
-                                      ? fmt::format(" on devices {}", fmt::join(options.cuda_devices, ","))
-                                      : std::string()),
-                             dir.string());
+    std::cerr << fmt::format(
+        "tpeopt run: strategy {} | sampler {} | {} trials in batches of {} | depth {} | {} | "
+        "executor {} | out {}\n",
+        config.strategy, config.search.sampler, engine::study_trial_count(config), config.search.batch,
+        config.search.depth, serial ? "serial" : "pipelined",
+        options.executor + (options.cuda_devices.size() > 1
+                                ? fmt::format(" on devices {}", fmt::join(options.cuda_devices, ","))
+                                : std::string()),
+        dir.string());
     return run_recorded(config, *strategy, options, *recorder, {});
   }
 };

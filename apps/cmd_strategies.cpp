@@ -33,7 +33,8 @@ int list_strategies(bool verbose) {
     if (!verbose) continue;
     if (e.params_from_config) std::cout << indent << "params: the config's, each any finite number\n";
     for (const auto& p : e.params.specs())
-      std::cout << indent << fmt::format("{:<16} {:<12} {}; typical [{}, {}]\n", p.name,
+      std::cout << indent
+                << fmt::format("{:<16} {:<12} {}; typical [{}, {}]\n", p.name,
                                std::isnan(p.fallback) ? "required" : fmt::format("default {}", p.fallback),
                                p.domain.rule, p.typical_low, p.typical_high);
   }
@@ -44,8 +45,9 @@ int list_strategies(bool verbose) {
 
 void add_strategies_command(CLI::App& app, int& exit_code) {
   auto verbose = std::make_shared<bool>(false);
-  CLI::App* sub = app.add_subcommand("strategies", "List the strategies of this build (docs/strategies.md; adding one: "
-                                                   "docs/writing-a-strategy.md)");
+  CLI::App* sub = app.add_subcommand("strategies",
+                                     "List the strategies of this build (docs/strategies.md; adding one: "
+                                     "docs/writing-a-strategy.md)");
   sub->add_flag("-v,--verbose", *verbose, "Each strategy's parameters: default, domain and typical range");
   sub->callback([verbose, &exit_code] { exit_code = list_strategies(*verbose); });
 }

@@ -41,8 +41,9 @@ struct VerifyCommand {
 
 void add_verify_command(CLI::App& app, int& exit_code) {
   auto cmd = std::make_shared<VerifyCommand>();
-  CLI::App* sub = app.add_subcommand(
-      "verify", "Run a study pipelined and serial with the same settings and check they agree bit for bit");
+  CLI::App* sub =
+      app.add_subcommand("verify",
+                         "Run a study pipelined and serial with the same settings and check they agree bit for bit");
   cmd->flags.add_to(*sub);
   sub->callback([cmd, &exit_code] { exit_code = (*cmd)(); });
 }

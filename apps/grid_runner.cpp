@@ -33,9 +33,10 @@ int run_grid_recorded(engine::GridRun& run, const strategies::Strategy& strategy
     try {
       return run.run(search, quiet ? nullptr : &std::cerr);
     } catch (const Error& e) {
-      throw make_error("{}\nthe grid stopped; every finished segment is safe in {}/grid_journal.bin; continue with: "
-                       "tpeopt resume {}{}",
-                       e.what(), dir, dir, executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : "");
+      throw make_error(
+          "{}\nthe grid stopped; every finished segment is safe in {}/grid_journal.bin; continue with: "
+          "tpeopt resume {}{}",
+          e.what(), dir, dir, executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : "");
     }
   }();
   const io::Json top = run.top_json(out.result);
@@ -51,21 +52,23 @@ int run_grid_recorded(engine::GridRun& run, const strategies::Strategy& strategy
   }
   const bool none_feasible = top.empty() || top.front().at("violation").get<double>() > 0.0;
   if (none_feasible)
-    std::cerr << fmt::format("tpeopt: no feasible combination{}: {} (lower objective.min_trades, or change the "
-                             "value lists or the data)\n",
-                             out.complete ? "" : " so far",
-                             top.empty() ? std::string("none was scored")
-                                         : fmt::format("even the best is {} trades short of objective.min_trades",
-                                                       top.front().at("violation").get<double>()));
+    std::cerr << fmt::format(
+        "tpeopt: no feasible combination{}: {} (lower objective.min_trades, or change the "
+        "value lists or the data)\n",
+        out.complete ? "" : " so far",
+        top.empty() ? std::string("none was scored")
+                    : fmt::format("even the best is {} trades short of objective.min_trades",
+                                  top.front().at("violation").get<double>()));
   if (!out.complete) {
     std::cerr << fmt::format("interrupted after {} of {} segments; the grid journal is consistent. {}\n",
                              out.segments_done, out.segments, resume_hint(dir));
     return 130;
   }
-  std::cout << fmt::format("method {} | {} segments, {} combinations | searched here in {:.2f} ms\ndigest {}\n"
-                           "results in {}\n",
-                           *out.result.method ? out.result.method : "(all from the journal)", out.segments,
-                           out.combinations_done, out.ms, out.digest, dir);
+  std::cout << fmt::format(
+      "method {} | {} segments, {} combinations | searched here in {:.2f} ms\ndigest {}\n"
+      "results in {}\n",
+      *out.result.method ? out.result.method : "(all from the journal)", out.segments, out.combinations_done, out.ms,
+      out.digest, dir);
   return none_feasible ? kExitNoFeasibleTrial : 0;
 }
 

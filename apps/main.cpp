@@ -3,8 +3,8 @@
 #include <iostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"

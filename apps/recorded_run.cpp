@@ -15,9 +15,7 @@
 
 namespace tpeopt::app {
 
-std::string resume_hint(const std::filesystem::path& dir) {
-  return "Continue with:\ntpeopt resume " + dir.string();
-}
+std::string resume_hint(const std::filesystem::path& dir) { return "Continue with:\ntpeopt resume " + dir.string(); }
 
 int run_recorded(const io::StudyConfig& config, const strategies::Strategy& strategy, engine::RunOptions options,
                  engine::RunRecorder& recorder, std::vector<engine::ReplayedBatch> replay,
@@ -25,16 +23,18 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
   const std::string dir = recorder.dir().string();
   const std::string resume = resume_dir.empty() ? dir : resume_dir.string();
   if (options.log && ::isatty(STDERR_FILENO)) options.progress_line = true;
-  const engine::StudyRun run = engine::run_recorded_study(
-      config, strategy, options, recorder, std::move(replay), true,
-      {"tpeopt resume " + resume, options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : ""});
+  const engine::StudyRun run =
+      engine::run_recorded_study(config, strategy, options, recorder, std::move(replay), true,
+                                 {"tpeopt resume " + resume,
+                                  options.executor == "cuda" ? " (add --executor cpu to continue on the CPU)" : ""});
 
   const auto& s = run.summary;
-  std::cout << fmt::format("trials: {} in {:.3f} s ({:.0f} trials/s) | executor busy {:.1f}% | ask {:.1f} ms, {} "
-                           "{:.1f} ms, tell {:.1f} ms, overlap {:.1f} ms, idle {:.1f} ms\n",
-                           s.trials_told, s.wall_ms / 1000.0, s.trials_told / (s.wall_ms / 1000.0),
-                           s.wall_ms > 0 ? 100.0 * s.exec_ms / s.wall_ms : 0.0, s.ask_ms,
-                           run.executor == "cuda" ? "gpu" : "cpu", s.exec_ms, s.tell_ms, s.overlap_ms, s.idle_ms);
+  std::cout << fmt::format(
+      "trials: {} in {:.3f} s ({:.0f} trials/s) | executor busy {:.1f}% | ask {:.1f} ms, {} "
+      "{:.1f} ms, tell {:.1f} ms, overlap {:.1f} ms, idle {:.1f} ms\n",
+      s.trials_told, s.wall_ms / 1000.0, s.trials_told / (s.wall_ms / 1000.0),
+      s.wall_ms > 0 ? 100.0 * s.exec_ms / s.wall_ms : 0.0, s.ask_ms, run.executor == "cuda" ? "gpu" : "cpu", s.exec_ms,
+      s.tell_ms, s.overlap_ms, s.idle_ms);
   if (const double occupancy = engine::occupancy_fraction(s.sm_busy_ms, s.sm_span_ms); !std::isnan(occupancy))
     std::cout << fmt::format("device occupancy: {:.1f}% of SM time during the batches' kernels\n", 100.0 * occupancy);
   const engine::TrialCounts& counts = run.result.counts();
@@ -43,13 +43,14 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
     std::string closest;
     if (!run.result.top().empty() && run.result.top().front().violation > 0.0) {
       const double short_by = run.result.top().front().violation;
-      closest = fmt::format("; the closest, trial {}, is short by {} trade{}", run.result.top().front().trial,
-                            short_by, short_by == 1.0 ? "" : "s");
+      closest = fmt::format("; the closest, trial {}, is short by {} trade{}", run.result.top().front().trial, short_by,
+                            short_by == 1.0 ? "" : "s");
     }
-    std::cerr << fmt::format("tpeopt: no feasible trial{}: {}{} (top.json ranks them by how far they missed; lower "
-                             "objective.min_trades, or change the parameter ranges or the data)\n",
-                             s.stopped_early ? " so far" : "",
-                             engine::describe_counts(counts, engine::min_trades_of(config, strategy)), closest);
+    std::cerr << fmt::format(
+        "tpeopt: no feasible trial{}: {}{} (top.json ranks them by how far they missed; lower "
+        "objective.min_trades, or change the parameter ranges or the data)\n",
+        s.stopped_early ? " so far" : "", engine::describe_counts(counts, engine::min_trades_of(config, strategy)),
+        closest);
   } else if (!run.result.top().empty()) {
     const auto& best = run.result.top().front();
     std::cout << fmt::format("best: trial {} score {}", best.trial, best.score);
@@ -60,10 +61,10 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
   }
   if (run.holdout && !run.result.top().empty()) {
     const auto& h = *run.holdout;
-    std::cout << fmt::format("hold-out: {} in-sample and {} out-of-sample {}; best trial out of sample: {}; rank "
-                             "correlation of the top {} (Spearman): {}\n",
-                             h.in_sample_atoms, h.out_of_sample_atoms, h.unit, h.scores.front(), h.scores.size(),
-                             h.spearman);
+    std::cout << fmt::format(
+        "hold-out: {} in-sample and {} out-of-sample {}; best trial out of sample: {}; rank "
+        "correlation of the top {} (Spearman): {}\n",
+        h.in_sample_atoms, h.out_of_sample_atoms, h.unit, h.scores.front(), h.scores.size(), h.spearman);
   }
   if (s.stopped_early) {
     // On lines of their own, also after a progress line left without its newline.
@@ -87,10 +88,10 @@ int run_walk_forward(const io::StudyConfig& config, const strategies::Strategy& 
     std::unique_ptr<engine::RunRecorder> recorder;
     if (fs::exists(fdir / "journal.bin"))
       recorder = engine::RunRecorder::resume(fdir, fold, strategy, options.executor, replay);
-    else
-      recorder = engine::RunRecorder::create(fdir, fold, strategy, options.executor);
+    else recorder = engine::RunRecorder::create(fdir, fold, strategy, options.executor);
     std::cerr << fmt::format("walk-forward fold {} of {}: {}{}\n", f + 1, config.walk_forward.folds, fdir.string(),
-                             replay.empty() ? "" : fmt::format(" (continuing: {} batches in the journal)", replay.size()));
+                             replay.empty() ? ""
+                                            : fmt::format(" (continuing: {} batches in the journal)", replay.size()));
     const int code = run_recorded(fold, strategy, options, *recorder, std::move(replay), dir);
     engine::write_walk_forward_table(dir, config, strategy);
     // A fold without a feasible trial is complete: the other folds still run.
@@ -101,11 +102,14 @@ int run_walk_forward(const io::StudyConfig& config, const strategies::Strategy& 
     }
   }
   const io::Json table = engine::write_walk_forward_table(dir, config, strategy);
-  std::cout << fmt::format("walk-forward: {} folds ({})\nfold  in-sample window            out-of-sample window       "
-                           "best trial  in-sample  out-of-sample\n",
-                           config.walk_forward.folds, table["unit"].get<std::string>());
+  std::cout << fmt::format(
+      "walk-forward: {} folds ({})\nfold  in-sample window            out-of-sample window       "
+      "best trial  in-sample  out-of-sample\n",
+      config.walk_forward.folds, table["unit"].get<std::string>());
   for (const auto& r : table["fold_results"]) {
-    auto w = [](const io::Json& x) { return fmt::format("{} .. {}", x["first"].get<std::string>(), x["last"].get<std::string>()); };
+    auto w = [](const io::Json& x) {
+      return fmt::format("{} .. {}", x["first"].get<std::string>(), x["last"].get<std::string>());
+    };
     std::cout << fmt::format("{:<5} {:<26} {:<26} {:<11} {:<10} {}\n", r["fold"].get<int>(), w(r["in_sample"]),
                              w(r["out_of_sample"]), r["best_trial"].dump(), r["in_sample_score"].dump(),
                              r["out_of_sample_score"].dump());

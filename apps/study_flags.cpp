@@ -6,8 +6,8 @@
 
 #include "common/error.hpp"
 #include "common/host_memory.hpp"
-#include "study/memory_check.hpp"
 #include "io/data_log.hpp"
+#include "study/memory_check.hpp"
 
 namespace tpeopt::app {
 
@@ -29,7 +29,8 @@ void StudyFlags::add_to(CLI::App& cmd) {
   cmd.add_option("--batch", batch, "Trials per batch (overrides search.batch)");
   cmd.add_option("--depth", depth, "Batches in flight, D >= 1 (overrides search.depth; 1 = no overlap)");
   cmd.add_option("--seed", seed, "Study seed (overrides search.seed)");
-  cmd.add_option("--executor", executor, "cpu, cuda or auto (overrides the config's executor; auto = cuda if a GPU is usable)")
+  cmd.add_option("--executor", executor,
+                 "cpu, cuda or auto (overrides the config's executor; auto = cuda if a GPU is usable)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd.add_option("--threads", threads, "CPU executor threads (0 = all cores)");
   cmd.add_option("--block-size", block_size, "CUDA threads per block (results do not depend on it)")

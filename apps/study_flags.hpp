@@ -7,9 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/strategy.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::app {
 
@@ -18,8 +18,7 @@ namespace tpeopt::app {
 /// `data_bytes` (optional) receives the host bytes of the loaded data. Refuses a study
 /// whose trials only its caller can score (engine::check_scored_by_tpeopt): every command
 /// that evaluates trials loads its strategy here.
-std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config,
-                                                    std::uint64_t* data_bytes = nullptr);
+std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config, std::uint64_t* data_bytes = nullptr);
 
 /// Refuses a study whose batches, sampler or data would not fit in memory
 /// (study/memory_check.hpp), before anything starts: call it before the run directory

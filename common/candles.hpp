@@ -10,7 +10,7 @@
 namespace tpeopt {
 
 struct Candles {
-  std::string source;               ///< where the bars came from (file path), for messages
+  std::string source;                 ///< where the bars came from (file path), for messages
   std::vector<std::int64_t> time_ms;  ///< bar time, Unix milliseconds UTC, strictly increasing
   std::vector<double> open, high, low, close, volume;
 
@@ -26,12 +26,12 @@ struct Candles {
 /// (offset[0] = 0, offset[s + 1] = offset[s] + length[s]). Symbols may have different lengths
 /// and start dates; times increase within a symbol.
 struct CandleSet {
-  std::string source;                 ///< where the set came from (file, folder or list), for messages
-  std::vector<std::string> symbols;   ///< names, strictly increasing (byte order)
-  std::vector<std::string> sources;   ///< per symbol: the file its bars came from
-  std::vector<std::int64_t> offset;   ///< per symbol: its first bar in `bars`
-  std::vector<std::int64_t> length;   ///< per symbol: its number of bars
-  Candles bars;                       ///< all symbols' bars, contiguous
+  std::string source;                ///< where the set came from (file, folder or list), for messages
+  std::vector<std::string> symbols;  ///< names, strictly increasing (byte order)
+  std::vector<std::string> sources;  ///< per symbol: the file its bars came from
+  std::vector<std::int64_t> offset;  ///< per symbol: its first bar in `bars`
+  std::vector<std::int64_t> length;  ///< per symbol: its number of bars
+  Candles bars;                      ///< all symbols' bars, contiguous
 
   std::size_t n_symbols() const { return symbols.size(); }
   std::size_t n_bars() const { return bars.size(); }

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-
 namespace tpeopt {
 
 class Error : public std::runtime_error {

@@ -78,17 +78,21 @@ TPEOPT_HD_INLINE double cos_poly(double r) {
 TPEOPT_HD_INLINE double cos(double x) {
   if (x != x || x == HUGE_VAL || x == -HUGE_VAL) return x - x;
   const double two_over_pi = 6.36619772367581382433e-01;
-  const double pio2_1 = 1.57079632673412561417e+00;   // first 33 bits of pi/2
-  const double pio2_2 = 6.07710050630396597660e-11;   // next 33 bits
-  const double pio2_3 = 2.02226624879595063154e-21;   // the rest
+  const double pio2_1 = 1.57079632673412561417e+00;  // first 33 bits of pi/2
+  const double pio2_2 = 6.07710050630396597660e-11;  // next 33 bits
+  const double pio2_3 = 2.02226624879595063154e-21;  // the rest
   const double k = rint(x * two_over_pi);
   const double r = ((x - k * pio2_1) - k * pio2_2) - k * pio2_3;
   const long long q = static_cast<long long>(k) & 3;
   switch (q) {
-    case 0: return detail::cos_poly(r);
-    case 1: return -detail::sin_poly(r);
-    case 2: return -detail::cos_poly(r);
-    default: return detail::sin_poly(r);
+    case 0:
+      return detail::cos_poly(r);
+    case 1:
+      return -detail::sin_poly(r);
+    case 2:
+      return -detail::cos_poly(r);
+    default:
+      return detail::sin_poly(r);
   }
 }
 

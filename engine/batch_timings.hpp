@@ -1,6 +1,6 @@
 #pragma once
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -38,7 +38,7 @@ struct BatchTimings {
   double busy_ms = 0;  ///< the batch's whole executor interval (device events for CUDA)
   double sm_busy_ms = 0, sm_span_ms = 0;
   double device_occupancy = NAN;
-  double wall_ms = 0;  ///< since the run started, when this batch was told
+  double wall_ms = 0;     ///< since the run started, when this batch was told
   bool replayed = false;  ///< taken from a journal, not evaluated in this process
 };
 

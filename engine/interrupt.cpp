@@ -13,7 +13,8 @@ namespace {
 
 std::atomic<int> g_signals{0};
 std::atomic<int> g_first{0};
-struct sigaction g_old_int{}, g_old_term{};
+struct sigaction g_old_int {
+}, g_old_term{};
 // What a second signal writes before it exits: prepared outside the handler, which may
 // only call async-signal-safe functions (write, _exit).
 char g_second_message[4096];

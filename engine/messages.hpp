@@ -43,7 +43,7 @@ struct BatchResult {
   std::vector<double> scores;      ///< NaN = failed trial
   std::vector<double> violations;  ///< 0 = feasible
   std::size_t n_metrics = 0;
-  std::vector<double> metrics;     ///< n_trials x n_metrics, row-major
+  std::vector<double> metrics;  ///< n_trials x n_metrics, row-major
   /// Successive halving (engine/halving_executor.hpp); empty when the run does not halve.
   /// rung[i]: the last rung trial i was evaluated on; a trial with rung[i] < n_rungs - 1
   /// was pruned there, and its score, violation and metrics are that rung's.

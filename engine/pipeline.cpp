@@ -157,10 +157,8 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
   ExecutorTimeline timeline(start);
 
   std::unique_ptr<Driver> driver;
-  if (settings.serial)
-    driver = std::make_unique<SerialDriver>(executor);
-  else
-    driver = std::make_unique<ThreadedDriver>(executor);
+  if (settings.serial) driver = std::make_unique<SerialDriver>(executor);
+  else driver = std::make_unique<ThreadedDriver>(executor);
 
   // Requests asked and not yet told, oldest first, with their ask intervals.
   struct Asked {
@@ -173,8 +171,8 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
     BatchRequest request;
     request.batch_index = k;
     request.first_trial = k * settings.batch_size;
-    request.n_trials = static_cast<std::size_t>(
-        std::min<std::uint64_t>(settings.batch_size, settings.n_trials - request.first_trial));
+    request.n_trials =
+        static_cast<std::size_t>(std::min<std::uint64_t>(settings.batch_size, settings.n_trials - request.first_trial));
     request.n_axes = n_axes;
     Interval ask;
     ask.begin = Clock::now();

@@ -26,9 +26,15 @@ struct TrialCounts {
       return;
     }
     switch (outcome_class(score, violation)) {
-      case TrialOutcomeClass::Feasible: ++feasible; break;
-      case TrialOutcomeClass::Infeasible: ++infeasible; break;
-      case TrialOutcomeClass::Failed: ++failed; break;
+      case TrialOutcomeClass::Feasible:
+        ++feasible;
+        break;
+      case TrialOutcomeClass::Infeasible:
+        ++infeasible;
+        break;
+      case TrialOutcomeClass::Failed:
+        ++failed;
+        break;
     }
   }
 };
@@ -57,8 +63,7 @@ struct TrialRecord {
 /// agree bit for bit. Trials pruned by successive halving are not ranked.
 class StudyResult {
  public:
-  StudyResult(std::size_t n_axes, std::size_t n_metrics, tpe::Direction direction, std::size_t top_k,
-              bool keep_trials);
+  StudyResult(std::size_t n_axes, std::size_t n_metrics, tpe::Direction direction, std::size_t top_k, bool keep_trials);
 
   /// Adds a told batch; batches must come in order.
   void add(const BatchRequest& request, const BatchResult& result);

@@ -6,9 +6,9 @@ namespace tpeopt::engine {
 
 void spin_for_ms(double ms) {
   if (ms <= 0) return;
-  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
-  while (Clock::now() < until) {
-  }
+  const auto until =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  while (Clock::now() < until) {}
 }
 
 void LoadedSampler::ask(std::uint64_t first, std::size_t n, double* out) {
@@ -21,8 +21,7 @@ BatchResult LoadedExecutor::delay(BatchResult r) {
   const auto extra = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(extra_ms_));
   const auto begin = std::max(r.timings.begin, last_end_);
   const auto end = begin + busy + extra;
-  while (Clock::now() < end) {
-  }
+  while (Clock::now() < end) {}
   r.timings.begin = begin;
   r.timings.end = end;
   r.timings.busy_ms = std::chrono::duration<double, std::milli>(end - begin).count();

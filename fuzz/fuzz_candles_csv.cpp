@@ -11,7 +11,6 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     (void)tpeopt::io::parse_candles_csv(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.csv");
-  } catch (const tpeopt::Error&) {
-  }
+  } catch (const tpeopt::Error&) {}
   return 0;
 }

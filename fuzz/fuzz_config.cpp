@@ -13,7 +13,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto json = tpeopt::io::parse_json_text(text, "fuzz.json");
     const auto config = tpeopt::io::parse_study_config(json, "fuzz.json", ".");
     (void)config.resolved();
-  } catch (const tpeopt::Error&) {
-  }
+  } catch (const tpeopt::Error&) {}
   return 0;
 }

@@ -14,7 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     tpeopt::io::parse_market_csv(std::string_view(reinterpret_cast<const char*>(data), size),
                                  "Raw_Market_data_01-02-2024.csv", 19724, keep, rows);
-  } catch (const tpeopt::Error&) {
-  }
+  } catch (const tpeopt::Error&) {}
   return 0;
 }

@@ -14,7 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     (void)tpeopt::io::parse_trade_log_csv(std::string_view(reinterpret_cast<const char*>(data), size), "trades.csv",
                                           keep, dropped);
-  } catch (const tpeopt::Error&) {
-  }
+  } catch (const tpeopt::Error&) {}
   return 0;
 }

@@ -13,9 +13,9 @@ namespace tpeopt::gpu {
 
 }  // namespace tpeopt::gpu
 
-#define CUDA_CHECK(expr)                                                                                   \
-  do {                                                                                                     \
-    const cudaError_t tpeopt_err_ = (expr);                                                                \
+#define CUDA_CHECK(expr)                                                                                     \
+  do {                                                                                                       \
+    const cudaError_t tpeopt_err_ = (expr);                                                                  \
     if (tpeopt_err_ != cudaSuccess) ::tpeopt::gpu::throw_cuda_error(tpeopt_err_, #expr, __FILE__, __LINE__); \
   } while (0)
 

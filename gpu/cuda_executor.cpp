@@ -95,9 +95,7 @@ struct Slot {
 class CudaExecutor final : public engine::Executor {
  public:
   CudaExecutor(const strategies::Strategy& strategy, engine::ParamBinding binding, const CudaExecutorOptions& options)
-      : binding_(std::move(binding)),
-        n_metrics_(strategy.metric_names().size()),
-        options_(options) {
+      : binding_(std::move(binding)), n_metrics_(strategy.metric_names().size()), options_(options) {
     int count = 0;
     CUDA_CHECK(cudaGetDeviceCount(&count));
     if (options_.device < 0 || options_.device >= count)
@@ -105,8 +103,7 @@ class CudaExecutor final : public engine::Executor {
     ScopedDevice on(options_.device);  // everything below lives on options_.device
     int current = -1;
     CUDA_CHECK(cudaGetDevice(&current));
-    if (current != options_.device)
-      throw make_error("executor cuda: cannot make device {} current", options_.device);
+    if (current != options_.device) throw make_error("executor cuda: cannot make device {} current", options_.device);
     anchor_event_ = std::make_unique<Event>();
     CUDA_CHECK(cudaDeviceGetAttribute(&n_sm_, cudaDevAttrMultiProcessorCount, options_.device));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -120,7 +117,8 @@ class CudaExecutor final : public engine::Executor {
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
       const std::size_t per_trial = cuda_bytes_per_trial(binding_.n_slots(), n_metrics_);
-      part_trials_ = std::max<std::size_t>(1, free_bytes / 2 / std::max<std::size_t>(1, options_.max_in_flight) / per_trial);
+      part_trials_ =
+          std::max<std::size_t>(1, free_bytes / 2 / std::max<std::size_t>(1, options_.max_in_flight) / per_trial);
     }
     slots_.resize(std::max<std::size_t>(1, options_.max_in_flight));
     probe_ids_ = ProbeLayout::probe_ids(n_sm_);
@@ -179,7 +177,8 @@ class CudaExecutor final : public engine::Executor {
     // A twin that does not order its own launches gets them one after another, as on one stream.
     if (!concurrent_ && !in_flight_.empty()) CUDA_CHECK(cudaStreamWaitEvent(stream, in_flight_.back()->stop.get(), 0));
     // The probe starts empty: first = max (atomicMin), everything else 0.
-    CUDA_CHECK(cudaMemsetAsync(s.d_probe.data(), 0, ProbeLayout::words(probe_ids_) * sizeof(unsigned long long), stream));
+    CUDA_CHECK(
+        cudaMemsetAsync(s.d_probe.data(), 0, ProbeLayout::words(probe_ids_) * sizeof(unsigned long long), stream));
     CUDA_CHECK(cudaMemsetAsync(s.d_probe.data() + ProbeLayout::kFirst, 0xff, sizeof(unsigned long long), stream));
     CUDA_CHECK(cudaEventRecord(s.start.get(), stream));
     for (std::size_t off = 0; off < n; off += part) {
@@ -197,8 +196,8 @@ class CudaExecutor final : public engine::Executor {
       if (off + m < n) CUDA_CHECK(cudaStreamSynchronize(stream));
     }
     CUDA_CHECK(cudaMemcpyAsync(s.h_probe.data(), s.d_probe.data(),
-                               ProbeLayout::result_words(probe_ids_) * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                               stream));
+                               ProbeLayout::result_words(probe_ids_) * sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaEventRecord(s.stop.get(), stream));
     request.values.clear();
     request.values.shrink_to_fit();
@@ -265,7 +264,7 @@ class CudaExecutor final : public engine::Executor {
   std::size_t n_metrics_;
   CudaExecutorOptions options_;
   int n_sm_ = 1;
-  int probe_ids_ = 2;  ///< ProbeLayout::probe_ids(n_sm_)
+  int probe_ids_ = 2;      ///< ProbeLayout::probe_ids(n_sm_)
   cudaStream_t stream_{};  ///< the twin's uploads and the clock anchor; batches run on their slots' streams
   std::unique_ptr<DeviceStrategy> device_strategy_;
   bool concurrent_ = false;  ///< DeviceStrategy::concurrent_launches
@@ -279,8 +278,7 @@ class CudaExecutor final : public engine::Executor {
 
 }  // namespace
 
-std::unique_ptr<engine::Executor> make_cuda_executor(const strategies::Strategy& strategy,
-                                                     engine::ParamBinding binding,
+std::unique_ptr<engine::Executor> make_cuda_executor(const strategies::Strategy& strategy, engine::ParamBinding binding,
                                                      const CudaExecutorOptions& options) {
   if (!cuda_available()) throw make_error("executor cuda: no usable CUDA device: {}", cuda_device_description());
   return std::make_unique<CudaExecutor>(strategy, std::move(binding), options);

@@ -47,8 +47,7 @@ inline std::size_t cuda_bytes_per_trial(std::size_t n_slots, std::size_t n_metri
 /// The CUDA twin of engine::CpuExecutor for `strategy`: same bits for every trial.
 /// Throws tpeopt::Error when CUDA is missing, the device fails, or the strategy has
 /// no kernel.
-std::unique_ptr<engine::Executor> make_cuda_executor(const strategies::Strategy& strategy,
-                                                     engine::ParamBinding binding,
+std::unique_ptr<engine::Executor> make_cuda_executor(const strategies::Strategy& strategy, engine::ParamBinding binding,
                                                      const CudaExecutorOptions& options = {});
 
 }  // namespace tpeopt::gpu

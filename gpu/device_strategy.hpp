@@ -15,10 +15,10 @@ namespace tpeopt::gpu {
 struct DeviceBatch {
   const double* params = nullptr;       ///< n x n_slots, row-major (the strategy's slot order), on the device
   const double* host_params = nullptr;  ///< the same values in pinned host memory (valid until the batch completes),
-                                        ///< for strategies that plan a launch from the parameters (e.g. distinct EMA spans)
-  double* scores = nullptr;        ///< n
-  double* violations = nullptr;    ///< n
-  double* metrics = nullptr;       ///< n x n_metrics
+      ///< for strategies that plan a launch from the parameters (e.g. distinct EMA spans)
+  double* scores = nullptr;      ///< n
+  double* violations = nullptr;  ///< n
+  double* metrics = nullptr;     ///< n x n_metrics
   std::size_t n = 0;
   /// The batch's occupancy probe (gpu/occupancy.hpp); kernels that carry it open each block
   /// with a BlockOccupancy guard. Null: not measured.

@@ -74,9 +74,8 @@ std::vector<std::vector<Trade>> record_trade_lists(Device& device, const DeviceB
 /// entries with score, violation, metrics and trades): the first run writes no trades
 /// (offsets null); metric `trades_metric` is a trial's trade count.
 template <typename Trade, typename Device, typename TrialOut>
-void collect_trade_lists(Device& device, cudaStream_t stream, const double* params, std::size_t n,
-                         std::size_t n_slots, std::size_t n_metrics, int trades_metric, int block_size,
-                         std::vector<TrialOut>& out) {
+void collect_trade_lists(Device& device, cudaStream_t stream, const double* params, std::size_t n, std::size_t n_slots,
+                         std::size_t n_metrics, int trades_metric, int block_size, std::vector<TrialOut>& out) {
   const StagedBatch staged(params, n, n_slots, n_metrics, stream);
   device.run(staged.batch(), stream, block_size, nullptr, nullptr);
   std::vector<double> scores, violations, metrics;

@@ -86,17 +86,17 @@ struct SignalTrialLaunch {
   SignalBars bars;
   SignalSymbols sy;
   const double* pool;
-  long long total_bars;   ///< doubles per series slot
-  const int* slots;       ///< per trial of the part: its kNumSeries series slots
-  const double* params;   ///< the batch's parameters (n x kNumSlots)
-  int first;              ///< the part's first trial in the batch
-  int count;              ///< trials in the part
-  int chunk_first;        ///< the chunk's first trial in the batch (rows are per chunk)
-  int row_count;          ///< trials in the chunk (the rows' symbol stride)
+  long long total_bars;  ///< doubles per series slot
+  const int* slots;      ///< per trial of the part: its kNumSeries series slots
+  const double* params;  ///< the batch's parameters (n x kNumSlots)
+  int first;             ///< the part's first trial in the batch
+  int count;             ///< trials in the part
+  int chunk_first;       ///< the chunk's first trial in the batch (rows are per chunk)
+  int row_count;         ///< trials in the chunk (the rows' symbol stride)
   ls::Objective objective;
-  double* objective_out;  ///< [symbol][chunk trial]
-  double* equity_out;     ///< [symbol][chunk trial]
-  double* metrics_out;    ///< [symbol][chunk trial][metric]
+  double* objective_out;           ///< [symbol][chunk trial]
+  double* equity_out;              ///< [symbol][chunk trial]
+  double* metrics_out;             ///< [symbol][chunk trial][metric]
   const long long* trade_offsets;  ///< recording: first trade of (batch trial i, symbol k) at [i * n + k]
   ls::Trade* trades;               ///< recording: output
   OccupancyProbe probe;            ///< the batch's (gpu/occupancy.hpp)
@@ -113,17 +113,17 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L) {
   const typename Logic::Params p = Logic::unpack(L.params + static_cast<long long>(trial) * Logic::kNumSlots);
   const double* series[Logic::kNumSeries];
   for (int j = 0; j < Logic::kNumSeries; ++j)
-    series[j] = L.pool + static_cast<long long>(L.slots[static_cast<long long>(local) * Logic::kNumSeries + j]) *
-                             L.total_bars +
+    series[j] = L.pool +
+                static_cast<long long>(L.slots[static_cast<long long>(local) * Logic::kNumSeries + j]) * L.total_bars +
                 L.sy.offset[k];
   long long out = L.trades ? L.trade_offsets[static_cast<long long>(trial) * L.sy.n + k] : 0;
   ls::Summary all;
   const int b0 = L.sy.block_offset[k];
-  const double score = strategies::run_signal_symbol<Logic>(
-      p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0, L.sy.block_offset[k + 1] - b0, L.objective, &all,
-      [&](const ls::Trade& t) {
-        if (L.trades) L.trades[out++] = t;
-      });
+  const double score =
+      strategies::run_signal_symbol<Logic>(p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0,
+                                           L.sy.block_offset[k + 1] - b0, L.objective, &all, [&](const ls::Trade& t) {
+                                             if (L.trades) L.trades[out++] = t;
+                                           });
   double m[strategies::kNumTradeMetrics];
   double violation = 0.0;
   ls::finish(all, L.objective, 0, m, &violation);
@@ -136,8 +136,7 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L) {
 template <typename T>
 DeviceBuffer<T> upload_vector(const std::vector<T>& h, cudaStream_t stream) {
   DeviceBuffer<T> d(std::max<std::size_t>(1, h.size()));
-  if (!h.empty())
-    CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+  if (!h.empty()) CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
   return d;
 }
 
@@ -263,7 +262,8 @@ class SignalDevice final : public DeviceStrategy {
       tasks.push_back({static_cast<int>(key >> 32), static_cast<int>(static_cast<std::uint32_t>(key)), slot});
     const std::size_t count = end - begin;
     std::vector<int> trial_slots(count * Logic::kNumSeries);
-    for (std::size_t i = 0; i < trial_slots.size(); ++i) trial_slots[i] = slots_.slot(keys_[begin * Logic::kNumSeries + i]);
+    for (std::size_t i = 0; i < trial_slots.size(); ++i)
+      trial_slots[i] = slots_.slot(keys_[begin * Logic::kNumSeries + i]);
 
     // Upload the plan (pageable copies: staged before the call returns). The device buffer
     // grows only after the stream has drained.
@@ -282,9 +282,9 @@ class SignalDevice final : public DeviceStrategy {
       const long long work = static_cast<long long>(n_symbols_) * static_cast<long long>(tasks.size());
       const int threads = 128;
       const unsigned blocks = static_cast<unsigned>(std::min<long long>((work + threads - 1) / threads, 1 << 20));
-      signal_series_kernel<Logic><<<blocks, threads, 0, stream>>>(
-          bars, sy, reinterpret_cast<const SeriesTask*>(d_plan_.data() + o_tasks), static_cast<int>(tasks.size()),
-          total_bars_, pool_.data(), batch.probe);
+      signal_series_kernel<Logic>
+          <<<blocks, threads, 0, stream>>>(bars, sy, reinterpret_cast<const SeriesTask*>(d_plan_.data() + o_tasks),
+                                           static_cast<int>(tasks.size()), total_bars_, pool_.data(), batch.probe);
       CUDA_CHECK_LAUNCH("signal_series_kernel");
     }
     SignalTrialLaunch L;
@@ -342,11 +342,12 @@ void signal_one_trial(const strategies::SignalStrategy<Logic>& s, const double* 
   r.objective.resize(S);
   r.equity.resize(S);
   r.metrics.resize(S * M);
-  CUDA_CHECK(cudaMemcpyAsync(r.objective.data(), device.rows_objective(), S * sizeof(double), cudaMemcpyDeviceToHost,
-                             stream));
-  CUDA_CHECK(cudaMemcpyAsync(r.equity.data(), device.rows_equity(), S * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaMemcpyAsync(r.metrics.data(), device.rows_metrics(), S * M * sizeof(double), cudaMemcpyDeviceToHost,
-                             stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(r.objective.data(), device.rows_objective(), S * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(r.equity.data(), device.rows_equity(), S * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(r.metrics.data(), device.rows_metrics(), S * M * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   if (trades) {
     // Each symbol's trades from its offset (their counts are the rows' trades column).

@@ -30,9 +30,12 @@ struct AggregateLaunch {
 __global__ void symbol_aggregate_kernel(AggregateLaunch L) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= L.n_trials) return;
-  const strategies::symbols::SymbolRows rows{L.objective + i * L.trial_stride, L.equity + i * L.trial_stride,
-                                             L.metrics + i * L.metrics_trial_stride, L.symbol_stride,
-                                             L.symbol_stride, L.metrics_symbol_stride};
+  const strategies::symbols::SymbolRows rows{L.objective + i * L.trial_stride,
+                                             L.equity + i * L.trial_stride,
+                                             L.metrics + i * L.metrics_trial_stride,
+                                             L.symbol_stride,
+                                             L.symbol_stride,
+                                             L.metrics_symbol_stride};
   double m[strategies::symbols::kMaxMetrics];
   double violation = 0.0;
   const double score = strategies::symbols::aggregate_symbols(rows, L.n_symbols, L.spec, m, &violation);

@@ -29,14 +29,16 @@ CandleDataConfig parse_candle_data_config(const Json& data, CandleSources source
   } else {
     f.reject_unknown({"candles", "candles_dir", "symbols", "cache_dir", "time_format"}, errors);
     if (f.has("candles") == f.has("candles_dir"))
-      throw make_error("data: expected exactly one of \"candles\" (a CSV file or a list of them) and \"candles_dir\" "
-                       "(a folder of CSV files)");
+      throw make_error(
+          "data: expected exactly one of \"candles\" (a CSV file or a list of them) and \"candles_dir\" "
+          "(a folder of CSV files)");
     if (f.has("candles")) {
       const Json& v = f.at("candles");
       if (v.is_array()) {
         if (v.empty()) throw make_error("data.candles: expected at least one CSV file");
         c.candles_list = true;
-        for (std::size_t i = 0; i < v.size(); ++i) c.candles.push_back(path_at(v[i], fmt::format("data.candles[{}]", i)));
+        for (std::size_t i = 0; i < v.size(); ++i)
+          c.candles.push_back(path_at(v[i], fmt::format("data.candles[{}]", i)));
       } else if (v.is_string()) {
         c.candles.push_back(path_at(v, "data.candles"));
       } else {
@@ -81,8 +83,7 @@ Json CandleDataConfig::to_json() const {
 
 // Both loaders read the object this config writes: the shape was checked at load, the
 // loaders check the files.
-CandleSet load_candle_set(const CandleDataConfig& config, const std::filesystem::path& base_dir,
-                          bool require_volume) {
+CandleSet load_candle_set(const CandleDataConfig& config, const std::filesystem::path& base_dir, bool require_volume) {
   TPEOPT_ASSERT(config.sources == CandleSources::Many, "load_candle_set: a one-series data config");
   return load_candle_set_data(config.to_json(), base_dir, require_volume);
 }

@@ -58,7 +58,6 @@ class Reader {
   const std::string& where_;
 };
 
-
 bool is_csv_name(const fs::path& p) {
   std::string ext = p.extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -222,10 +221,10 @@ CandleSet merge_candle_sets(std::vector<CandleSet> parts, const std::string& sou
     if (std::get<0>(all[i]) == std::get<0>(all[i - 1])) {
       const auto& a = all[i - 1];
       const auto& b = all[i];
-      throw make_error("symbol {} appears twice: in {} and in {} (file stems and symbol columns must name each symbol "
-                       "once)",
-                       std::get<0>(a), parts[std::get<1>(a)].sources[std::get<2>(a)],
-                       parts[std::get<1>(b)].sources[std::get<2>(b)]);
+      throw make_error(
+          "symbol {} appears twice: in {} and in {} (file stems and symbol columns must name each symbol "
+          "once)",
+          std::get<0>(a), parts[std::get<1>(a)].sources[std::get<2>(a)], parts[std::get<1>(b)].sources[std::get<2>(b)]);
     }
   CandleSet set;
   set.source = source;
@@ -245,7 +244,8 @@ CandleSet select_symbols(const CandleSet& set, const std::vector<std::string>& n
     const auto it = index.find(names[i]);
     if (it == index.end()) {
       std::vector<std::string> shown(set.symbols.begin(),
-                                     set.symbols.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(set.n_symbols(), 20)));
+                                     set.symbols.begin() +
+                                         static_cast<std::ptrdiff_t>(std::min<std::size_t>(set.n_symbols(), 20)));
       throw make_error("{}[{}]: no symbol \"{}\" in {} (its {} symbols: {}{})", key_path, i, names[i], set.source,
                        set.n_symbols(), fmt::join(shown, ", "), set.n_symbols() > 20 ? ", ..." : "");
     }
@@ -265,8 +265,9 @@ CandleSet load_candle_set_data(const Json& data, const fs::path& base_dir, bool 
   JsonFields f(data, "data");
   f.reject_unknown({"candles", "candles_dir", "symbols", "cache_dir", "time_format"});
   if (f.has("candles") == f.has("candles_dir"))
-    throw make_error("data: expected exactly one of \"candles\" (a CSV file or a list of them) and \"candles_dir\" (a "
-                     "folder of CSV files)");
+    throw make_error(
+        "data: expected exactly one of \"candles\" (a CSV file or a list of them) and \"candles_dir\" (a "
+        "folder of CSV files)");
   std::optional<fs::path> cache_dir;
   if (f.has("cache_dir")) cache_dir = fs::path(f.get_string("cache_dir"));
   CandlesCsvOptions options = candles_csv_options(f);

@@ -25,11 +25,12 @@ fs::path resolve_existing(const std::string& value, const fs::path& base_dir, co
   std::error_code ec;
   if (dir ? fs::is_directory(p, ec) : fs::is_regular_file(p, ec)) return p;
   if (fs::exists(p, ec))
-    throw make_error("{}: {} is {}, not a {}", key, p.string(), fs::is_directory(p, ec) ? "a folder" : "not a regular file",
-                     dir ? "folder" : "CSV file");
-  throw make_error("{}: no such {}: {} (relative paths are resolved against the config's folder {}, then the "
-                   "current directory)",
-                   key, dir ? "folder" : "file", p.string(), base_dir.string());
+    throw make_error("{}: {} is {}, not a {}", key, p.string(),
+                     fs::is_directory(p, ec) ? "a folder" : "not a regular file", dir ? "folder" : "CSV file");
+  throw make_error(
+      "{}: no such {}: {} (relative paths are resolved against the config's folder {}, then the "
+      "current directory)",
+      key, dir ? "folder" : "file", p.string(), base_dir.string());
 }
 
 CandlesCsvOptions candles_csv_options(const JsonFields& data) {

@@ -38,8 +38,8 @@ struct Row {
 template <typename OnRow>
 CandlesCsvLayout parse_rows(std::string_view text, const std::string& source, const CandlesCsvOptions& options,
                             bool read_symbol, OnRow&& on_row) {
-  const CandlesCsvLayout L = detect_candles_layout(text.substr(0, std::min(text.size(), kCandlesHeadBytes)), source,
-                                                   options, read_symbol);
+  const CandlesCsvLayout L =
+      detect_candles_layout(text.substr(0, std::min(text.size(), kCandlesHeadBytes)), source, options, read_symbol);
   const bool decimal_comma = L.delimiter != ',';
   std::array<int, kNumCols> index = {L.time, L.open, L.high, L.low, L.close, L.volume};
   const int max_index = L.max_index();
@@ -75,8 +75,9 @@ CandlesCsvLayout parse_rows(std::string_view text, const std::string& source, co
       joined += fields[static_cast<std::size_t>(L.time_of_day)].text;
       row.time_text = joined;
     }
-    const bool time_ok = options.time_format.empty() ? parse_time_ms(row.time_text, row.time)
-                                                     : parse_time_with_format(row.time_text, options.time_format, row.time);
+    const bool time_ok = options.time_format.empty()
+                             ? parse_time_ms(row.time_text, row.time)
+                             : parse_time_with_format(row.time_text, options.time_format, row.time);
     if (!time_ok)
       throw make_error("{}:{}:{}: time: cannot parse \"{}\" ({}){}", source, line_no, row.time_field.column,
                        row.time_text,
@@ -101,8 +102,8 @@ CandlesCsvLayout parse_rows(std::string_view text, const std::string& source, co
       const CsvField& f = fields[static_cast<std::size_t>(index[m])];
       if (!parse_candle_number(f.text, decimal_comma, v[m]))
         throw make_error("{}:{}:{}: {}: cannot parse \"{}\" as a finite number{} (read: {})", source, line_no, f.column,
-                         kColNames[m], f.text, decimal_comma ? " (a point or one decimal comma, no thousands separators)" : "",
-                         L.describe());
+                         kColNames[m], f.text,
+                         decimal_comma ? " (a point or one decimal comma, no thousands separators)" : "", L.describe());
     }
     auto where = [&](int m) { return fields[static_cast<std::size_t>(index[m])].column; };
     for (int m = kOpen; m <= kClose; ++m)
@@ -166,9 +167,10 @@ CandleSet parse_candle_set_csv(std::string_view text, const std::string& source,
     Candles& c = per[it->second];
     if (!c.time_ms.empty() && r.time <= c.time_ms.back()) {
       if (!r.symbol.empty())
-        throw make_error("{}:{}:{}: time: \"{}\" is not after the previous bar of symbol {} (line {}; times must "
-                         "increase within a symbol)",
-                         source, r.line, r.time_field.column, r.time_text, name, last_line[it->second]);
+        throw make_error(
+            "{}:{}:{}: time: \"{}\" is not after the previous bar of symbol {} (line {}; times must "
+            "increase within a symbol)",
+            source, r.line, r.time_field.column, r.time_text, name, last_line[it->second]);
       throw make_error("{}:{}:{}: time: \"{}\" is not after the previous bar's time (times must increase)", source,
                        r.line, r.time_field.column, r.time_text);
     }
@@ -181,15 +183,13 @@ CandleSet parse_candle_set_csv(std::string_view text, const std::string& source,
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
   CandleSet set;
   set.source = source;
-  for (const std::size_t i : order)
-    set.append(names[i], has_symbol ? source + "[" + names[i] + "]" : source, per[i]);
+  for (const std::size_t i : order) set.append(names[i], has_symbol ? source + "[" + names[i] + "]" : source, per[i]);
   return set;
 }
 
 std::string read_file_bytes(const std::filesystem::path& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw make_error("{}: is a directory, not a file", path.string());
+  if (std::filesystem::is_directory(path, ec)) throw make_error("{}: is a directory, not a file", path.string());
   std::ifstream in(path, std::ios::binary);
   if (!in) throw make_error("{}: cannot open for reading", path.string());
   // One allocation of the file's size (a growing string would take up to three).
@@ -230,10 +230,11 @@ CandlesFile read_candles_file(const std::filesystem::path& path, const CandlesCs
     const std::uint64_t need = size + file.estimated_bars * kCandlesBytesPerBar;
     const auto available = available_host_memory();
     if (available && need > *available)
-      throw make_error("{}: {} of CSV (about {} bars) needs about {} of memory to load ({} per bar after the file's "
-                       "bytes), but {} is available ({}); load a part of it, or free memory",
-                       source, format_bytes(size), file.estimated_bars, format_bytes(need), kCandlesBytesPerBar,
-                       format_bytes(*available), available_host_memory_source());
+      throw make_error(
+          "{}: {} of CSV (about {} bars) needs about {} of memory to load ({} per bar after the file's "
+          "bytes), but {} is available ({}); load a part of it, or free memory",
+          source, format_bytes(size), file.estimated_bars, format_bytes(need), kCandlesBytesPerBar,
+          format_bytes(*available), available_host_memory_source());
   }
   file.bytes = read_file_bytes(path);
   return file;

@@ -156,8 +156,9 @@ bool parse_epoch(std::string_view s, std::int64_t& out) {
 
 constexpr std::array<const char*, 12> kMonths = {"jan", "feb", "mar", "apr", "may", "jun",
                                                  "jul", "aug", "sep", "oct", "nov", "dec"};
-constexpr std::array<const char*, 12> kMonthNames = {"january", "february", "march",     "april",   "may",      "june",
-                                                     "july",    "august",   "september", "october", "november", "december"};
+constexpr std::array<const char*, 12> kMonthNames = {"january",   "february", "march",    "april",
+                                                     "may",       "june",     "july",     "august",
+                                                     "september", "october",  "november", "december"};
 
 bool starts_with_ci(std::string_view s, std::size_t p, std::string_view word) {
   if (p + word.size() > s.size()) return false;
@@ -238,16 +239,21 @@ std::size_t count_outside_quotes(std::string_view line, char c) {
 
 std::string delimiter_name(char d) {
   switch (d) {
-    case '\t': return "tab";
-    case ';': return "';'";
-    case '|': return "'|'";
-    default: return "','";
+    case '\t':
+      return "tab";
+    case ';':
+      return "';'";
+    case '|':
+      return "'|'";
+    default:
+      return "','";
   }
 }
 
 constexpr const char* kExpected =
     "expected: a header naming a time column (time, date, datetime, timestamp, open_time, ...; or a date and a time "
-    "column) and open, high, low, close and volume (any case; volume optional for strategies that do not read it), or no header "
+    "column) and open, high, low, close and volume (any case; volume optional for strategies that do not read it), or "
+    "no header "
     "and the columns time, open, high, low, close[, volume, ...] (e.g. Binance klines) or date, time, open, high, "
     "low, close[, volume, ...] (e.g. MetaTrader); times as docs/user-guide.md \"Candle CSV files\" lists them, or "
     "data.time_format";
@@ -278,8 +284,9 @@ std::string CandlesCsvLayout::describe() const {
   if (delimiter != ',') out += " (decimal commas allowed)";
   auto name = [&](int i) {
     if (i < 0) return std::string("none");
-    if (header) return names[static_cast<std::size_t>(i)].empty() ? fmt::format("column {} (no name)", i + 1)
-                                                                  : names[static_cast<std::size_t>(i)];
+    if (header)
+      return names[static_cast<std::size_t>(i)].empty() ? fmt::format("column {} (no name)", i + 1)
+                                                        : names[static_cast<std::size_t>(i)];
     return fmt::format("column {}", i + 1);
   };
   if (header) {
@@ -457,12 +464,11 @@ void check_time_format(const std::string& format, const std::string& key) {
   bool directive = false;
   for (std::size_t k = 0; k < format.size(); ++k) {
     if (format[k] != '%') continue;
-    if (k + 1 >= format.size())
-      throw make_error("{}: \"{}\" ends with a lone %", key, format);
+    if (k + 1 >= format.size()) throw make_error("{}: \"{}\" ends with a lone %", key, format);
     const char c = format[++k];
     if (std::string_view("YymdHIMSfpbzs%").find(c) == std::string_view::npos)
-      throw make_error("{}: unknown directive %{} in \"{}\" (supported: %Y %y %m %d %H %I %M %S %f %p %b %z %s %%)", key,
-                       c, format);
+      throw make_error("{}: unknown directive %{} in \"{}\" (supported: %Y %y %m %d %H %I %M %S %f %p %b %z %s %%)",
+                       key, c, format);
     directive = directive || c != '%';
   }
   if (!directive) throw make_error("{}: \"{}\" has no directive such as %Y or %s", key, format);

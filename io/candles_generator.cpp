@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
-#include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "common/hd_math.hpp"
@@ -30,10 +30,10 @@ Candles one_symbol(const CandleSetGeneratorOptions& o, int s, std::int64_t* star
   const int min_bars = o.min_bars > 0 ? o.min_bars : o.bars;
   const int n = boost::random::uniform_int_distribution<int>(min_bars, o.bars)(rng);
   *start_bar = boost::random::uniform_int_distribution<std::int64_t>(0, o.bars - n)(rng);
-  double price = hd::exp(u01(rng) * 7.6);  // 1 .. ~2000
-  const double sigma0 = 0.004 + 0.02 * u01(rng);                          // per-bar volatility, calm regime
-  const double trend = sigma0 * (0.05 + 0.15 * u01(rng));                 // drift in a trending regime
-  int regime = 0;                                                          // -1 down, 0 flat, +1 up
+  double price = hd::exp(u01(rng) * 7.6);                  // 1 .. ~2000
+  const double sigma0 = 0.004 + 0.02 * u01(rng);           // per-bar volatility, calm regime
+  const double trend = sigma0 * (0.05 + 0.15 * u01(rng));  // drift in a trending regime
+  int regime = 0;                                          // -1 down, 0 flat, +1 up
   bool wild = false;
   Candles c;
   c.reserve(static_cast<std::size_t>(n));

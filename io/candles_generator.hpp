@@ -15,11 +15,11 @@
 namespace tpeopt::io {
 
 struct CandleSetGeneratorOptions {
-  int symbols = 100;                        ///< number of symbols (names prefix + zero-padded index)
-  int bars = 1500;                          ///< calendar length and the longest symbol
-  int min_bars = 0;                         ///< shortest symbol; 0 = every symbol has `bars` bars
+  int symbols = 100;  ///< number of symbols (names prefix + zero-padded index)
+  int bars = 1500;    ///< calendar length and the longest symbol
+  int min_bars = 0;   ///< shortest symbol; 0 = every symbol has `bars` bars
   std::uint64_t seed = 1;
-  std::int64_t interval_ms = 86'400'000;    ///< bar interval (default: daily)
+  std::int64_t interval_ms = 86'400'000;           ///< bar interval (default: daily)
   std::int64_t first_time_ms = 1'577'836'800'000;  ///< the calendar's first bar: 2020-01-01 00:00 UTC
   std::string prefix = "SYM";
 };

@@ -11,12 +11,12 @@
 namespace tpeopt::io {
 
 struct DataLoad {
-  std::string source;       ///< the file (or "file[symbol]")
-  std::uint64_t rows = 0;   ///< bars, or trades
-  std::string unit;         ///< "bars" or "trades"
+  std::string source;                      ///< the file (or "file[symbol]")
+  std::uint64_t rows = 0;                  ///< bars, or trades
+  std::string unit;                        ///< "bars" or "trades"
   std::int64_t first_ms = 0, last_ms = 0;  ///< first and last time, Unix milliseconds UTC
-  std::string detail;       ///< more, e.g. "3 tickers, 20 days of market rows"
-  std::uint64_t bytes = 0;  ///< host bytes of the loaded arrays
+  std::string detail;                      ///< more, e.g. "3 tickers, 20 days of market rows"
+  std::uint64_t bytes = 0;                 ///< host bytes of the loaded arrays
 };
 
 /// Adds a load (thread-safe).

@@ -18,8 +18,8 @@ double get_in_range(const JsonFields& fields, const char* key, double fallback, 
 
 tpe::GaConfig parse_ga_config(const Json& object) {
   JsonFields g(object, "search.ga");
-  g.reject_unknown({"population", "elite", "tournament", "crossover", "crossover_rate", "blend_alpha",
-                    "mutation_rate", "mutation_scale"});
+  g.reject_unknown({"population", "elite", "tournament", "crossover", "crossover_rate", "blend_alpha", "mutation_rate",
+                    "mutation_scale"});
   tpe::GaConfig c;
   const auto count = [&](const char* key, std::uint64_t fallback, std::int64_t low, std::int64_t high) {
     return static_cast<std::uint64_t>(g.get_int(key, static_cast<std::int64_t>(fallback), low, high));
@@ -31,14 +31,13 @@ tpe::GaConfig parse_ga_config(const Json& object) {
   c.tournament = count("tournament", c.tournament, 1, 1024);
   const std::string default_crossover = c.crossover == tpe::Crossover::Blend ? "blend" : "uniform";
   c.crossover = g.get_choice("crossover", {"uniform", "blend"}, default_crossover) == "blend" ? tpe::Crossover::Blend
-                                                                                         : tpe::Crossover::Uniform;
+                                                                                              : tpe::Crossover::Uniform;
   c.crossover_rate = get_in_range(g, "crossover_rate", c.crossover_rate, 0.0, 1.0, "a probability in [0, 1]");
   c.blend_alpha = get_in_range(g, "blend_alpha", c.blend_alpha, 0.0, 10.0, "a number in [0, 10]");
   if (g.has("mutation_rate"))
     c.mutation_rate = get_in_range(g, "mutation_rate", 0.0, 0.0, 1.0, "a probability in [0, 1]");
   c.mutation_scale = get_in_range(g, "mutation_scale", c.mutation_scale, 0.0, 10.0, "a number in (0, 10]");
-  if (c.mutation_scale == 0.0)
-    throw make_error("search.ga.mutation_scale: expected a number in (0, 10], got 0");
+  if (c.mutation_scale == 0.0) throw make_error("search.ga.mutation_scale: expected a number in (0, 10], got 0");
   tpe::validate(c);  // the sampler's own checks, so that the two can never disagree
   return c;
 }

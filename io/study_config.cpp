@@ -19,14 +19,12 @@ namespace {
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 53;  // exact in a double; far beyond any run
 
 tpe::Axis parse_values_axis(const std::string& name, const Json& list, const std::string& path) {
-  if (!list.is_array() || list.empty())
-    throw make_error("{}: expected a non-empty list of numbers", path);
+  if (!list.is_array() || list.empty()) throw make_error("{}: expected a non-empty list of numbers", path);
   tpe::Axis axis;
   axis.name = name;
   axis.kind = tpe::Axis::Kind::Categorical;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_number())
-      throw make_error("{}[{}]: expected a number, got {}", path, i, json_type_name(list[i]));
+    if (!list[i].is_number()) throw make_error("{}[{}]: expected a number, got {}", path, i, json_type_name(list[i]));
     const double v = list[i].get<double>();
     if (axis.choice_index(v) != tpe::Axis::npos) throw make_error("{}[{}]: value {} is listed twice", path, i, v);
     axis.choices.push_back(v);
@@ -55,8 +53,8 @@ tpe::Axis parse_axis(const std::string& name, const Json& spec, const std::strin
     for (std::size_t i = 0; i < choices.size(); ++i) {
       const Json& c = choices[i];
       if (strings ? !c.is_string() : !c.is_number())
-        throw make_error("{}[{}]: expected {} like the first choice, got {}", cpath, i, strings ? "a string" : "a number",
-                         json_type_name(c));
+        throw make_error("{}[{}]: expected {} like the first choice, got {}", cpath, i,
+                         strings ? "a string" : "a number", json_type_name(c));
       if (strings) {
         // Labels are written unquoted into trials.csv: keep them CSV-safe.
         if (c.get<std::string>().find_first_of(",\"\r\n") != std::string::npos)
@@ -182,9 +180,9 @@ std::array<bool, 3> parse_operators(const Json& list, const std::string& key) {
   for (const auto& item : list) {
     const auto name = item.is_string() ? item.get<std::string>() : item.dump();
     const auto it = std::find(std::begin(names), std::end(names), name);
-    if (it == std::end(names))
-      throw make_error("{}: \"{}\" is not one of: joint, marginal, recombine", key, name);
-    if (used[static_cast<std::size_t>(it - std::begin(names))]) throw make_error("{}: \"{}\" is listed twice", key, name);
+    if (it == std::end(names)) throw make_error("{}: \"{}\" is not one of: joint, marginal, recombine", key, name);
+    if (used[static_cast<std::size_t>(it - std::begin(names))])
+      throw make_error("{}: \"{}\" is listed twice", key, name);
     used[static_cast<std::size_t>(it - std::begin(names))] = true;
   }
   return used;
@@ -195,13 +193,14 @@ std::array<bool, 3> parse_operators(const Json& list, const std::string& key) {
 tpe::TpeConfig parse_tpe_config(const Json& json) {
   JsonFields t(json, "search.tpe");
   const std::vector<std::string> batch_only = {"good_fraction", "min_good", "min_share", "operators"};
-  const std::vector<std::string> optuna_only = {"multivariate", "multivariate_budget", "prior_weight",
-                                                "consider_magic_clip", "consider_endpoints", "acquisition"};
+  const std::vector<std::string> optuna_only = {"multivariate",        "multivariate_budget", "prior_weight",
+                                                "consider_magic_clip", "consider_endpoints",  "acquisition"};
   t.reject_unknown({"preset", "n_startup_trials", "n_ei_candidates", "threads", "good_fraction", "min_good",
-                    "min_share", "operators", "multivariate", "multivariate_budget", "prior_weight", "consider_magic_clip",
-                    "consider_endpoints", "acquisition"});
+                    "min_share", "operators", "multivariate", "multivariate_budget", "prior_weight",
+                    "consider_magic_clip", "consider_endpoints", "acquisition"});
   tpe::TpeConfig tpe;
-  tpe.preset = t.get_choice("preset", {"batch", "optuna"}, "batch") == "optuna" ? tpe::Preset::Optuna : tpe::Preset::Batch;
+  tpe.preset =
+      t.get_choice("preset", {"batch", "optuna"}, "batch") == "optuna" ? tpe::Preset::Optuna : tpe::Preset::Batch;
   const bool optuna = tpe.preset == tpe::Preset::Optuna;
   for (const auto& key : optuna ? batch_only : optuna_only)
     if (t.has(key))
@@ -235,16 +234,19 @@ tpe::TpeConfig parse_tpe_config(const Json& json) {
   tpe.consider_magic_clip = t.get_bool("consider_magic_clip", tpe.consider_magic_clip);
   tpe.consider_endpoints = t.get_bool("consider_endpoints", tpe.consider_endpoints);
   tpe.threads = static_cast<unsigned>(t.get_int("threads", tpe.threads, 0, 1024));
-  tpe.acquisition =
-      t.get_choice("acquisition", {"fast", "exact"}, "fast") == "exact" ? tpe::Acquisition::Exact : tpe::Acquisition::Fast;
+  tpe.acquisition = t.get_choice("acquisition", {"fast", "exact"}, "fast") == "exact" ? tpe::Acquisition::Exact
+                                                                                      : tpe::Acquisition::Fast;
   return tpe;
 }
 
 Json multivariate_json(tpe::Multivariate m) {
   switch (m) {
-    case tpe::Multivariate::Off: return false;
-    case tpe::Multivariate::On: return true;
-    case tpe::Multivariate::Auto: break;
+    case tpe::Multivariate::Off:
+      return false;
+    case tpe::Multivariate::On:
+      return true;
+    case tpe::Multivariate::Auto:
+      break;
   }
   return "auto";
 }
@@ -256,7 +258,8 @@ std::int64_t parse_date_days(const std::string& text, const std::string& path) {
   const bool iso = text.size() == 10 && text[4] == '-' && text[7] == '-';
   std::int64_t days = 0;
   if (!iso || !parse_date(text, days)) {
-    const bool digits_in_place = iso && std::all_of(text.begin(), text.end(), [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
+    const bool digits_in_place =
+        iso && std::all_of(text.begin(), text.end(), [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
     if (!digits_in_place) throw make_error("{}: \"{}\" is not a date YYYY-MM-DD", path, text);
     throw make_error("{}: \"{}\" is not a date of the calendar (years 1900 to 2200)", path, text);
   }
@@ -302,9 +305,10 @@ std::vector<std::string> duplicate_keys(const std::string& text, const std::stri
             raw.find('\\') == std::string::npos ? raw : Json::parse(text.substr(i, end - i)).get<std::string>();
         auto [it, inserted] = stack.back().keys.emplace(key, start);
         if (!inserted)
-          found.push_back(fmt::format("{}:{}:{}: duplicate key \"{}\" (first at line {}, column {}); a key may appear "
-                                      "once in an object",
-                                      source, start.line, start.column, key, it->second.line, it->second.column));
+          found.push_back(
+              fmt::format("{}:{}:{}: duplicate key \"{}\" (first at line {}, column {}); a key may appear "
+                          "once in an object",
+                          source, start.line, start.column, key, it->second.line, it->second.column));
         stack.back().expect_key = false;
       }
       for (; i < end; ++i) advance(text[i]);
@@ -381,7 +385,8 @@ strategies::GivenParam parse_param(StudyConfig& c, const std::string& name, cons
                      json_type_name(spec));
   tpe::Axis axis = parse_axis(name, spec, path);
   tpe::SearchSpace{{axis}}.validate();
-  const std::string list_key = spec.is_array() ? path : (spec.contains("values") ? path + ".values" : path + ".choices");
+  const std::string list_key =
+      spec.is_array() ? path : (spec.contains("values") ? path + ".values" : path + ".choices");
   strategies::GivenParam given = given_param(axis, list_key);
   c.space.axes.push_back(std::move(axis));
   return given;
@@ -404,7 +409,8 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     });
     const strategies::StrategyEntry* entry = c.entry;  // null: the strategy is refused (its keys are not known)
     if (entry) {
-      std::vector<std::string> allowed = {"strategy", "data", "objective", "search", "params", "executor", "description"};
+      std::vector<std::string> allowed = {"strategy", "data",     "objective",  "search",
+                                          "params",   "executor", "description"};
       allowed.insert(allowed.end(), entry->root_keys.begin(), entry->root_keys.end());
       root.reject_unknown(allowed, &errors);
     }
@@ -418,7 +424,8 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     } else if (entry && !root.has("data")) {
       errors.add(fmt::format("data: missing (required by strategy {})", c.strategy));
     } else if (root.has("data")) {
-      data_ok = errors.check([&] { JsonFields fields(root.at("data"), "data"); });  // an object; the strategy checks its keys
+      data_ok =
+          errors.check([&] { JsonFields fields(root.at("data"), "data"); });  // an object; the strategy checks its keys
       if (data_ok) {
         data = root.at("data");
         // Data subsets (docs/strategies.md, "Data subsets") are the engine's, not the strategy's.
@@ -608,10 +615,8 @@ Json StudyConfig::resolved() const {
     }
     const auto& a = space.axes[space.find(name)];
     if (a.kind == tpe::Axis::Kind::Categorical) {
-      if (a.choice_labels.empty())
-        p[name] = {{"values", a.choices}};
-      else
-        p[name] = {{"type", "categorical"}, {"choices", a.choice_labels}};
+      if (a.choice_labels.empty()) p[name] = {{"values", a.choices}};
+      else p[name] = {{"type", "categorical"}, {"choices", a.choice_labels}};
     } else {
       Json ax = {{"type", a.kind == tpe::Axis::Kind::Int ? "int" : "float"}, {"low", a.low}, {"high", a.high}};
       if (a.step > 0.0) ax["step"] = a.step;

@@ -63,12 +63,12 @@ struct HalvingConfig {
 
 /// `search`: how trials are proposed and batched.
 struct SearchConfig {
-  std::string sampler = "tpe";    ///< tpe | random | grid | ga
-  std::uint64_t trials = 1000;    ///< total trials (grid: all combinations unless smaller)
-  std::uint64_t batch = 256;      ///< trials per batch (>= 1)
-  std::uint64_t depth = 2;        ///< batches in flight (>= 1)
-  std::uint64_t seed = 0;         ///< study seed: with the config, fixes the run
-  std::uint64_t top_k = 10;       ///< size of top.json
+  std::string sampler = "tpe";  ///< tpe | random | grid | ga
+  std::uint64_t trials = 1000;  ///< total trials (grid: all combinations unless smaller)
+  std::uint64_t batch = 256;    ///< trials per batch (>= 1)
+  std::uint64_t depth = 2;      ///< batches in flight (>= 1)
+  std::uint64_t seed = 0;       ///< study seed: with the config, fixes the run
+  std::uint64_t top_k = 10;     ///< size of top.json
   tpe::TpeConfig tpe;
   tpe::GaConfig ga;  ///< `search.ga` (docs/samplers.md)
   HalvingConfig halving;
@@ -76,9 +76,9 @@ struct SearchConfig {
 
 /// A whole study config, validated. Paths are resolved against the config's folder.
 struct StudyConfig {
-  std::string source;              ///< where it came from, for messages
-  std::filesystem::path base_dir;  ///< relative data paths are resolved against this
-  std::string strategy;            ///< a registered strategy's name (strategies/registry.hpp)
+  std::string source;                                ///< where it came from, for messages
+  std::filesystem::path base_dir;                    ///< relative data paths are resolved against this
+  std::string strategy;                              ///< a registered strategy's name (strategies/registry.hpp)
   const strategies::StrategyEntry* entry = nullptr;  ///< its registry entry
   /// The strategy's own part of the config (its `data` object, objective, root keys of its
   /// own), parsed and checked by its registration.

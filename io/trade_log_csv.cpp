@@ -25,13 +25,28 @@ std::vector<TradeLogRow> parse_trade_log_csv(std::string_view text, const std::s
                                        "Entry Adx7",
                                        "Trade Best Exit Percent",
                                        "Trade Percent Change"};
-  enum { kDate, kId, kTicker, kEntryPrice, kExitPrice, kEntryTime, kExitTime, kWorst, kVol, kRatio, kAdx28, kAdx14,
-         kAdx7, kBest, kChange };
+  enum {
+    kDate,
+    kId,
+    kTicker,
+    kEntryPrice,
+    kExitPrice,
+    kEntryTime,
+    kExitTime,
+    kWorst,
+    kVol,
+    kRatio,
+    kAdx28,
+    kAdx14,
+    kAdx7,
+    kBest,
+    kChange
+  };
   CsvRows rows(text, source);
   if (!rows.next()) throw make_error("{}:1:1: empty file (expected a header)", source);
-  const auto col = rows.find_columns({kNames[0], kNames[1], kNames[2], kNames[3], kNames[4], kNames[5], kNames[6],
-                                      kNames[7], kNames[8], kNames[9], kNames[10], kNames[11], kNames[12], kNames[13],
-                                      kNames[14]});
+  const auto col =
+      rows.find_columns({kNames[0], kNames[1], kNames[2], kNames[3], kNames[4], kNames[5], kNames[6], kNames[7],
+                         kNames[8], kNames[9], kNames[10], kNames[11], kNames[12], kNames[13], kNames[14]});
   const std::size_t need = *std::max_element(col.begin(), col.end()) + 1;
   auto number = [&](int c) {
     double v = 0;
@@ -62,7 +77,8 @@ std::vector<TradeLogRow> parse_trade_log_csv(std::string_view text, const std::s
     if (!parse_date(rows.field(col[kDate]), day))
       rows.fail(col[kDate], fmt::format("Date: \"{}\" is not a date MM/DD/YYYY or YYYY-MM-DD", rows.field(col[kDate])));
     t.entry_price = number(kEntryPrice);
-    if (!(t.entry_price > 0)) rows.fail(col[kEntryPrice], fmt::format("Entry Price: {} is not positive", t.entry_price));
+    if (!(t.entry_price > 0))
+      rows.fail(col[kEntryPrice], fmt::format("Entry Price: {} is not positive", t.entry_price));
     const double exit_price = number(kExitPrice);
     if (!(exit_price > 0)) rows.fail(col[kExitPrice], fmt::format("Exit Price: {} is not positive", exit_price));
     t.entry_time = day * 86400 + time_of_day(kEntryTime);

@@ -14,13 +14,13 @@ namespace tpeopt::io {
 
 /// One kept trade as logged.
 struct TradeLogRow {
-  std::uint32_t ticker = 0;      ///< ticker id
-  std::int64_t entry_time = 0;   ///< seconds since 1970-01-01
+  std::uint32_t ticker = 0;     ///< ticker id
+  std::int64_t entry_time = 0;  ///< seconds since 1970-01-01
   std::int64_t exit_time = 0;
   double entry_price = 0;
-  float metrics[5] = {};         ///< volatility percent, volatility ratio, adx28, adx14, adx7 (float32)
-  double logged_pct = 0;         ///< Trade Percent Change
-  std::size_t line = 0;          ///< line in the log, for messages
+  float metrics[5] = {};  ///< volatility percent, volatility ratio, adx28, adx14, adx7 (float32)
+  double logged_pct = 0;  ///< Trade Percent Change
+  std::size_t line = 0;   ///< line in the log, for messages
 };
 
 /// Parses the log's text. Trades of tickers not in `keep` are counted in `dropped` and

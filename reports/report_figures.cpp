@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "reports/svg_plot.hpp"
 #include "io/candle_set.hpp"
+#include "reports/svg_plot.hpp"
 
 namespace tpeopt::engine {
 
@@ -123,7 +123,8 @@ std::string history_figure(const RunReportData& run) {
     if (i % stride != 0) continue;
     points += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.2"/>)", px, ypos(t.score));
   }
-  if (!crosses.empty()) c.raw(fmt::format(R"(<path d="{}" stroke="{}" stroke-width="1.2" fill="none"/>)", crosses, kGrey) + "\n");
+  if (!crosses.empty())
+    c.raw(fmt::format(R"(<path d="{}" stroke="{}" stroke-width="1.2" fill="none"/>)", crosses, kGrey) + "\n");
   c.raw(fmt::format(R"(<g fill="{}" fill-opacity="0.45">{}</g>)", kBlue, points) + "\n");
   if (!failed.empty()) c.raw(fmt::format(R"(<path d="{}" stroke="{}" stroke-width="1.5"/>)", failed, kRed) + "\n");
 
@@ -144,8 +145,10 @@ std::string history_figure(const RunReportData& run) {
   lx = svg::legend_entry(c, lx, 18, svg::Swatch::Line, kOrange,
                          best.empty() ? "best so far (none feasible)"
                                       : fmt::format("best so far ({})", svg::format_number(best.back().second, 6)));
-  if (n_infeasible) lx = svg::legend_entry(c, lx, 18, svg::Swatch::Cross, kGrey, fmt::format("infeasible ({})", n_infeasible));
-  if (n_failed) lx = svg::legend_entry(c, lx, 18, svg::Swatch::Line, kRed, fmt::format("failed: no score ({})", n_failed));
+  if (n_infeasible)
+    lx = svg::legend_entry(c, lx, 18, svg::Swatch::Cross, kGrey, fmt::format("infeasible ({})", n_infeasible));
+  if (n_failed)
+    lx = svg::legend_entry(c, lx, 18, svg::Swatch::Line, kRed, fmt::format("failed: no score ({})", n_failed));
   std::string notes;
   if (clipped) notes += fmt::format("{} outlying trials drawn on the edge", n_outside);
   if (stride > 1) notes += fmt::format("{}every {}th trial drawn", notes.empty() ? "" : "; ", stride);
@@ -233,8 +236,8 @@ void param_panel(Canvas& c, double ox, double oy, double w, double h, const tpe:
   if (bins.categorical || bins.per_value) {
     const std::size_t every = std::max<std::size_t>(1, (bins.n + 7) / 8);
     for (std::size_t i = 0; i < bins.n; i += every) {
-      std::string label = bins.categorical ? bins.labels[i]
-                                            : svg::format_number(axis.low + bins.step * static_cast<double>(i));
+      std::string label =
+          bins.categorical ? bins.labels[i] : svg::format_number(axis.low + bins.step * static_cast<double>(i));
       if (label.size() > 10) label = label.substr(0, 9) + "\xE2\x80\xA6";
       c.text(pl + bw * (static_cast<double>(i) + 0.5), pb + 14, label, "middle", 10, R"(fill="#444")");
     }
@@ -335,10 +338,12 @@ std::string timeline_figure(const RunReportData& run, std::size_t last_batches) 
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const double prev_end = latest_end;
     if (shown[i]->exec_begin > prev_end) {
-      c.raw(fmt::format(R"(<rect x="{:.2f}" y="{:.1f}" width="{:.2f}" height="{:.1f}" fill="{}"><title>executor idle {:.3f} ms before batch {}</title></rect>)",
-                        x(prev_end), executor_y + 6, x(shown[i]->exec_begin) - x(prev_end), lane_h - 12, kIdle,
-                        shown[i]->exec_begin - prev_end, shown[i]->batch) +
-            "\n");
+      c.raw(
+          fmt::format(
+              R"(<rect x="{:.2f}" y="{:.1f}" width="{:.2f}" height="{:.1f}" fill="{}"><title>executor idle {:.3f} ms before batch {}</title></rect>)",
+              x(prev_end), executor_y + 6, x(shown[i]->exec_begin) - x(prev_end), lane_h - 12, kIdle,
+              shown[i]->exec_begin - prev_end, shown[i]->batch) +
+          "\n");
     }
     busy += std::max(0.0, shown[i]->exec_end - std::max(shown[i]->exec_begin, latest_end));
     latest_end = std::max(latest_end, shown[i]->exec_end);
@@ -347,9 +352,9 @@ std::string timeline_figure(const RunReportData& run, std::size_t last_batches) 
   auto interval = [&](double b, double e, double y, const char* color, const std::string& tip, std::uint64_t batch) {
     // At least 2 px wide so that short intervals stay visible; a thin white edge separates wide neighbours.
     const double px = x(b), w = std::max(2.0, x(e) - x(b));
-    c.raw(fmt::format(R"(<rect x="{:.2f}" y="{:.1f}" width="{:.2f}" height="{:.1f}" fill="{}"{}><title>{}</title></rect>)",
-                      px, y, w, lane_h - 12, color, w >= 6 ? R"( stroke="#fff" stroke-width="0.5")" : "",
-                      svg::escape(tip)) +
+    c.raw(fmt::format(
+              R"(<rect x="{:.2f}" y="{:.1f}" width="{:.2f}" height="{:.1f}" fill="{}"{}><title>{}</title></rect>)", px,
+              y, w, lane_h - 12, color, w >= 6 ? R"( stroke="#fff" stroke-width="0.5")" : "", svg::escape(tip)) +
           "\n");
     if (w >= 22) c.text(px + w / 2, y + (lane_h - 12) / 2 + 4, std::to_string(batch), "middle", 10, R"(fill="#fff")");
   };
@@ -358,8 +363,8 @@ std::string timeline_figure(const RunReportData& run, std::size_t last_batches) 
              fmt::format("batch {}: ask {:.3f} ms ({:.3f} hidden behind the executor)", b->batch, b->ask_ms,
                          b->overlap_ms),
              b->batch);
-    interval(b->tell_begin, b->tell_end, sampler_y + 6, kGreen, fmt::format("batch {}: tell {:.3f} ms", b->batch, b->tell_ms),
-             b->batch);
+    interval(b->tell_begin, b->tell_end, sampler_y + 6, kGreen,
+             fmt::format("batch {}: tell {:.3f} ms", b->batch, b->tell_ms), b->batch);
     interval(b->exec_begin, b->exec_end, executor_y + 6, kOrange,
              fmt::format("batch {}: executor {:.3f} ms, idle before it {:.3f} ms{}", b->batch, b->exec_ms, b->idle_ms,
                          std::isnan(b->device_occupancy)

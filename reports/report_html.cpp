@@ -10,10 +10,10 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "study/data_subsets.hpp"
-#include "reports/report_figures.hpp"
 #include "engine/study_result.hpp"
+#include "reports/report_figures.hpp"
 #include "reports/svg_plot.hpp"
+#include "study/data_subsets.hpp"
 
 namespace tpeopt::engine {
 
@@ -76,8 +76,8 @@ std::string grid_summary_section(const RunReportData& run) {
       {"digest", t.digest.empty() ? "&ndash; (written at the end of a run)" : "<code>" + escape(t.digest) + "</code>"},
       {"search time", ms(t.exec_ms)},
   };
-  std::string html = "<section id=\"summary\">\n<h1>tpeopt report: " + escape(run.dir.filename().string()) + " " +
-                     status + "</h1>\n";
+  std::string html =
+      "<section id=\"summary\">\n<h1>tpeopt report: " + escape(run.dir.filename().string()) + " " + status + "</h1>\n";
   html += "<p class=\"note\">" + escape(run.dir.string()) +
           ": an exact grid (grid_journal.bin) keeps each segment's top trials, not every trial: there is no history, "
           "parameter or timeline figure.</p>\n<table class=\"summary\">\n";
@@ -124,8 +124,8 @@ std::string summary_section(const RunReportData& run) {
                                : fmt::format("{:.1f}% of SM time", 100.0 * t.device_occupancy)},
       {"trials by outcome", escape(describe_counts(counts, min_trades))},
   };
-  std::string html = "<section id=\"summary\">\n<h1>tpeopt report: " + escape(run.dir.filename().string()) + " " +
-                     status + "</h1>\n";
+  std::string html =
+      "<section id=\"summary\">\n<h1>tpeopt report: " + escape(run.dir.filename().string()) + " " + status + "</h1>\n";
   html += "<p class=\"note\">" + escape(run.dir.string()) +
           (t.from_summary ? "" : ": totals computed from timings.csv") + "</p>\n<table class=\"summary\">\n";
   for (std::size_t i = 0; i < rows.size(); i += 2) {
@@ -155,7 +155,9 @@ constexpr std::size_t kTopRows = 1000;  ///< rows of the top table at most (top_
 std::string top_section(const RunReportData& run) {
   std::string html = "<section id=\"top\">\n<h2>Top trials</h2>\n<p class=\"note\">";
   const io::Json& top = run.top;
-  html += run.top_from_file ? "from top.json" : (run.grid ? "top.json not written yet" : "ranked from trials.csv (top.json not written yet)");
+  html += run.top_from_file
+              ? "from top.json"
+              : (run.grid ? "top.json not written yet" : "ranked from trials.csv (top.json not written yet)");
   if (top.size() > kTopRows) html += fmt::format("; the first {} of {}", kTopRows, top.size());
   html += escape(fmt::format(". Backtest one with: tpeopt backtest --run {} --top-rank N --trades-out trades.csv",
                              run.dir.string()));
@@ -171,10 +173,13 @@ std::string top_section(const RunReportData& run) {
       for (const auto& [k, v] : e["params"].items()) params.push_back(k);
   }
   html += "<table class=\"top\">\n";
-  html += fmt::format("<tr><th colspan=\"4\"></th>{}{}</tr>\n",
-                      metrics.empty() ? "" : fmt::format("<th class=\"group\" colspan=\"{}\">metrics</th>", metrics.size()),
-                      params.empty() ? "" : fmt::format("<th class=\"group\" colspan=\"{}\">parameters</th>", params.size()));
-  html += std::string("<tr><th>rank</th><th>") + (run.grid ? "combination" : "trial") + "</th><th>score</th><th>violation</th>";
+  html +=
+      fmt::format("<tr><th colspan=\"4\"></th>{}{}</tr>\n",
+                  metrics.empty() ? "" : fmt::format("<th class=\"group\" colspan=\"{}\">metrics</th>", metrics.size()),
+                  params.empty() ? ""
+                                 : fmt::format("<th class=\"group\" colspan=\"{}\">parameters</th>", params.size()));
+  html += std::string("<tr><th>rank</th><th>") + (run.grid ? "combination" : "trial") +
+          "</th><th>score</th><th>violation</th>";
   for (const auto& m : metrics) html += "<th>" + escape(m) + "</th>";
   for (const auto& p : params) html += "<th>" + escape(p) + "</th>";
   html += "</tr>\n";
@@ -242,16 +247,18 @@ std::string equity_section(const RunReportData& run) {
       parts.push_back(fmt::format("{}{} trades, final equity {}", e.name.empty() ? "" : e.name + ": ", e.trades,
                                   svg::format_number(final, 6)));
     }
-    note = fmt::format("The best trial (top.json's first) backtested on all the data{}: the compounded equity "
-                       "prod(1 + return) after each trade, in exit order{}. ",
-                       run.config.has_parts() ? " (the run scored it on its in-sample part only)" : "",
-                       run.equity.size() > 8 ? "; the first 8 symbols are drawn" : "");
+    note = fmt::format(
+        "The best trial (top.json's first) backtested on all the data{}: the compounded equity "
+        "prod(1 + return) after each trade, in exit order{}. ",
+        run.config.has_parts() ? " (the run scored it on its in-sample part only)" : "",
+        run.equity.size() > 8 ? "; the first 8 symbols are drawn" : "");
     for (std::size_t i = 0; i < parts.size(); ++i) note += (i ? "; " : "") + parts[i];
     note += ".";
   }
-  return fmt::format("<section class=\"figure\" id=\"fig-equity\">\n<h2>Equity of the best trial</h2>\n<p "
-                     "class=\"note\">{}</p>\n{}</section>\n",
-                     escape(note), run.equity_note.empty() ? equity_figure(run) : std::string());
+  return fmt::format(
+      "<section class=\"figure\" id=\"fig-equity\">\n<h2>Equity of the best trial</h2>\n<p "
+      "class=\"note\">{}</p>\n{}</section>\n",
+      escape(note), run.equity_note.empty() ? equity_figure(run) : std::string());
 }
 
 /// Hold-out (docs/strategies.md, "Data subsets"): each top trial's in-sample and out-of-sample score side by
@@ -270,18 +277,21 @@ std::string holdout_section(const RunReportData& run) {
       out.push_back(b);
     }
     rows += "<tr><td>" + json_cell(e.value("rank", io::Json(nullptr))) + "</td><td>" +
-            json_cell(e.value("trial", io::Json(nullptr))) + "</td><td>" + json_cell(e.value("score", io::Json(nullptr))) +
-            "</td><td>" + json_cell(o.value("score", io::Json(nullptr))) + "</td><td>" +
+            json_cell(e.value("trial", io::Json(nullptr))) + "</td><td>" +
+            json_cell(e.value("score", io::Json(nullptr))) + "</td><td>" +
+            json_cell(o.value("score", io::Json(nullptr))) + "</td><td>" +
             json_cell(o.value("violation", io::Json(nullptr))) + "</td></tr>\n";
   }
   if (rows.empty()) return "";
   const double rho = spearman_correlation(in, out);
   std::string html = "<section id=\"holdout\">\n<h2>Hold-out</h2>\n<p class=\"note\">";
-  html += escape(fmt::format("The top trials scored on the out-of-sample part the optimizer never saw. Rank correlation "
-                             "of in-sample and out-of-sample scores (Spearman): {}.",
-                             std::isnan(rho) ? std::string("undefined") : fmt::format("{:.3f}", rho)));
-  html += "</p>\n<table class=\"top\">\n<tr><th>rank</th><th>trial</th><th>in-sample "
-          "score</th><th>out-of-sample score</th><th>out-of-sample violation</th></tr>\n";
+  html +=
+      escape(fmt::format("The top trials scored on the out-of-sample part the optimizer never saw. Rank correlation "
+                         "of in-sample and out-of-sample scores (Spearman): {}.",
+                         std::isnan(rho) ? std::string("undefined") : fmt::format("{:.3f}", rho)));
+  html +=
+      "</p>\n<table class=\"top\">\n<tr><th>rank</th><th>trial</th><th>in-sample "
+      "score</th><th>out-of-sample score</th><th>out-of-sample violation</th></tr>\n";
   return html + rows + "</table>\n</section>\n";
 }
 
@@ -293,18 +303,19 @@ std::string render_report_html(const RunReportData& run, const ReportOptions& op
                      escape(run.dir.filename().string()) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   html += summary_section(run);
   if (!run.grid) {
-    html += figure_section("fig-history", "Optimization history",
-                           "Score of every trial in trial order, and the best feasible score so far.",
-                           history_figure(run));
+    html +=
+        figure_section("fig-history", "Optimization history",
+                       "Score of every trial in trial order, and the best feasible score so far.", history_figure(run));
     html += figure_section("fig-params", "Parameters of the top trials",
                            fmt::format("Where the top {} trials by rank (10%, at least 10) lie, against all {} trials.",
                                        k, run.trials.size()),
                            params_figure(run));
-    html += figure_section("fig-timeline", "Pipeline timeline",
-                           fmt::format("The last {} evaluated batches: the sampler's ask and tell against the "
-                                       "executor's busy time; gaps in the executor lane are idle time. Hover for times.",
-                                       options.last_batches),
-                           timeline_figure(run, options.last_batches));
+    html +=
+        figure_section("fig-timeline", "Pipeline timeline",
+                       fmt::format("The last {} evaluated batches: the sampler's ask and tell against the "
+                                   "executor's busy time; gaps in the executor lane are idle time. Hover for times.",
+                                   options.last_batches),
+                       timeline_figure(run, options.last_batches));
   }
   html += top_section(run);
   html += holdout_section(run);

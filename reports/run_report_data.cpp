@@ -10,13 +10,13 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "study/backtest.hpp"
-#include "storage/run_directory.hpp"
-#include "study/study.hpp"
 #include "engine/trial_ranking.hpp"
 #include "io/csv_rows.hpp"
 #include "io/data_log.hpp"
+#include "storage/run_directory.hpp"
 #include "strategies/symbol_strategy.hpp"
+#include "study/backtest.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::engine {
 
@@ -128,8 +128,8 @@ std::vector<ReportBatch> load_batches(const fs::path& p) {
     b.batch = count(rows, c[0]);
     b.first_trial = count(rows, c[1]);
     b.trials = count(rows, c[2]);
-    double* ms[] = {&b.ask_ms,    &b.exec_ms,    &b.tell_ms,    &b.overlap_ms, &b.idle_ms,  &b.wall_ms,
-                    &b.ask_begin, &b.ask_end,    &b.exec_begin, &b.exec_end,   &b.tell_begin, &b.tell_end};
+    double* ms[] = {&b.ask_ms,    &b.exec_ms, &b.tell_ms,    &b.overlap_ms, &b.idle_ms,    &b.wall_ms,
+                    &b.ask_begin, &b.ask_end, &b.exec_begin, &b.exec_end,   &b.tell_begin, &b.tell_end};
     for (std::size_t i = 0; i < 12; ++i) *ms[i] = number(rows, c[3 + i]);
     b.replayed = count(rows, c[15]) != 0;
     if (c_occupancy < width && !rows.field(c_occupancy).empty()) b.device_occupancy = number(rows, c_occupancy);
@@ -337,7 +337,8 @@ RunReportData load_run_report_data(const fs::path& dir, bool with_data) {
   const auto summary_text = read_text(summary_path);
   if (summary_text) d.summary = read_json(summary_path, *summary_text);
   if (d.grid) {
-    d.totals = summary_text ? grid_totals_from_summary(summary_path, d.summary) : grid_totals_from_csv(dir / "timings.csv");
+    d.totals =
+        summary_text ? grid_totals_from_summary(summary_path, d.summary) : grid_totals_from_csv(dir / "timings.csv");
   } else {
     d.trials = load_trials(dir / "trials.csv", d.config);
     d.batches = load_batches(dir / "timings.csv");

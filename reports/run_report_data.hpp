@@ -33,7 +33,7 @@ struct ReportBatch {
   std::uint64_t batch = 0, first_trial = 0, trials = 0;
   double ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0, wall_ms = 0;
   double ask_begin = 0, ask_end = 0, exec_begin = 0, exec_end = 0, tell_begin = 0, tell_end = 0;
-  bool replayed = false;  ///< replayed from the journal by a resume: no intervals
+  bool replayed = false;          ///< replayed from the journal by a resume: no intervals
   double device_occupancy = NAN;  ///< NaN: not measured (CPU executor, older runs)
 };
 
@@ -42,24 +42,24 @@ struct ReportTotals {
   std::uint64_t trials = 0, batches = 0;
   double wall_ms = 0, ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0;
   double device_occupancy = NAN;  ///< NaN: not measured
-  std::string digest;     ///< empty when summary.json is absent
-  bool complete = false;  ///< summary.json says the run completed
+  std::string digest;             ///< empty when summary.json is absent
+  bool complete = false;          ///< summary.json says the run completed
   bool from_summary = false;
 };
 
 /// The data a run read, as the report finds it now.
 struct ReportData {
-  io::Json config_data;                  ///< config.json's `data` (null: the strategy reads none)
-  std::vector<std::string> loaded;       ///< "file: N bars, FIRST .. LAST", a line per file or symbol
+  io::Json config_data;                    ///< config.json's `data` (null: the strategy reads none)
+  std::vector<std::string> loaded;         ///< "file: N bars, FIRST .. LAST", a line per file or symbol
   std::vector<std::string> checksums_run;  ///< data.json: the checksums when the run started
   std::vector<std::string> checksums_now;  ///< of the data loaded now (empty when it could not be)
-  std::string error;                     ///< why the data could not be loaded ("" when it was)
+  std::string error;                       ///< why the data could not be loaded ("" when it was)
 };
 
 /// One line of the best trial's equity: after each of its trades (in exit order) the
 /// compounded equity prod(1 + return), from 1 at the first entry.
 struct EquitySeries {
-  std::string name;  ///< the symbol ("" for one series)
+  std::string name;                                     ///< the symbol ("" for one series)
   std::vector<std::pair<std::int64_t, double>> points;  ///< (Unix ms, equity)
   std::size_t trades = 0;
 };

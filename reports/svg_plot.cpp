@@ -12,12 +12,23 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char ch : text) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -138,9 +149,15 @@ void x_axis(Canvas& c, const Scale& scale, double y, const std::vector<double>& 
 
 double legend_entry(Canvas& c, double x, double y, Swatch kind, std::string_view color, std::string_view label) {
   switch (kind) {
-    case Swatch::Box: c.rect(x, y - 6, 14, 12, color); break;
-    case Swatch::Dot: c.circle(x + 7, y, 4, color); break;
-    case Swatch::Line: c.line(x, y, x + 18, y, color, 2.5); break;
+    case Swatch::Box:
+      c.rect(x, y - 6, 14, 12, color);
+      break;
+    case Swatch::Dot:
+      c.circle(x + 7, y, 4, color);
+      break;
+    case Swatch::Line:
+      c.line(x, y, x + 18, y, color, 2.5);
+      break;
     case Swatch::Cross:
       c.line(x + 3, y - 4, x + 11, y + 4, color, 1.6);
       c.line(x + 3, y + 4, x + 11, y - 4, color, 1.6);

@@ -15,16 +15,18 @@ std::string render_walk_forward_html(const io::Json& table, const std::string& t
   using svg::escape;
   const auto cell = walk_forward_cell;
   const io::Json& folds = table.at("fold_results");
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>tpeopt "
-                     "walk-forward: " +
-                     escape(title) +
-                     "</title>\n<style>body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"
-                     "th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f2f2f2}"
-                     "</style>\n</head>\n<body>\n<h1>Walk-forward: " +
-                     escape(title) + "</h1>\n";
-  html += fmt::format("<p>{} folds; each optimizes on its window and scores its best trials on the next window "
-                      "({}). Each fold's own report: <code>tpeopt report DIR/fold-N</code>.</p>\n",
-                      folds.size(), escape(table.value("unit", std::string())));
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>tpeopt "
+      "walk-forward: " +
+      escape(title) +
+      "</title>\n<style>body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"
+      "th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f2f2f2}"
+      "</style>\n</head>\n<body>\n<h1>Walk-forward: " +
+      escape(title) + "</h1>\n";
+  html += fmt::format(
+      "<p>{} folds; each optimizes on its window and scores its best trials on the next window "
+      "({}). Each fold's own report: <code>tpeopt report DIR/fold-N</code>.</p>\n",
+      folds.size(), escape(table.value("unit", std::string())));
   // Figure: best trial's in-sample and out-of-sample score per fold.
   std::vector<double> ins, outs;
   double lo = 0, hi = 0;
@@ -52,20 +54,21 @@ std::string render_walk_forward_html(const io::Json& table, const std::string& t
   double lx = svg::legend_entry(c, left, 285, svg::Swatch::Box, "#4c78a8", "in-sample (best trial)");
   svg::legend_entry(c, lx + 16, 285, svg::Swatch::Box, "#f58518", "out-of-sample (same trial)");
   html += "<section id=\"fig-folds\">\n<h2>Best trial per fold</h2>\n" + c.finish() + "</section>\n";
-  html += "<section id=\"folds\">\n<h2>Folds</h2>\n<table>\n<tr><th>fold</th><th>in-sample window</th><th>out-of-sample "
-          "window</th><th>complete</th><th>best trial</th><th>in-sample score</th><th>out-of-sample score</th>"
-          "<th>Spearman (top K)</th></tr>\n";
+  html +=
+      "<section id=\"folds\">\n<h2>Folds</h2>\n<table>\n<tr><th>fold</th><th>in-sample window</th><th>out-of-sample "
+      "window</th><th>complete</th><th>best trial</th><th>in-sample score</th><th>out-of-sample score</th>"
+      "<th>Spearman (top K)</th></tr>\n";
   for (const auto& f : folds) {
     auto window = [](const io::Json& w) {
       return fmt::format("{} .. {} ({})", w.value("first", std::string()), w.value("last", std::string()),
                          w.value("atoms", 0));
     };
-    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}"
-                        "</td></tr>\n",
-                        f.value("fold", 0), escape(window(f["in_sample"])), escape(window(f["out_of_sample"])),
-                        f.value("complete", false) ? "yes" : "no", escape(cell(f["best_trial"])),
-                        escape(cell(f["in_sample_score"])), escape(cell(f["out_of_sample_score"])),
-                        escape(cell(f["spearman"])));
+    html += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}"
+        "</td></tr>\n",
+        f.value("fold", 0), escape(window(f["in_sample"])), escape(window(f["out_of_sample"])),
+        f.value("complete", false) ? "yes" : "no", escape(cell(f["best_trial"])), escape(cell(f["in_sample_score"])),
+        escape(cell(f["out_of_sample_score"])), escape(cell(f["spearman"])));
   }
   html += "</table>\n</section>\n</body>\n</html>\n";
   return html;

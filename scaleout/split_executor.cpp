@@ -165,10 +165,8 @@ BatchResult SplitExecutor::complete() {
     out.timings.busy_ms = std::max(out.timings.busy_ms, r.timings.busy_ms);
     out.timings.sm_busy_ms += r.timings.sm_busy_ms;
     out.timings.sm_span_ms += r.timings.sm_span_ms;
-    if (r.timings.busy_ms > 0 && r.n_trials >= 64)
-      rates[i] = static_cast<double>(r.n_trials) / r.timings.busy_ms;
-    else
-      measured = false;
+    if (r.timings.busy_ms > 0 && r.n_trials >= 64) rates[i] = static_cast<double>(r.n_trials) / r.timings.busy_ms;
+    else measured = false;
   }
   if (error) std::rethrow_exception(error);
   // Measured speeds, normalized and smoothed: the next batches' slices follow them.

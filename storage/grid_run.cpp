@@ -14,8 +14,8 @@
 #include "engine/interrupt.hpp"
 #include "storage/run_directory.hpp"
 #include "storage/run_files.hpp"
-#include "study/slot_grid_config.hpp"
 #include "strategies/registry.hpp"
+#include "study/slot_grid_config.hpp"
 
 namespace tpeopt::engine {
 
@@ -26,7 +26,9 @@ using strategies::SlotGrid;
 
 namespace {
 
-constexpr RecordFileFormat kFormat{{'T', 'P', 'E', 'O', 'P', 'T', 'G', '1'}, 1, 0x47455353 /* "SSEG" */,
+constexpr RecordFileFormat kFormat{{'T', 'P', 'E', 'O', 'P', 'T', 'G', '1'},
+                                   1,
+                                   0x47455353 /* "SSEG" */,
                                    "grid journal"};
 constexpr const char* kJournalName = "grid_journal.bin";
 
@@ -113,7 +115,8 @@ GridSegments::GridSegments(const SlotGrid& grid, std::uint64_t max_combinations)
   std::vector<std::size_t> slots;
   for (std::size_t s = 0; s < grid.values.size(); ++s)
     if (grid.values[s].size() > 1) slots.push_back(s);
-  std::stable_sort(slots.begin(), slots.end(), [&](std::size_t a, std::size_t b) { return grid.stride[a] > grid.stride[b]; });
+  std::stable_sort(slots.begin(), slots.end(),
+                   [&](std::size_t a, std::size_t b) { return grid.stride[a] > grid.stride[b]; });
   std::uint64_t per_segment = grid.size();
   // Keep at least one slot whole: a segment of one combination would pay the whole
   // per-segment setup (a pass over the data) for nothing.
@@ -179,15 +182,15 @@ std::unique_ptr<GridRun> GridRun::resume(const fs::path& dir, const io::StudyCon
   const SlotGrid grid = grid_of(config, strategy);
   const io::Json expected = make_header(config, grid, strategy, settings);
   if (head.at("config_digest") != expected.at("config_digest"))
-    throw make_error("{}: refusing to resume: config.json was changed since the grid started (journal {} vs now {}); "
-                     "start a new run for a new config",
-                     dir.string(), head.at("config_digest").get<std::string>(),
-                     expected.at("config_digest").get<std::string>());
+    throw make_error(
+        "{}: refusing to resume: config.json was changed since the grid started (journal {} vs now {}); "
+        "start a new run for a new config",
+        dir.string(), head.at("config_digest").get<std::string>(), expected.at("config_digest").get<std::string>());
   if (head.value("data_checksums", io::Json::array()) != expected.at("data_checksums"))
-    throw make_error("{}: refusing to resume: the data changed since the grid started (journal {} vs now {}); a "
-                     "resumed run must read the same data",
-                     dir.string(), head.value("data_checksums", io::Json::array()).dump(),
-                     expected.at("data_checksums").dump());
+    throw make_error(
+        "{}: refusing to resume: the data changed since the grid started (journal {} vs now {}); a "
+        "resumed run must read the same data",
+        dir.string(), head.value("data_checksums", io::Json::array()).dump(), expected.at("data_checksums").dump());
   rewrite_run_config(dir, config, executor);
   auto writer = RecordFileWriter::open_for_append(dir / kJournalName, kFormat, file.valid_bytes);
   std::unique_ptr<GridRun> r(new GridRun(dir, config, strategy, settings, std::move(writer)));
@@ -225,8 +228,9 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
   TopHits top(settings_.top_k);
   GridRunOutcome out;
   out.segments = segments.count();
-  std::FILE* timings = open_table(dir_ / "timings.csv", "segment,first_combination,combinations,ms,"
-                                                        "combinations_per_s,replayed\n");
+  std::FILE* timings = open_table(dir_ / "timings.csv",
+                                  "segment,first_combination,combinations,ms,"
+                                  "combinations_per_s,replayed\n");
   std::uint64_t first = 0;
   auto record_segment = [&](const SegmentRecord& rec, std::uint64_t n_combinations, bool replayed) {
     for (const GridEntry& h : rec.hits) top.add(h);
@@ -277,8 +281,8 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
       record_segment(rec, seg.size(), false);
       if (log && (Clock::now() - last_log > std::chrono::milliseconds(250) || j + 1 == segments.count())) {
         last_log = Clock::now();
-        *log << fmt::format("[grid] segment {}/{} | {} of {} combinations | {:.1f} ms ({})\n", j + 1,
-                            segments.count(), out.combinations_done, grid_.size(), rec.ms, found.method);
+        *log << fmt::format("[grid] segment {}/{} | {} of {} combinations | {:.1f} ms ({})\n", j + 1, segments.count(),
+                            out.combinations_done, grid_.size(), rec.ms, found.method);
       }
     }
   } catch (...) {
@@ -306,8 +310,8 @@ GridRunOutcome GridRun::run(const SegmentSearch& search, std::ostream* log) {
                                  {"search_ms", out.ms},
                                  {"feasible_found",
                                   !out.result.entries.empty() &&
-                                      exact_.score(out.result.entries.front().exact.data(),
-                                                   settings_.search.min_trades).violation == 0.0}}
+                                      exact_.score(out.result.entries.front().exact.data(), settings_.search.min_trades)
+                                              .violation == 0.0}}
                                 .dump(2) +
                             "\n",
                         true);

@@ -19,8 +19,8 @@
 #include <memory>
 #include <vector>
 
-#include "storage/record_file.hpp"
 #include "io/study_config.hpp"
+#include "storage/record_file.hpp"
 #include "strategies/exact_grid.hpp"
 #include "strategies/strategy.hpp"
 

@@ -7,7 +7,7 @@ namespace tpeopt::engine {
 namespace {
 
 constexpr RecordFileFormat kFormat{{'T', 'P', 'E', 'O', 'P', 'T', 'J', '1'},
-                                   2,  // 2: word-wise record checksums (common/digest.hpp)
+                                   2,           // 2: word-wise record checksums (common/digest.hpp)
                                    0x48435442,  // "BTCH" little-endian
                                    "journal"};
 constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 40;
@@ -73,7 +73,9 @@ bool decode_record(const std::string& payload, JournalRecord& out) {
 }  // namespace
 
 io::Json JournalHeader::to_json() const {
-  return {{"config_digest", config_digest}, {"data_checksums", data_checksums}, {"n_axes", n_axes},
+  return {{"config_digest", config_digest},
+          {"data_checksums", data_checksums},
+          {"n_axes", n_axes},
           {"n_metrics", n_metrics}};
 }
 
@@ -99,9 +101,10 @@ JournalContents read_journal(const std::filesystem::path& path) {
   for (std::size_t i = 0; i < file.payloads.size(); ++i) {
     JournalRecord record;
     if (!decode_record(file.payloads[i], record))
-      throw make_error("{}: record {} at byte offset {} has a valid checksum but not the layout of a batch; the "
-                       "journal was written by another tpeopt version",
-                       path.string(), i, file.offsets[i]);
+      throw make_error(
+          "{}: record {} at byte offset {} has a valid checksum but not the layout of a batch; the "
+          "journal was written by another tpeopt version",
+          path.string(), i, file.offsets[i]);
     if (record.batch.request.batch_index != i)
       throw make_error("{}: record {} at byte offset {} holds batch {}; the journal is out of order", path.string(), i,
                        file.offsets[i], record.batch.request.batch_index);

@@ -12,8 +12,8 @@
 
 #include "engine/batch_timings.hpp"
 #include "engine/pipeline.hpp"
-#include "storage/record_file.hpp"
 #include "io/json_fields.hpp"
+#include "storage/record_file.hpp"
 
 namespace tpeopt::engine {
 

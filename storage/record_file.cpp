@@ -66,8 +66,7 @@ RecordFileContents read_record_file(const std::filesystem::path& path, const Rec
   RecordFileContents out;
   std::uint32_t version = 0, head_len = 0;
   std::uint64_t head_sum = 0;
-  if (!r.get_magic(format.magic))
-    throw make_error("{}: not a tpeopt {} (bad magic at byte 0)", where, format.what);
+  if (!r.get_magic(format.magic)) throw make_error("{}: not a tpeopt {} (bad magic at byte 0)", where, format.what);
   const bool sized = r.get(version) && r.get(head_len);
   if (!sized || version != format.version)
     throw make_error("{}: unsupported {} version {} (this tpeopt reads version {})", where, format.what, version,

@@ -27,11 +27,11 @@ struct RecordFileFormat {
 };
 
 struct RecordFileContents {
-  std::string header;                 ///< the header bytes (checksum verified)
-  std::vector<std::string> payloads;  ///< every intact record's payload, in file order
-  std::vector<std::uint64_t> offsets; ///< byte offset of each record
-  bool dropped_torn_tail = false;     ///< a torn/corrupt last record was found and ignored
-  std::uint64_t valid_bytes = 0;      ///< length of the valid prefix
+  std::string header;                  ///< the header bytes (checksum verified)
+  std::vector<std::string> payloads;   ///< every intact record's payload, in file order
+  std::vector<std::uint64_t> offsets;  ///< byte offset of each record
+  bool dropped_torn_tail = false;      ///< a torn/corrupt last record was found and ignored
+  std::uint64_t valid_bytes = 0;       ///< length of the valid prefix
 };
 
 /// Reads a record file. Throws tpeopt::Error naming the file (and byte offset) when it

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -90,11 +90,8 @@ io::Json param_value_json(const tpe::Axis& axis, double value) {
 
 RunRecorder::RunRecorder(fs::path dir, const io::StudyConfig& config, const strategies::Strategy& strategy,
                          JournalWriter journal)
-    : dir_(std::move(dir)),
-      config_(config),
-      metric_names_(strategy.metric_names()),
-      min_trades_(min_trades_of(config, strategy)),
-      journal_(std::move(journal)) {}
+    : dir_(std::move(dir)), config_(config), metric_names_(strategy.metric_names()),
+      min_trades_(min_trades_of(config, strategy)), journal_(std::move(journal)) {}
 
 std::unique_ptr<RunRecorder> RunRecorder::create(const fs::path& dir, const io::StudyConfig& config,
                                                  const strategies::Strategy& strategy, const std::string& executor) {
@@ -115,16 +112,18 @@ std::unique_ptr<RunRecorder> RunRecorder::resume(const fs::path& dir, const io::
   // Runs made before run.json recorded it drew with version 1.
   const int drawn_with = read_json_file(dir / "run.json").value("sampler_draws", 1);
   if (drawn_with != sampler_draws_version(config))
-    throw make_error("{}: refusing to resume: its trials were proposed by sampler draws version {} and this tpeopt's "
-                     "are version {} (docs/tpe.md); the resumed run would not be the run that was started. Finish it "
-                     "with the tpeopt that started it, or start a new run",
-                     dir.string(), drawn_with, sampler_draws_version(config));
+    throw make_error(
+        "{}: refusing to resume: its trials were proposed by sampler draws version {} and this tpeopt's "
+        "are version {} (docs/tpe.md); the resumed run would not be the run that was started. Finish it "
+        "with the tpeopt that started it, or start a new run",
+        dir.string(), drawn_with, sampler_draws_version(config));
   JournalContents journal = read_journal(dir / "journal.bin");
   const JournalHeader expected = make_header(config, strategy);
   if (journal.header.config_digest != expected.config_digest)
-    throw make_error("{}: refusing to resume: config.json was changed since the run started (journal {} vs now {}); "
-                     "start a new run for a new config",
-                     dir.string(), journal.header.config_digest, expected.config_digest);
+    throw make_error(
+        "{}: refusing to resume: config.json was changed since the run started (journal {} vs now {}); "
+        "start a new run for a new config",
+        dir.string(), journal.header.config_digest, expected.config_digest);
   if (journal.header.data_checksums != expected.data_checksums) {
     std::string detail;
     for (std::size_t i = 0; i < std::max(journal.header.data_checksums.size(), expected.data_checksums.size()); ++i) {
@@ -132,9 +131,10 @@ std::unique_ptr<RunRecorder> RunRecorder::resume(const fs::path& dir, const io::
       const std::string now = i < expected.data_checksums.size() ? expected.data_checksums[i] : "(none)";
       if (was != now) detail += fmt::format(" was {} now {};", was, now);
     }
-    throw make_error("{}: refusing to resume: the data changed since the run started:{} a resumed run must read the "
-                     "same data",
-                     dir.string(), detail);
+    throw make_error(
+        "{}: refusing to resume: the data changed since the run started:{} a resumed run must read the "
+        "same data",
+        dir.string(), detail);
   }
   if (journal.header.n_axes != expected.n_axes || journal.header.n_metrics != expected.n_metrics)
     throw make_error("{}: refusing to resume: the journal's shape does not match the config", dir.string());
@@ -186,8 +186,7 @@ void RunRecorder::on_batch(const BatchRequest& request, const BatchResult& resul
       const double v = request.values[i * request.n_axes + a];
       if (axes[a].kind == tpe::Axis::Kind::Categorical && !axes[a].choice_labels.empty())
         rows += "," + axes[a].choice_labels.at(static_cast<std::size_t>(v));
-      else
-        rows += fmt::format(",{}", v);
+      else rows += fmt::format(",{}", v);
     }
     rows += fmt::format(",{},{}", result.scores[i], result.violations[i]);
     for (std::size_t m = 0; m < result.n_metrics; ++m)
@@ -278,16 +277,11 @@ io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,
 void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summary, const HoldoutResult* holdout) {
   write_file_atomically(dir_ / "top.json", top_to_json(result, config_, metric_names_, holdout).dump(2) + "\n", true);
   if (holdout) fill_holdout_columns(result, *holdout);
-  io::Json s = {{"trials", summary.trials_told},
-                {"batches", summary.batches_told},
-                {"complete", !summary.stopped_early},
-                {"replayed_batches", replayed_},
-                {"digest", result.digest_hex()},
-                {"wall_ms", summary.wall_ms},
-                {"ask_ms", summary.ask_ms},
-                {"exec_ms", summary.exec_ms},
-                {"tell_ms", summary.tell_ms},
-                {"overlap_ms", summary.overlap_ms},
+  io::Json s = {{"trials", summary.trials_told},      {"batches", summary.batches_told},
+                {"complete", !summary.stopped_early}, {"replayed_batches", replayed_},
+                {"digest", result.digest_hex()},      {"wall_ms", summary.wall_ms},
+                {"ask_ms", summary.ask_ms},           {"exec_ms", summary.exec_ms},
+                {"tell_ms", summary.tell_ms},         {"overlap_ms", summary.overlap_ms},
                 {"idle_ms", summary.idle_ms}};
   // The run's device occupancy (docs/user-guide.md, "Timings"): null without a measurement.
   const double occupancy = occupancy_fraction(summary.sm_busy_ms, summary.sm_span_ms);

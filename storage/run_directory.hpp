@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "storage/journal.hpp"
 #include "engine/pipeline.hpp"
-#include "study/study.hpp"
 #include "engine/study_result.hpp"
 #include "io/study_config.hpp"
+#include "storage/journal.hpp"
 #include "strategies/strategy.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::engine {
 

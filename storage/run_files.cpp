@@ -2,9 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -101,8 +101,9 @@ void write_metrics_file(const fs::path& dir, const RunGauges& g) {
     text += "# HELP tpeopt_best_score Best score so far (see objective.direction).\n# TYPE tpeopt_best_score gauge\n";
     text += fmt::format("tpeopt_best_score{{run=\"{}\"}} {}\n", run, *g.best_score);
   }
-  text += "# HELP tpeopt_executor_busy_ratio Executor (GPU) busy time over wall time since the run (re)started.\n"
-          "# TYPE tpeopt_executor_busy_ratio gauge\n";
+  text +=
+      "# HELP tpeopt_executor_busy_ratio Executor (GPU) busy time over wall time since the run (re)started.\n"
+      "# TYPE tpeopt_executor_busy_ratio gauge\n";
   text += fmt::format("tpeopt_executor_busy_ratio{{run=\"{}\"}} {:.6f}\n", run, g.executor_busy);
   text += "# HELP tpeopt_trials_per_second Throughput of the last batch.\n# TYPE tpeopt_trials_per_second gauge\n";
   text += fmt::format("tpeopt_trials_per_second{{run=\"{}\"}} {:.3f}\n", run, g.trials_per_second);

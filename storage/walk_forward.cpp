@@ -10,8 +10,8 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/floor_div.hpp"
-#include "study/data_subsets.hpp"
 #include "io/csv_rows.hpp"
+#include "study/data_subsets.hpp"
 
 namespace tpeopt::engine {
 
@@ -32,7 +32,9 @@ io::StudyConfig fold_config(const io::StudyConfig& parent, std::uint64_t fold) {
   return c;
 }
 
-fs::path fold_dir(const fs::path& parent_dir, std::uint64_t fold) { return parent_dir / fmt::format("fold-{}", fold + 1); }
+fs::path fold_dir(const fs::path& parent_dir, std::uint64_t fold) {
+  return parent_dir / fmt::format("fold-{}", fold + 1);
+}
 
 namespace {
 
@@ -87,16 +89,17 @@ io::Json write_walk_forward_table(const fs::path& parent_dir, const io::StudyCon
         const io::Json& best = (*top)[0];
         row["best_trial"] = best.value("trial", io::Json(nullptr));
         row["in_sample_score"] = best.value("score", io::Json(nullptr));
-        if (best.contains("out_of_sample")) row["out_of_sample_score"] = best["out_of_sample"].value("score", io::Json(nullptr));
+        if (best.contains("out_of_sample"))
+          row["out_of_sample_score"] = best["out_of_sample"].value("score", io::Json(nullptr));
       }
     }
     const auto cell = walk_forward_cell;
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f + 1, cell(row["in_sample"]["first"]),
-                       cell(row["in_sample"]["last"]), cell(row["in_sample"]["atoms"]),
-                       cell(row["out_of_sample"]["first"]), cell(row["out_of_sample"]["last"]),
-                       cell(row["out_of_sample"]["atoms"]), row["complete"].get<bool>() ? 1 : 0,
-                       cell(row["best_trial"]), cell(row["in_sample_score"]), cell(row["out_of_sample_score"]),
-                       cell(row["spearman"]));
+    csv +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f + 1, cell(row["in_sample"]["first"]),
+                    cell(row["in_sample"]["last"]), cell(row["in_sample"]["atoms"]),
+                    cell(row["out_of_sample"]["first"]), cell(row["out_of_sample"]["last"]),
+                    cell(row["out_of_sample"]["atoms"]), row["complete"].get<bool>() ? 1 : 0, cell(row["best_trial"]),
+                    cell(row["in_sample_score"]), cell(row["out_of_sample_score"]), cell(row["spearman"]));
     folds.push_back(row);
   }
   io::Json table = {{"folds", parent.walk_forward.folds},

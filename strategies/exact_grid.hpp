@@ -32,7 +32,7 @@ struct GridSearchSettings {
   std::int64_t min_trades = 1;
   bool maximize = true;
   std::size_t memory_budget = std::size_t{1} << 30;  ///< bytes for the searcher's tables
-  unsigned threads = 0;                               ///< CPU worker threads (0 = all)
+  unsigned threads = 0;                              ///< CPU worker threads (0 = all)
 };
 
 /// One combination of a top K: its rank key (smaller is better; ties go to the lower

@@ -67,7 +67,7 @@ struct Position {
   int signal_bar, entry_bar, side;
   double entry;  ///< the entry fill: open * (1 + slip) long, open * (1 - slip) short
   bool has_stop;
-  double stop;   ///< the stop level: entry * (1 - sl) long, entry * (1 + sl) short, sl = stop_mult * ATR / entry
+  double stop;  ///< the stop level: entry * (1 - sl) long, entry * (1 + sl) short, sl = stop_mult * ATR / entry
 };
 
 /// The position of an entry signal of `side` at bar s (s <= n - 2), filled at the next open.
@@ -194,10 +194,14 @@ TPEOPT_HD_INLINE double compound_return(const Summary& s) { return s.equity - 1.
 
 TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
   switch (o) {
-    case Objective::CompoundReturn: return compound_return(s);
-    case Objective::Sharpe: return sharpe(s);
-    case Objective::ProfitFactor: return profit_factor(s);
-    case Objective::TotalReturn: break;
+    case Objective::CompoundReturn:
+      return compound_return(s);
+    case Objective::Sharpe:
+      return sharpe(s);
+    case Objective::ProfitFactor:
+      return profit_factor(s);
+    case Objective::TotalReturn:
+      break;
   }
   return s.total_return;
 }

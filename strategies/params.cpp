@@ -99,10 +99,8 @@ void check_values(const ParamSpec& spec, const GivenParam& g, io::ConfigErrors& 
       continue;
     }
     const char* where = nullptr;
-    if (d.low_open ? !(x > d.low) : !(x >= d.low))
-      where = "below";
-    else if (d.high_open ? !(x < d.high) : !(x <= d.high))
-      where = "above";
+    if (d.low_open ? !(x > d.low) : !(x >= d.low)) where = "below";
+    else if (d.high_open ? !(x < d.high) : !(x <= d.high)) where = "above";
     if (where) {
       errors.add(fmt::format("{}: {} is {} {}'s domain {}: {}", v.key, shown, where, spec.name,
                              d.interval_text(spec.integer), d.rule));
@@ -114,8 +112,7 @@ void check_values(const ParamSpec& spec, const GivenParam& g, io::ConfigErrors& 
   }
   // Each value alone is accepted; a condition on the whole range (none of the strategies' has
   // one that its ends do not decide) is checked as well, so that no range slips through.
-  if (!refused && !g.values.empty() &&
-      !d.accepts(as_read(g.low, spec.integer), as_read(g.high, spec.integer)))
+  if (!refused && !g.values.empty() && !d.accepts(as_read(g.low, spec.integer), as_read(g.high, spec.integer)))
     errors.add(fmt::format("params.{}: values in [{}, {}] are not all valid: {}", spec.name, number_text(g.low),
                            number_text(g.high), d.rule));
 }
@@ -130,10 +127,8 @@ void throw_errors(const io::ConfigErrors& errors) {
 void ParamList::check(std::size_t slot, double lo, double hi) const {
   const ParamSpec& s = specs_.at(slot);
   GivenParam g{s.name, lo, hi, {}};
-  if (lo == hi)
-    g.values = {{"params." + s.name, lo}};
-  else
-    g.values = {{"params." + s.name + ".low", lo}, {"params." + s.name + ".high", hi}};
+  if (lo == hi) g.values = {{"params." + s.name, lo}};
+  else g.values = {{"params." + s.name + ".low", lo}, {"params." + s.name + ".high", hi}};
   io::ConfigErrors errors;
   check_values(s, g, errors);
   throw_errors(errors);
@@ -146,8 +141,7 @@ void check_given_params(const ParamList& slots, const std::vector<GivenParam>& g
     if (s == ParamList::npos)
       errors.add(fmt::format("params.{}: not a parameter of strategy {} (its parameters: {})", g.name, strategy,
                              fmt::join(slots.names(), ", ")));
-    else
-      check_values(slots[s], g, errors);
+    else check_values(slots[s], g, errors);
   }
   std::vector<std::string> missing;
   for (std::size_t s = 0; s < slots.size(); ++s) {
@@ -156,8 +150,9 @@ void check_given_params(const ParamList& slots, const std::vector<GivenParam>& g
     if (!is_given && std::isnan(slots[s].fallback)) missing.push_back(slots[s].name);
   }
   if (!missing.empty())
-    errors.add(fmt::format("params: missing {} (required by strategy {}: give {} a range, a list of values or a number)",
-                           fmt::join(missing, ", "), strategy, missing.size() == 1 ? "it" : "each"));
+    errors.add(
+        fmt::format("params: missing {} (required by strategy {}: give {} a range, a list of values or a number)",
+                    fmt::join(missing, ", "), strategy, missing.size() == 1 ? "it" : "each"));
 }
 
 void check_given_params(const ParamList& slots, const std::vector<GivenParam>& given, const std::string& strategy) {

@@ -23,7 +23,8 @@ void Registry::add(StrategyEntry entry) {
 }
 
 const StrategyEntry* Registry::find(std::string_view name) const {
-  const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const StrategyEntry& e) { return e.name == name; });
+  const auto it =
+      std::find_if(entries_.begin(), entries_.end(), [&](const StrategyEntry& e) { return e.name == name; });
   return it == entries_.end() ? nullptr : &*it;
 }
 

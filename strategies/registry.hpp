@@ -79,7 +79,7 @@ const T& settings_as(const StrategySettings& s) {
 
 /// What a strategy's config parser reads.
 struct SettingsInput {
-  const io::JsonFields& root;       ///< the whole config, for root keys of the strategy's own
+  const io::JsonFields& root;  ///< the whole config, for root keys of the strategy's own
   /// `data` without holdout and walk_forward; null when the strategy reads none, or when it
   /// is missing or not an object (that error is recorded already)
   const io::Json* data;
@@ -100,7 +100,8 @@ struct BuildContext {
 
 /// The trades of one trial, for `tpeopt backtest --trades-out`.
 struct TradeExport {
-  std::vector<std::string> columns;  ///< the fields' names, in order (one of them "return": the trade's return, a fraction)
+  std::vector<std::string>
+      columns;  ///< the fields' names, in order (one of them "return": the trade's return, a fraction)
   std::string count_metric = "trades";  ///< the metric that counts a trial's trades
   /// The CPU reference.
   std::function<ExportedTrades(const Strategy&, const double* params)> cpu;

@@ -47,8 +47,8 @@ TPEOPT_HD_INLINE double run_signal_symbol(const typename Logic::Params& p, const
   *all = long_short::Summary{};
   for (int k = 0; k < n_blocks; ++k) {
     long_short::run_backtest(
-        long_short::block_bars(bars, blocks[k].begin, blocks[k].end), p.costs, p.first_valid,
-        series[Logic::kAtrSeries], [&](int t) { return Logic::signals(p, bars, series, t); },
+        long_short::block_bars(bars, blocks[k].begin, blocks[k].end), p.costs, p.first_valid, series[Logic::kAtrSeries],
+        [&](int t) { return Logic::signals(p, bars, series, t); },
         [&](const long_short::Trade& t) {
           long_short::add_trade(*all, t);
           long_short::add_trade(blocked.block, t);

@@ -45,9 +45,9 @@ StrategyEntry signal_strategy_entry(std::string name, std::string summary, const
   e.parse = [name](const SettingsInput& in) { return parse_signal_settings(in, name); };
   e.make = [name, &params](const StrategySettings& settings, const BuildContext& context) -> std::unique_ptr<Strategy> {
     const auto& s = settings_as<SignalSettings>(settings);
-    return std::make_unique<SignalStrategy<Logic>>(io::load_candle_set(s.data, context.base_dir, /*require_volume=*/false),
-                                                   s.options, name,
-                                                   params);
+    return std::make_unique<SignalStrategy<Logic>>(io::load_candle_set(s.data, context.base_dir,
+                                                                       /*require_volume=*/false),
+                                                   s.options, name, params);
   };
   e.make_device = device.make;
   e.trades.columns = long_short_trade_columns();

@@ -40,8 +40,7 @@ template <typename Logic>
 class SignalStrategy final : public SymbolStrategy {
  public:
   SignalStrategy(const CandleSet& set, SignalOptions options, std::string name, const ParamList& params)
-      : name_(std::move(name)), params_(&params), options_(options),
-        set_(std::make_shared<const CandleSet>(set)),
+      : name_(std::move(name)), params_(&params), options_(options), set_(std::make_shared<const CandleSet>(set)),
         cache_(std::make_shared<SeriesCache>(options.series_cache_bytes)) {
     // (No fmt here: the CUDA twin's .cu files include this header.)
     if (set.n_symbols() == 0) throw Error("data: the candle data set has no symbols");

@@ -42,10 +42,10 @@ struct SymbolRows {
 
 struct AggregateSpec {
   Aggregate aggregate;
-  int maximize;       ///< 1 when the objective is maximized (what "worst" means for the score)
-  int n_metrics;      ///< <= kMaxMetrics
-  int count_metric;   ///< the metric holding a symbol's trade count (for min_trades)
-  int min_trades;     ///< a trial with fewer trades in total is infeasible
+  int maximize;      ///< 1 when the objective is maximized (what "worst" means for the score)
+  int n_metrics;     ///< <= kMaxMetrics
+  int count_metric;  ///< the metric holding a symbol's trade count (for min_trades)
+  int min_trades;    ///< a trial with fewer trades in total is infeasible
   int kinds[kMaxMetrics];
 };
 

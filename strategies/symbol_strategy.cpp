@@ -15,10 +15,14 @@ symbols::Aggregate parse_aggregate(const std::string& name) {
 
 const char* aggregate_name(symbols::Aggregate a) {
   switch (a) {
-    case symbols::Aggregate::Mean: return "mean";
-    case symbols::Aggregate::Worst: return "worst";
-    case symbols::Aggregate::Portfolio: return "portfolio";
-    case symbols::Aggregate::Sum: break;
+    case symbols::Aggregate::Mean:
+      return "mean";
+    case symbols::Aggregate::Worst:
+      return "worst";
+    case symbols::Aggregate::Portfolio:
+      return "portfolio";
+    case symbols::Aggregate::Sum:
+      break;
   }
   return "sum";
 }

@@ -14,9 +14,9 @@ namespace tpeopt::engine {
 
 struct Backtest {
   strategies::TrialScore score;
-  std::vector<double> metrics;                        ///< metric_names() order
-  std::optional<strategies::SymbolResults> symbols;   ///< set for a strategy over several symbols
-  std::optional<strategies::ExportedTrades> trades;   ///< set when asked for
+  std::vector<double> metrics;                       ///< metric_names() order
+  std::optional<strategies::SymbolResults> symbols;  ///< set for a strategy over several symbols
+  std::optional<strategies::ExportedTrades> trades;  ///< set when asked for
 };
 
 /// The strategy's full parameter vector (one value per slot) from a parameter set {"name":

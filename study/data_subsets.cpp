@@ -19,10 +19,8 @@ std::vector<AtomRange> ranges_where(std::size_t n, Pred&& in) {
   std::vector<AtomRange> out;
   for (std::size_t k = 0; k < n; ++k) {
     if (!in(k)) continue;
-    if (!out.empty() && out.back().end == k)
-      out.back().end = k + 1;
-    else
-      out.push_back({k, k + 1});
+    if (!out.empty() && out.back().end == k) out.back().end = k + 1;
+    else out.push_back({k, k + 1});
   }
   return out;
 }
@@ -37,8 +35,7 @@ std::size_t atom_count(const std::vector<AtomRange>& ranges) {
 
 HoldoutSplit split_holdout(const strategies::Strategy& strategy, const io::HoldoutConfig& holdout) {
   const std::size_t n = strategy.n_atoms();
-  if (n == 0)
-    throw make_error("data.holdout: strategy {} cannot be cut into parts", strategy.name());
+  if (n == 0) throw make_error("data.holdout: strategy {} cannot be cut into parts", strategy.name());
   std::vector<char> out(n, 0);
   if (holdout.fraction > 0.0) {
     const double t0 = static_cast<double>(strategy.atom_time_s(0));
@@ -75,10 +72,8 @@ std::vector<std::vector<AtomRange>> equal_slices(const std::vector<AtomRange>& r
       // slice s holds indexes [floor(s total / n), floor((s + 1) total / n)): s = floor(((index + 1) n - 1) / total)
       const std::size_t s = ((index + 1) * n - 1) / total;  // n <= total < 2^32 in practice: no overflow
       auto& slice = out[s];
-      if (!slice.empty() && slice.back().end == k)
-        slice.back().end = k + 1;
-      else
-        slice.push_back({k, k + 1});
+      if (!slice.empty() && slice.back().end == k) slice.back().end = k + 1;
+      else slice.push_back({k, k + 1});
     }
   }
   return out;
@@ -87,8 +82,7 @@ std::vector<std::vector<AtomRange>> equal_slices(const std::vector<AtomRange>& r
 std::vector<std::vector<AtomRange>> walk_forward_windows(const strategies::Strategy& strategy,
                                                          const io::WalkForwardConfig& walk_forward) {
   const std::size_t n = strategy.n_atoms();
-  if (n == 0)
-    throw make_error("data.walk_forward: strategy {} cannot be cut into windows", strategy.name());
+  if (n == 0) throw make_error("data.walk_forward: strategy {} cannot be cut into windows", strategy.name());
   auto windows = equal_slices({{0, n}}, walk_forward.folds + 1);
   if (windows.size() < walk_forward.folds + 1)
     throw make_error("data.walk_forward: {} folds need {} windows, but the data has {} {}", walk_forward.folds,

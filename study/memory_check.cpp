@@ -87,18 +87,19 @@ void check_memory(const io::StudyConfig& config, const strategies::Strategy& str
   // twice the host's arrays) and the buffers of one part of a batch; a batch larger than
   // what is then free runs in parts (gpu/cuda_executor.hpp), so only the data can fail to fit.
   const std::uint64_t min_part = std::min<std::uint64_t>(e.batch_trials, 1024);
-  const std::uint64_t need = 2 * data_bytes + min_part * std::max<std::uint64_t>(1, config.search.depth) *
-                                                  gpu::cuda_bytes_per_trial(strategy.param_names().size(),
-                                                                            strategy.metric_names().size());
+  const std::uint64_t need =
+      2 * data_bytes + min_part * std::max<std::uint64_t>(1, config.search.depth) *
+                           gpu::cuda_bytes_per_trial(strategy.param_names().size(), strategy.metric_names().size());
   const std::vector<int> devices = options.cuda_devices.empty() ? std::vector<int>{0} : options.cuda_devices;
   for (const int d : devices) {
     const auto m = gpu::cuda_device_memory(d);
     if (m && need > m->free)
-      throw make_error("{}: the data needs about {} on CUDA device {} (its {} of data on the host, twice, and the "
-                       "buffers of {} trials), but {} of its {} is free; use --executor cpu, a device with more "
-                       "memory, or less data",
-                       config.source, format_bytes(need), d, format_bytes(data_bytes), min_part, format_bytes(m->free),
-                       format_bytes(m->total));
+      throw make_error(
+          "{}: the data needs about {} on CUDA device {} (its {} of data on the host, twice, and the "
+          "buffers of {} trials), but {} of its {} is free; use --executor cpu, a device with more "
+          "memory, or less data",
+          config.source, format_bytes(need), d, format_bytes(data_bytes), min_part, format_bytes(m->free),
+          format_bytes(m->total));
   }
 }
 

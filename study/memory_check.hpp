@@ -8,16 +8,16 @@
 #include <optional>
 #include <string>
 
-#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/strategy.hpp"
+#include "study/study.hpp"
 
 namespace tpeopt::engine {
 
 /// What a study's run needs, in bytes (estimates: docs/user-guide.md, "Memory").
 struct MemoryEstimate {
-  std::uint64_t batch_trials = 0;   ///< trials of one batch: min(search.batch, the study's trials)
-  std::uint64_t total_trials = 0;   ///< the study's trials
+  std::uint64_t batch_trials = 0;     ///< trials of one batch: min(search.batch, the study's trials)
+  std::uint64_t total_trials = 0;     ///< the study's trials
   std::uint64_t per_batch_trial = 0;  ///< host bytes per trial of a batch, all batches in flight together
   std::uint64_t per_told_trial = 0;   ///< host bytes the sampler (and kept results) hold per trial told
   std::uint64_t host_bytes() const { return per_batch_trial * batch_trials + per_told_trial * total_trials; }

@@ -7,15 +7,15 @@
 
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
-#include "study/data_subsets.hpp"
-#include "engine/halving_executor.hpp"
 #include "engine/fault_injection.hpp"
-#include "scaleout/mpi_ranks.hpp"
+#include "engine/halving_executor.hpp"
 #include "engine/run_log.hpp"
-#include "scaleout/split_executor.hpp"
 #include "engine/synthetic_load.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/data_log.hpp"
+#include "scaleout/mpi_ranks.hpp"
+#include "scaleout/split_executor.hpp"
+#include "study/data_subsets.hpp"
 #include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/grid_sampler.hpp"
@@ -43,7 +43,8 @@ std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& confi
   }
   if (!log) return strategy;
   constexpr std::size_t kShown = 20;  // a data set of many symbols: the first ones, then a count
-  for (std::size_t i = 0; i < loads.size() && i < kShown; ++i) *log << "tpeopt: " << io::describe_data_load(loads[i]) << '\n';
+  for (std::size_t i = 0; i < loads.size() && i < kShown; ++i)
+    *log << "tpeopt: " << io::describe_data_load(loads[i]) << '\n';
   if (loads.size() > kShown) {
     std::uint64_t rows = 0;
     for (const auto& l : loads) rows += l.rows;
@@ -97,10 +98,8 @@ std::vector<int> parse_devices(const std::string& text) {
       d = -1;
     }
     if (d < 0) throw make_error("--devices: \"{}\" is not a device number (expected all or a list like 0,1)", item);
-    if (d >= available)
-      throw make_error("--devices: device {} does not exist ({} CUDA device(s) found)", d, available);
-    if (std::find(out.begin(), out.end(), d) != out.end())
-      throw make_error("--devices: device {} is listed twice", d);
+    if (d >= available) throw make_error("--devices: device {} does not exist ({} CUDA device(s) found)", d, available);
+    if (std::find(out.begin(), out.end(), d) != out.end()) throw make_error("--devices: device {} is listed twice", d);
     out.push_back(d);
     pos = comma + 1;
   }
@@ -109,8 +108,7 @@ std::vector<int> parse_devices(const std::string& text) {
 
 std::string resolve_executor(const std::string& which) {
   if (which == "auto") return gpu::cuda_available() ? "cuda" : "cpu";
-  if (which != "cpu" && which != "cuda")
-    throw make_error("--executor: \"{}\" is not one of: cpu, cuda, auto", which);
+  if (which != "cpu" && which != "cuda") throw make_error("--executor: \"{}\" is not one of: cpu, cuda, auto", which);
   // Checked here, before any run directory exists: a run that cannot start must not leave
   // one behind that `tpeopt resume` would only refuse the same way.
   if (which == "cuda" && !gpu::cuda_available())
@@ -162,9 +160,10 @@ std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const str
   const auto& halving = config.search.halving;
   check_scored_by_tpeopt(config);
   if (config.walk_forward.is_parent())
-    throw make_error("{}: data.walk_forward: a walk-forward study runs fold by fold (tpeopt run does it); this is "
-                     "the parent of its folds",
-                     config.source);
+    throw make_error(
+        "{}: data.walk_forward: a walk-forward study runs fold by fold (tpeopt run does it); this is "
+        "the parent of its folds",
+        config.source);
   if (!config.has_parts() && !halving.enabled) {
     // Under mpirun, rank 0's executor spreads every batch over all ranks (scaleout/mpi_ranks.hpp).
     return mpi::spread_over_ranks(make_local_executor(config, strategy, options), config, rank_options(options),
@@ -195,7 +194,8 @@ std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const str
       rungs.push_back(make_local_executor(config, *part, options));
       keep.push_back(part);
     }
-    return std::make_unique<HalvingExecutor>(std::move(rungs), halving.eta, config.objective.direction, std::move(keep));
+    return std::make_unique<HalvingExecutor>(std::move(rungs), halving.eta, config.objective.direction,
+                                             std::move(keep));
   } catch (const Error& e) {
     throw Error(config.source + ": " + e.what());
   }
@@ -213,8 +213,8 @@ HoldoutResult score_holdout(const io::StudyConfig& config, const strategies::Str
   h.in_sample_atoms = atom_count(split.in_sample);
   h.out_of_sample_atoms = atom_count(split.out_of_sample);
   h.unit = strategy.atoms_are_slices() ? "trading days" : "bars";
-  const auto oos = strategy.subset(
-      split.out_of_sample, scaled_min_trades(strategy.min_trades(), h.out_of_sample_atoms, h.in_sample_atoms));
+  const auto oos = strategy.subset(split.out_of_sample,
+                                   scaled_min_trades(strategy.min_trades(), h.out_of_sample_atoms, h.in_sample_atoms));
   const ParamBinding binding(*oos, config.space, config.fixed);
   std::vector<double> slots(binding.n_slots());
   std::vector<double> in_scores, out_scores;
@@ -241,8 +241,8 @@ class StudyObserver final : public BatchObserver {
  public:
   StudyObserver(StudyResult& result, const RunOptions& options, std::string sampler, std::string executor,
                 std::uint64_t total, BatchObserver* next)
-      : result_(result), options_(options), sampler_(std::move(sampler)), executor_(std::move(executor)),
-        total_(total), next_(next) {}
+      : result_(result), options_(options), sampler_(std::move(sampler)), executor_(std::move(executor)), total_(total),
+        next_(next) {}
 
   void on_batch(const BatchRequest& request, const BatchResult& r, const BatchTimings& t) override {
     result_.add(request, r);

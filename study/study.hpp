@@ -1,7 +1,7 @@
 #pragma once
 // Builds a study (strategy, sampler, executor) from a validated config and runs it.
-#include <iosfwd>
 #include <cmath>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,8 +23,8 @@ struct RunOptions {
   int cuda_block_size = 128;
   /// CUDA devices to spread each batch over (scaleout/split_executor.hpp); empty = device 0.
   std::vector<int> cuda_devices;
-  bool keep_trials = false;       ///< keep every trial in StudyResult::trials()
-  std::ostream* log = nullptr;    ///< per-batch log lines (docs/design.md, "Pipeline protocol"); null = none
+  bool keep_trials = false;     ///< keep every trial in StudyResult::trials()
+  std::ostream* log = nullptr;  ///< per-batch log lines (docs/design.md, "Pipeline protocol"); null = none
   /// With `log`: one progress line rewritten in place (for a terminal) instead of a
   /// line per batch; at most 4 updates a second.
   bool progress_line = false;

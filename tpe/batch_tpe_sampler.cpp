@@ -37,7 +37,8 @@ constexpr int kRandom = -1;  // a block's operator code for its random trials
 }  // namespace
 
 void validate(const BatchTpeConfig& c) {
-  if (c.n_startup_trials < 0) throw make_error("search.tpe.n_startup_trials: expected an integer >= 0, got {}", c.n_startup_trials);
+  if (c.n_startup_trials < 0)
+    throw make_error("search.tpe.n_startup_trials: expected an integer >= 0, got {}", c.n_startup_trials);
   if (!(c.good_fraction > 0.0 && c.good_fraction <= 1.0))
     throw make_error("search.tpe.good_fraction: expected a number in (0, 1], got {}", c.good_fraction);
   if (c.min_good < 2 || c.min_good > (1 << 20))
@@ -60,7 +61,7 @@ struct BatchTpeSampler::State {
   GoodPool pool;
   WorkerPool workers;
   std::array<double, kOperators> shares{};  // 0 for an operator not in use
-  std::uint64_t n_told = 0;  // told, non-failed trials
+  std::uint64_t n_told = 0;                 // told, non-failed trials
 
   // Asked blocks not yet told, in ask order.
   struct Block {
@@ -212,8 +213,7 @@ void BatchTpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutco
   std::vector<double> codes;
   for (std::size_t i = 0; i < block.n; ++i) {
     const RankedOutcome o = ranked(outcomes[i], s.direction);
-    if (std::isnan(o.violation))
-      throw make_error("tpe sampler: trial {} was told a NaN violation", block.first + i);
+    if (std::isnan(o.violation)) throw make_error("tpe sampler: trial {} was told a NaN violation", block.first + i);
     if (std::isnan(o.score)) continue;  // failed: not an observation
     told.push_back({block.first + i, o.score, o.violation});
     codes.insert(codes.end(), &block.codes[i * nc], &block.codes[i * nc] + nc);

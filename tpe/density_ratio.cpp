@@ -37,7 +37,8 @@ std::vector<double> binned_density(const std::vector<double>& points, const std:
     bins[i + 1] += weights[k] * f;
   }
   const double s = h / cell;  // the kernel's standard deviation in nodes
-  const auto reach = static_cast<std::ptrdiff_t>(std::min<double>(std::ceil(kWindowSigmas * s), static_cast<double>(n)));
+  const auto reach =
+      static_cast<std::ptrdiff_t>(std::min<double>(std::ceil(kWindowSigmas * s), static_cast<double>(n)));
   std::vector<double> kernel(static_cast<std::size_t>(reach) + 1);
   for (std::ptrdiff_t o = 0; o <= reach; ++o) {
     const double z = static_cast<double>(o) / s;
@@ -46,16 +47,17 @@ std::vector<double> binned_density(const std::vector<double>& points, const std:
   for (std::size_t i = 0; i < n; ++i) {
     if (bins[i] == 0.0) continue;
     const auto lo = static_cast<std::ptrdiff_t>(i) - reach, hi = static_cast<std::ptrdiff_t>(i) + reach;
-    for (std::ptrdiff_t j = std::max<std::ptrdiff_t>(lo, 0); j <= std::min<std::ptrdiff_t>(hi, static_cast<std::ptrdiff_t>(n) - 1); ++j)
-      out[static_cast<std::size_t>(j)] += bins[i] * kernel[static_cast<std::size_t>(std::abs(j - static_cast<std::ptrdiff_t>(i)))];
+    for (std::ptrdiff_t j = std::max<std::ptrdiff_t>(lo, 0);
+         j <= std::min<std::ptrdiff_t>(hi, static_cast<std::ptrdiff_t>(n) - 1); ++j)
+      out[static_cast<std::size_t>(j)] +=
+          bins[i] * kernel[static_cast<std::size_t>(std::abs(j - static_cast<std::ptrdiff_t>(i)))];
   }
   return out;
 }
 
 }  // namespace
 
-DensityRatio::DensityRatio(const UnitSpace& space, const GoodSetModel& model, const GoodPool& pool,
-                           WorkerPool& workers)
+DensityRatio::DensityRatio(const UnitSpace& space, const GoodSetModel& model, const GoodPool& pool, WorkerPool& workers)
     : space_(&space), tables_(space.n_codes()) {
   // g's trials: the recent ones that are not in the good set.
   std::unordered_set<std::uint64_t> good;
@@ -103,7 +105,8 @@ void DensityRatio::build_numeric(std::size_t c, const GoodSetModel& model, const
   t.cell = hi > lo ? (hi - lo) / static_cast<double>(n_cells) : 0.0;
   const std::size_t cells = t.cell == 0.0 ? 0 : n_cells;
 
-  std::vector<double> other_points(others.size()), other_weights(others.size(), 1.0 / std::max<double>(1.0, static_cast<double>(others.size())));
+  std::vector<double> other_points(others.size()),
+      other_weights(others.size(), 1.0 / std::max<double>(1.0, static_cast<double>(others.size())));
   std::vector<double> histogram(kHistogramBins, 0.0);
   for (std::size_t i = 0; i < others.size(); ++i) {
     other_points[i] = others[i][c];
@@ -118,7 +121,8 @@ void DensityRatio::build_numeric(std::size_t c, const GoodSetModel& model, const
     t.node[i] = std::log((l[i] + prior_l) / (1.0 + prior_l)) - std::log((g[i] + prior_g) / (1.0 + prior_g));
   t.outside_l = std::log(prior_l / (1.0 + prior_l));
   t.outside_g.resize(kHistogramBins);
-  const double per_bin = static_cast<double>(kHistogramBins) / std::max<double>(1.0, static_cast<double>(others.size()));
+  const double per_bin =
+      static_cast<double>(kHistogramBins) / std::max<double>(1.0, static_cast<double>(others.size()));
   for (std::size_t b = 0; b < kHistogramBins; ++b)
     t.outside_g[b] = std::log((histogram[b] * per_bin + prior_g) / (1.0 + prior_g));
 }

@@ -31,11 +31,11 @@ class DensityRatio {
 
  private:
   struct AxisTable {
-    double low = 0.0, cell = 0.0;       // window start and node spacing (0: a single node)
-    std::vector<double> node;           // log l - log g at the nodes
-    double outside_l = 0.0;             // log l outside the window (its prior)
-    std::vector<double> outside_g;      // log g outside the window, per histogram bin
-    std::vector<double> choice;         // categorical: log l - log g per choice
+    double low = 0.0, cell = 0.0;   // window start and node spacing (0: a single node)
+    std::vector<double> node;       // log l - log g at the nodes
+    double outside_l = 0.0;         // log l outside the window (its prior)
+    std::vector<double> outside_g;  // log g outside the window, per histogram bin
+    std::vector<double> choice;     // categorical: log l - log g per choice
   };
   void build_numeric(std::size_t c, const GoodSetModel& model, const std::vector<const double*>& others,
                      AxisTable& t) const;

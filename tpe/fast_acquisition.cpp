@@ -9,8 +9,8 @@
 namespace tpeopt::tpe::detail {
 
 namespace {
-constexpr double kCramer = 1.0865;               // |He_m(t)| exp(-t^2 / 4) <= kCramer sqrt(m!)
-constexpr double kBinnedError = 1e-12;           // remainder of the Hermite series, relative to the peak
+constexpr double kCramer = 1.0865;      // |He_m(t)| exp(-t^2 / 4) <= kCramer sqrt(m!)
+constexpr double kBinnedError = 1e-12;  // remainder of the Hermite series, relative to the peak
 
 // Smallest number of Hermite terms p whose remainder kCramer sum_{m >= p} s^m / sqrt(m!) is
 // under kBinnedError for |s| <= s_max (geometric tail: ratio s / sqrt(p + 1) < 1).
@@ -24,12 +24,10 @@ std::size_t hermite_terms(double s_max) {
   return 96;
 }
 
-
 // c exp(-((x_i - mu) / sigma)^2 / 2) added to sum[i] for nodes i0 .. i1 (x_i = low + i h):
 // the ratio of successive values is a geometric sequence, re-anchored by exp every 32 nodes
 // (relative error under 1e-14).
-void add_direct(double* sum, double c, double mu, double sg, double low, double h, std::size_t i0,
-                std::size_t i1) {
+void add_direct(double* sum, double c, double mu, double sg, double low, double h, std::size_t i0, std::size_t i1) {
   const double d = h / sg;
   const double kappa = std::exp(-d * d);
   for (std::size_t i = i0; i <= i1;) {
@@ -172,7 +170,6 @@ void HermiteBins::accumulate_pair(const double* mu, const double* coef0, const d
   accumulate_moments<true>(*this, mu, nullptr, coef0, coef1, K, moment0, moment1);
 }
 
-
 void HermiteBins::spread(const double* moment, double* sum) const {
   for (std::size_t bi = 0; bi < n_bins; ++bi) {
     const double* mo = moment + bi * p;
@@ -226,8 +223,8 @@ void log_of_sums(const std::vector<double>& sum, double low, double high, std::s
     out.node[i] = sum[i] > 0.0 ? std::log(sum[i]) : -std::numeric_limits<double>::infinity();
 }
 
-bool log_density_grid(const double* mu, const double* sigma, const double* coef, std::size_t K, double low,
-                      double high, std::size_t cells, GridTable& out, GridScratch& scratch) {
+bool log_density_grid(const double* mu, const double* sigma, const double* coef, std::size_t K, double low, double high,
+                      std::size_t cells, GridTable& out, GridScratch& scratch) {
   out.node.clear();
   out.cells = 0;
   if (cells < 4 || !(high > low) || K == 0) return false;
@@ -352,8 +349,8 @@ bool log_density_grid_sorted(const std::uint32_t* sorted_index, std::size_t n_ob
   for (std::size_t e = 0; e <= n; ++e) {
     const double gap_left = mu[e] - (e == 0 ? low : mu[e - 1]), gap_right = (e == n ? high : mu[e + 1]) - mu[e];
     const double sg = e == prior_at ? range
-                                    : neighbour_bandwidth(gap_left, gap_right, e == 0, e == n, params.consider_endpoints,
-                                                          min_sigma, range);
+                                    : neighbour_bandwidth(gap_left, gap_right, e == 0, e == n,
+                                                          params.consider_endpoints, min_sigma, range);
     sigma[e] = sg;
     coef[e] *= kernel_scale(mu[e], sg, low, high, min_sigma, inv_norm_min);
   }
@@ -539,8 +536,7 @@ bool grid_masses(const double* mu, const double* sigma, const double* coef, std:
   const std::size_t cells = discrete_table_cells(model);
   if (cells == 0) return false;
   GridTable table;
-  if (!log_density_grid(mu, sigma, coef, K, model.lower(), model.upper(), cells, table, scratch))
-    return false;
+  if (!log_density_grid(mu, sigma, coef, K, model.lower(), model.upper(), cells, table, scratch)) return false;
   return discrete_masses(table, model, out, scratch);
 }
 

@@ -143,8 +143,8 @@ void kernel_coefficients(const ParzenEstimator& est, std::size_t a, std::vector<
 /// peak (kBinnedError). Each bin keeps the moments sum coef s^m / m! and spreads them over its window with
 /// the fixed filters exp(-t^2 / 2) He_m(t). Other kernels are evaluated at the nodes of their
 /// window by a recurrence (exp re-anchored every 32 nodes). Deterministic (fixed order).
-bool log_density_grid(const double* mu, const double* sigma, const double* coef, std::size_t K, double low,
-                      double high, std::size_t cells, GridTable& out, GridScratch& scratch);
+bool log_density_grid(const double* mu, const double* sigma, const double* coef, std::size_t K, double low, double high,
+                      std::size_t cells, GridTable& out, GridScratch& scratch);
 
 /// Tabulates log g(x) of one continuous axis straight from the axis' observations sorted by
 /// (value, index): `sorted_index` lists observation indices in that order, `value[i]` is
@@ -203,7 +203,7 @@ inline constexpr std::size_t kMaxFastGrid = 4096;
 /// A discrete distribution over n grid points, drawn in O(1) by Walker's alias method from
 /// one 64-bit word (high 32 bits: the column, low 32 bits: the threshold test).
 struct AliasTable {
-  std::vector<std::uint64_t> entry;  // (alias << 33) | threshold, threshold in [0, 2^32]
+  std::vector<std::uint64_t> entry;          // (alias << 33) | threshold, threshold in [0, 2^32]
   void build(const std::vector<double>& p);  // p >= 0, not all 0
   std::size_t draw(std::uint64_t bits) const {
     const std::size_t n = entry.size();

@@ -135,10 +135,8 @@ void GaSampler::State::breed(std::uint64_t trial, double* child) const {
     const double* b = &values[tournament(engine) * dim];
     for (std::size_t j : searched) {
       const Axis& axis = space.axes[j];
-      if (config.crossover == Crossover::Uniform)
-        child[j] = uniform01(engine) < 0.5 ? a[j] : b[j];
-      else
-        child[j] = ga::blend(genes[j], axis, a[j], b[j], config.blend_alpha, engine);
+      if (config.crossover == Crossover::Uniform) child[j] = uniform01(engine) < 0.5 ? a[j] : b[j];
+      else child[j] = ga::blend(genes[j], axis, a[j], b[j], config.blend_alpha, engine);
     }
   }
   bool mutated = false;

@@ -37,10 +37,8 @@ void GoodPool::add(std::span<const RankedTrial> trials, std::span<const double> 
     const double* c = take_old ? &best_codes_[i * n_codes_] : &codes[order[j] * n_codes_];
     merged.push_back(t);
     merged_codes.insert(merged_codes.end(), c, c + n_codes_);
-    if (take_old)
-      ++i;
-    else
-      ++j;
+    if (take_old) ++i;
+    else ++j;
   }
   best_ = std::move(merged);
   best_codes_ = std::move(merged_codes);
@@ -52,7 +50,8 @@ void GoodPool::add(std::span<const RankedTrial> trials, std::span<const double> 
   if (kept > recent_capacity_) recent_start_ += kept - recent_capacity_;
   if (recent_start_ > 0 && recent_start_ >= recent_.size() - recent_start_) {
     recent_.erase(recent_.begin(), recent_.begin() + static_cast<std::ptrdiff_t>(recent_start_));
-    recent_codes_.erase(recent_codes_.begin(), recent_codes_.begin() + static_cast<std::ptrdiff_t>(recent_start_ * n_codes_));
+    recent_codes_.erase(recent_codes_.begin(),
+                        recent_codes_.begin() + static_cast<std::ptrdiff_t>(recent_start_ * n_codes_));
     recent_start_ = 0;
   }
 }

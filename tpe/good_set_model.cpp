@@ -112,7 +112,8 @@ GoodSetModel::GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::si
   for (std::size_t j = 0; j < dn; ++j) {
     const std::size_t c = numeric_[j];
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return codes(a)[c] < codes(b)[c]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return codes(a)[c] < codes(b)[c]; });
     for (std::size_t k = 0; k < size; ++k) {
       const double x = codes(order[k])[c];
       const double left = k > 0 ? x - codes(order[k - 1])[c] : x;
@@ -162,7 +163,8 @@ void GoodSetModel::propose(ProposalOperator op, TrialEngine& engine, double* out
   }
   for (std::size_t j : numeric_) {
     const double u = out[j] >= 0.0 && out[j] <= 1.0 ? out[j] : ga::reflect_into(out[j], 0.0, 1.0);
-    out[j] = space_->unit_step(j) > 0.0 || space_->gene(j).type == ga::Gene::Type::Discrete ? space_->snap_code(j, u) : u;
+    out[j] =
+        space_->unit_step(j) > 0.0 || space_->gene(j).type == ga::Gene::Type::Discrete ? space_->snap_code(j, u) : u;
   }
 }
 

@@ -62,11 +62,11 @@ class GoodSetModel {
   std::vector<double> weights_;
   detail::AliasTable picker_;  // draws a rank by weight in O(1)
   double effective_size_ = 1.0;
-  std::vector<std::size_t> numeric_;   // numeric codes
-  std::vector<double> chol_;           // lower Cholesky factor of C over numeric_, row-major
-  double joint_h_ = 1.0;               // Scott's factor for the joint kernel
-  std::vector<double> marginal_sigma_; // [rank * n_codes + c]: neighbour-gap bandwidths
-  std::vector<double> scott_;          // per code
+  std::vector<std::size_t> numeric_;    // numeric codes
+  std::vector<double> chol_;            // lower Cholesky factor of C over numeric_, row-major
+  double joint_h_ = 1.0;                // Scott's factor for the joint kernel
+  std::vector<double> marginal_sigma_;  // [rank * n_codes + c]: neighbour-gap bandwidths
+  std::vector<double> scott_;           // per code
   std::vector<std::vector<double>> choice_p_, choice_cumulative_;  // per categorical code
 };
 

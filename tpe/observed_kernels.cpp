@@ -140,7 +140,7 @@ void ObservedKernels::update(const SortedRuns& before, const SortedRun& fresh, c
   for (std::size_t k = 0; k < m; ++k) {
     const OrderEntry f{fresh.value[k], fresh.index[k]};
     upper.place(positions, fresh, k);
-    RunCursor::Around near_new, near_old;  // level 0's around f, in the new order and the old
+    RunCursor::Around near_new, near_old;           // level 0's around f, in the new order and the old
     const std::size_t p = level0_at[k], q = p + k;  // f's gap in old level 0, f in new0
     if (q >= 1) near_new.before1 = entry(new0, q - 1);
     if (q >= 2) near_new.before2 = entry(new0, q - 2);
@@ -185,15 +185,14 @@ void ObservedKernels::update(const SortedRuns& before, const SortedRun& fresh, c
       last = now.after1;
     }
   }
-  bins_.accumulate_pair(binned_mu_.data(), binned_c0_.data(), binned_c1_.data(), binned_mu_.size(),
-                        moment0_.data(), moment1_.data());
+  bins_.accumulate_pair(binned_mu_.data(), binned_c0_.data(), binned_c1_.data(), binned_mu_.size(), moment0_.data(),
+                        moment1_.data());
   n_ += m;
 }
 
 bool ObservedKernels::log_density(const SortedRuns& runs, const double* column, const char* is_below,
-                                  std::span<const std::size_t> below,
-                                  const TrialOrderWeights& w, double total, double prior_weight, GridTable& out,
-                                  GridScratch& scratch) const {
+                                  std::span<const std::size_t> below, const TrialOrderWeights& w, double total,
+                                  double prior_weight, GridTable& out, GridScratch& scratch) const {
   out.node.clear();
   out.cells = 0;
   const std::size_t n = runs.size();
@@ -266,8 +265,7 @@ bool ObservedKernels::log_density(const SortedRuns& runs, const double* column, 
   }
   bins_.accumulate(mu.data(), nullptr, coef.data(), mu.size(), moment.data());
   // The prior: bandwidth = the range, at every node.
-  add_kernel_direct(sum.data(), prior_weight * scale(prior_mu_, range_), prior_mu_, range_, low_, bins_.h,
-                    cells_);
+  add_kernel_direct(sum.data(), prior_weight * scale(prior_mu_, range_), prior_mu_, range_, low_, bins_.h, cells_);
   bins_.spread(moment.data(), sum.data());
   const double inv_total = 1.0 / total;
   for (double& s : sum) s *= inv_total;

@@ -64,9 +64,8 @@ class ObservedKernels {
   /// the below group; `column` holds each observation's value by index), with the weights `w`, the group's total weight `total` (the above
   /// group's weights plus the prior's) and the prior's weight.
   bool log_density(const SortedRuns& runs, const double* column, const char* is_below,
-                   std::span<const std::size_t> below,
-                   const TrialOrderWeights& w, double total, double prior_weight, GridTable& out,
-                   GridScratch& scratch) const;
+                   std::span<const std::size_t> below, const TrialOrderWeights& w, double total, double prior_weight,
+                   GridTable& out, GridScratch& scratch) const;
 
   /// 1 / (sigma sqrt(2 pi) mass) of a kernel centred at mu (mass on [low, high]).
   double scale(double mu, double sigma) const;
@@ -89,11 +88,11 @@ class ObservedKernels {
   double low_ = 0.0, high_ = 0.0, range_ = 0.0, sigma_min_ = 0.0, inv_norm_min_ = 0.0, prior_mu_ = 0.0;
   HermiteBins bins_;
   std::size_t cells_ = 0;
-  std::size_t n_ = 0;  // observations in the sums
-  std::vector<double> moment0_, moment1_;  // [b * p + m]
-  std::vector<double> direct0_, direct1_;  // node sums of the wider kernels
+  std::size_t n_ = 0;                                      // observations in the sums
+  std::vector<double> moment0_, moment1_;                  // [b * p + m]
+  std::vector<double> direct0_, direct1_;                  // node sums of the wider kernels
   std::vector<double> binned_mu_, binned_c0_, binned_c1_;  // update()'s binned kernels
-  std::vector<std::uint32_t> positions_;  // update()'s walk through the runs (RunCursor::plan)
+  std::vector<std::uint32_t> positions_;                   // update()'s walk through the runs (RunCursor::plan)
 };
 
 }  // namespace tpeopt::tpe::detail

@@ -234,12 +234,10 @@ ParzenEstimator::ParzenEstimator(std::span<const AxisModel> axes, std::span<cons
       nk.b[k] = (upper - mu) / sigma;
       // fast_tails: a kernel whose truncation bounds lie beyond 9 sigmas has mass
       // 1 - Phi(a) - Phi(-b) with Phi(-9) = 1.1e-19, so log mass = 0 to within 2.3e-19.
-      nk.log_mass[k] = params.fast_tails && nk.a[k] <= -9.0 && nk.b[k] >= 9.0
-                           ? 0.0
-                           : truncnorm::log_gauss_mass(nk.a[k], nk.b[k]);
-      nk.log_norm[k] = m.type == AxisModel::Type::Discrete
-                           ? -nk.log_mass[k]
-                           : -std::log(sigma) - nk.log_mass[k] - truncnorm::kLogSqrt2Pi;
+      nk.log_mass[k] =
+          params.fast_tails && nk.a[k] <= -9.0 && nk.b[k] >= 9.0 ? 0.0 : truncnorm::log_gauss_mass(nk.a[k], nk.b[k]);
+      nk.log_norm[k] = m.type == AxisModel::Type::Discrete ? -nk.log_mass[k]
+                                                           : -std::log(sigma) - nk.log_mass[k] - truncnorm::kLogSqrt2Pi;
     }
   }
 }
@@ -266,10 +264,8 @@ double ParzenEstimator::sample(std::size_t a, std::size_t k, double u) const {
     std::size_t lo = 0, hi = nc - 1;  // first c with cum(c) >= u, in [0, nc - 1]
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
-      if (cum(mid) < u)
-        lo = mid + 1;
-      else
-        hi = mid;
+      if (cum(mid) < u) lo = mid + 1;
+      else hi = mid;
     }
     return static_cast<double>(lo);
   }

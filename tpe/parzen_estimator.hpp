@@ -49,10 +49,10 @@ inline double neighbour_bandwidth(double gap_left, double gap_right, bool first,
 struct AxisModel {
   enum class Type { Continuous, Discrete, Categorical };
   Type type = Type::Continuous;
-  bool log = false;           ///< internal = log(external)
-  double low = 0.0;           ///< internal lower bound (Discrete: the first grid point)
-  double high = 0.0;          ///< internal upper bound (Discrete: the last grid point)
-  double step = 0.0;          ///< Discrete: grid step (internal == external); else 0
+  bool log = false;   ///< internal = log(external)
+  double low = 0.0;   ///< internal lower bound (Discrete: the first grid point)
+  double high = 0.0;  ///< internal upper bound (Discrete: the last grid point)
+  double step = 0.0;  ///< Discrete: grid step (internal == external); else 0
   /// Log int (Continuous, log): the external grid step. The multivariate estimator scores a
   /// value v by the mass of its cell [log(v - step/2), log(v + step/2)] (Optuna 4.7+).
   double log_step = 0.0;

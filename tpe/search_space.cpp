@@ -52,7 +52,8 @@ void SearchSpace::validate() const {
       throw make_error("{}: low and high must be finite numbers", key);
     if (a.low > a.high) throw make_error("{}: low ({}) is greater than high ({})", key, a.low, a.high);
     if (a.log && a.low <= 0.0) throw make_error("{}: a log-scale range needs low > 0 (got low = {})", key, a.low);
-    if (a.step < 0.0 || !std::isfinite(a.step)) throw make_error("{}: step must be a positive number (got {})", key, a.step);
+    if (a.step < 0.0 || !std::isfinite(a.step))
+      throw make_error("{}: step must be a positive number (got {})", key, a.step);
     if (a.log && a.step > 0.0 && !(a.kind == Axis::Kind::Int && a.step == 1.0))
       throw make_error("{}: log scale cannot be combined with a step", key);
     if (a.kind == Axis::Kind::Int) {

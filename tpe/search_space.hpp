@@ -21,10 +21,10 @@ struct Axis {
 
   std::string name;
   Kind kind = Kind::Float;
-  double low = 0.0;   ///< Float/Int: inclusive lower bound
-  double high = 0.0;  ///< Float/Int: inclusive upper bound
-  double step = 0.0;  ///< Float/Int: 0 means continuous (Int defaults to 1)
-  bool log = false;   ///< Float/Int: sampled and modelled in log space (low > 0, no step)
+  double low = 0.0;                        ///< Float/Int: inclusive lower bound
+  double high = 0.0;                       ///< Float/Int: inclusive upper bound
+  double step = 0.0;                       ///< Float/Int: 0 means continuous (Int defaults to 1)
+  bool log = false;                        ///< Float/Int: sampled and modelled in log space (low > 0, no step)
   std::vector<double> choices;             ///< Categorical: the numeric value of each choice
   std::vector<std::string> choice_labels;  ///< Categorical: labels when choices are strings (else empty)
 

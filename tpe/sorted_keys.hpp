@@ -24,7 +24,7 @@ inline std::uint64_t order_key(double v) {
 // (sign, exponent and 20 bits of mantissa); the rare runs of pairs whose top halves tie are
 // then put in full-key order by a stable insertion sort. The result is the full sort's.
 inline void radix_sort(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v,
-                std::vector<std::pair<std::uint64_t, std::uint32_t>>& tmp) {
+                       std::vector<std::pair<std::uint64_t, std::uint32_t>>& tmp) {
   tmp.resize(v.size());
   for (unsigned shift = 32; shift < 64; shift += 8) {
     std::array<std::size_t, 257> count{};

@@ -53,10 +53,8 @@ void merge_into(const SortedRun& a, const SortedRun& b, SortedRun& out, std::uin
 }  // namespace
 
 void merge_runs(const SortedRun& older, const SortedRun& newer, SortedRun& out, std::uint32_t* newer_at) {
-  if (newer_at != nullptr)
-    merge_into<true>(older, newer, out, newer_at);
-  else
-    merge_into<false>(older, newer, out, nullptr);
+  if (newer_at != nullptr) merge_into<true>(older, newer, out, newer_at);
+  else merge_into<false>(older, newer, out, nullptr);
 }
 
 SortedRuns::SortedRuns(std::size_t base, std::size_t growth) : base_(base), growth_(growth) {
@@ -127,10 +125,8 @@ void SortedRuns::commit(StagedBatch& staged, bool flat, SortedRun& scratch) {
     std::swap(levels_[i + 1], scratch);
     // Level 0 refills at the next tell and keeps its buffer; a drained higher level refills
     // only over many tells, so its memory goes back.
-    if (i == 0)
-      levels_[i].clear();
-    else
-      levels_[i] = SortedRun();
+    if (i == 0) levels_[i].clear();
+    else levels_[i] = SortedRun();
   }
 }
 
@@ -207,7 +203,8 @@ void RunCursor::plan(const SortedRun& keys, std::vector<std::uint32_t>& position
     } else {
       std::size_t p = 0;
       for (std::size_t k = 0; k < m; ++k) {
-        if (p < lane.n && precedes(lane.value[p], lane.index[p], kv[k], ki[k])) p = gallop_forward(r, p + 1, kv[k], ki[k]);
+        if (p < lane.n && precedes(lane.value[p], lane.index[p], kv[k], ki[k]))
+          p = gallop_forward(r, p + 1, kv[k], ki[k]);
         out[k] = static_cast<std::uint32_t>(p);
       }
     }
@@ -253,19 +250,15 @@ std::size_t RunCursor::lane_after(OrderEntry& e) const {
 void RunCursor::step_back() {
   OrderEntry e;
   const std::size_t r = lane_before(e);
-  if (r == kMaxRuns)
-    prior_before_ = false;
-  else if (r != kNone)
-    --lanes_[r].pos;
+  if (r == kMaxRuns) prior_before_ = false;
+  else if (r != kNone) --lanes_[r].pos;
 }
 
 void RunCursor::step_forward() {
   OrderEntry e;
   const std::size_t r = lane_after(e);
-  if (r == kMaxRuns)
-    prior_before_ = true;
-  else if (r != kNone)
-    ++lanes_[r].pos;
+  if (r == kMaxRuns) prior_before_ = true;
+  else if (r != kNone) ++lanes_[r].pos;
 }
 
 }  // namespace tpeopt::tpe::detail

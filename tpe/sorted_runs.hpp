@@ -208,10 +208,8 @@ class RunCursor {
         if (p + 1 < lane.n) a.push_after({lane.value[p + 1], lane.index[p + 1]});
       }
     }
-    if (prior_before_)
-      a.push_before({prior_mu_, kPriorIndex});
-    else
-      a.push_after({prior_mu_, kPriorIndex});
+    if (prior_before_) a.push_before({prior_mu_, kPriorIndex});
+    else a.push_after({prior_mu_, kPriorIndex});
     return a;
   }
 

@@ -57,7 +57,8 @@ std::vector<double>* grid_cache_for(std::vector<std::vector<double>>& caches, st
 std::pair<double, double> best_exact_candidate(const detail::ParzenEstimator& l, std::size_t jl,
                                                const detail::ParzenEstimator& g, std::size_t jg,
                                                const detail::AxisModel& m, const Axis& axis, const double* raw,
-                                               std::size_t n, std::vector<double>* cache, std::vector<double>& scratch) {
+                                               std::size_t n, std::vector<double>* cache,
+                                               std::vector<double>& scratch) {
   double best_score = -std::numeric_limits<double>::infinity();
   double best_external = 0.0, best_internal = 0.0;
   for (std::size_t c = 0; c < n; ++c) {
@@ -235,9 +236,12 @@ void TpeSampler::State::ask_startup(const Block& block, double* out) {
 
 bool TpeSampler::State::joint_model(std::size_t n_obs) const {
   switch (config.multivariate) {
-    case Multivariate::Off: return false;
-    case Multivariate::On: return true;
-    case Multivariate::Auto: break;
+    case Multivariate::Off:
+      return false;
+    case Multivariate::On:
+      return true;
+    case Multivariate::Auto:
+      break;
   }
   // Cost of one trial's joint scoring, in continuous kernel terms; a double, so no product
   // can wrap.
@@ -410,9 +414,9 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
         continue;
       if (kernels.ready() ? !g_from_sums()
                           : runs.flat() == nullptr ||
-                                !detail::log_density_grid_sorted(runs.flat()->index.data(), n_obs, value, in_above.data(),
-                                                             above_weight.data(), above.size(), prior_w, m, params,
-                                                             detail::kGridCells, tg, scratch))
+                                !detail::log_density_grid_sorted(runs.flat()->index.data(), n_obs, value,
+                                                                 in_above.data(), above_weight.data(), above.size(),
+                                                                 prior_w, m, params, detail::kGridCells, tg, scratch))
         continue;
       if (!fast_axes[j].build(tl, tg)) continue;
       has_table[j] = 1;
@@ -529,7 +533,8 @@ void TpeSampler::State::ask_tpe_fast(Block& block, double* out) {
 void TpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out) {
   State& s = *state_;
   if (s.asked_any && first_trial != s.next_trial)
-    throw make_error("tpe sampler: ask of trials {}.. out of order (expected trial {} next)", first_trial, s.next_trial);
+    throw make_error("tpe sampler: ask of trials {}.. out of order (expected trial {} next)", first_trial,
+                     s.next_trial);
   if (n == 0) return;
   const std::size_t d = s.space.size();
   State::Block block{first_trial, n, std::vector<double>(n * d, 0.0)};

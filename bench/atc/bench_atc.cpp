@@ -54,9 +54,9 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "strategies/atc/atc_device.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/candles_generator.hpp"
+#include "strategies/atc/atc_device.hpp"
 #include "strategies/atc/atc_strategy.hpp"
 #include "tpe/search_space.hpp"
 
@@ -87,9 +87,8 @@ std::vector<double> random_params(std::size_t n, std::uint64_t seed, int max_len
 
 /// Slots as axes, so a request's values are the slot rows themselves.
 tpe::SearchSpace slot_space(const strategies::Strategy& s) {
-  const double bounds[atc::kNumSlots][2] = {{1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {1, 1000},
-                                            {1, 1000}, {0, 250},  {0, 10},   {0, 99},   {-1, 1},
-                                            {-1, 1},   {0, 1e6},  {0, 100}};
+  const double bounds[atc::kNumSlots][2] = {{1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {0, 250},
+                                            {0, 10},   {0, 99},   {-1, 1},   {-1, 1},   {0, 1e6},  {0, 100}};
   tpe::SearchSpace space;
   for (std::size_t k = 0; k < s.param_names().size(); ++k) {
     tpe::Axis a;
@@ -131,7 +130,8 @@ std::size_t check_parity(const strategies::AtcStrategy& s, const std::vector<dou
         for (std::size_t k = 0; k < M; ++k) same = same && same_bits(m[k], g.metrics[i * M + k]);
         for (std::size_t q = 0; q < S; ++q) {
           same = same && same_bits(obj[q], g.objective[i * S + q]) && same_bits(eq[q], g.equity[i * S + q]);
-          for (std::size_t k = 0; k < M; ++k) same = same && same_bits(met[q * M + k], g.symbol_metrics[(i * S + q) * M + k]);
+          for (std::size_t k = 0; k < M; ++k)
+            same = same && same_bits(met[q * M + k], g.symbol_metrics[(i * S + q) * M + k]);
         }
         bad[i] = same ? 0 : 1;
       }
@@ -176,22 +176,25 @@ int main(int argc, char** argv) {
   const auto space = slot_space(s);
   const auto params = random_params(trials, seed + 1, max_len);
   const double units = static_cast<double>(set.n_bars()) * static_cast<double>(trials);
-  std::printf("atc benchmark: %d symbols x %d bars (generated in %.0f ms, seed %llu), %zu parameter sets "
-              "(lengths 2..%d), device: %s\n",
-              symbols, bars, gen_ms, static_cast<unsigned long long>(seed), trials, max_len,
-              gpu::cuda_device_description().c_str());
+  std::printf(
+      "atc benchmark: %d symbols x %d bars (generated in %.0f ms, seed %llu), %zu parameter sets "
+      "(lengths 2..%d), device: %s\n",
+      symbols, bars, gen_ms, static_cast<unsigned long long>(seed), trials, max_len,
+      gpu::cuda_device_description().c_str());
   int status = 0;
   if (gpu::cuda_available()) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t differing = check_parity(s, params, check_trials);
-    std::printf("parity: %zu of %zu trials differ from the CPU in any bit (every symbol's row and the aggregate; "
-                "checked in %.1f s)\n",
-                differing, check_trials, ms_since(t0) / 1e3);
+    std::printf(
+        "parity: %zu of %zu trials differ from the CPU in any bit (every symbol's row and the aggregate; "
+        "checked in %.1f s)\n",
+        differing, check_trials, ms_since(t0) / 1e3);
     if (differing != 0) status = 1;
   }
-  std::printf("\n| executor | symbols x bars | trials | ms (first batch) | ms (warm, best of %d) | symbol-bar-trials/s "
-              "(warm) | mean trades per symbol |\n",
-              repeats);
+  std::printf(
+      "\n| executor | symbols x bars | trials | ms (first batch) | ms (warm, best of %d) | symbol-bar-trials/s "
+      "(warm) | mean trades per symbol |\n",
+      repeats);
   std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
   if (gpu::cuda_available()) {
     gpu::CudaExecutorOptions o;
@@ -217,12 +220,14 @@ int main(int argc, char** argv) {
     double tr = 0;
     for (std::size_t i = 0; i < cpu_trials; ++i) tr += res.metrics[i * res.n_metrics + atc::kMTrades];
     const double per_trial = ms / static_cast<double>(cpu_trials);
-    std::printf("| cpu (%u threads) | %d x %d | %zu | %.0f | %.0f | %.3g | %.1f |\n", std::thread::hardware_concurrency(),
-                symbols, bars, cpu_trials, ms, ms, static_cast<double>(set.n_bars()) * cpu_trials / (ms / 1e3),
+    std::printf("| cpu (%u threads) | %d x %d | %zu | %.0f | %.0f | %.3g | %.1f |\n",
+                std::thread::hardware_concurrency(), symbols, bars, cpu_trials, ms, ms,
+                static_cast<double>(set.n_bars()) * cpu_trials / (ms / 1e3),
                 tr / static_cast<double>(cpu_trials) / symbols);
-    std::printf("\ncpu: %.1f ms per parameter set over all symbols; %zu parameter sets would take ~%.0f s "
-                "(extrapolated)\n",
-                per_trial, trials, per_trial * static_cast<double>(trials) / 1e3);
+    std::printf(
+        "\ncpu: %.1f ms per parameter set over all symbols; %zu parameter sets would take ~%.0f s "
+        "(extrapolated)\n",
+        per_trial, trials, per_trial * static_cast<double>(trials) / 1e3);
   }
   // Seed 002's workload: one parameter set (the defaults: the seed's settings) over 99 symbols.
   {
@@ -235,9 +240,10 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     s99.evaluate(d.data(), m.data());
     const double cpu_ms = ms_since(t0);
-    std::printf("seed 002 workload (%d symbols x %d bars, 1 parameter set, the seed's settings): cpu %.1f ms (one "
-                "thread)",
-                n99, bars, cpu_ms);
+    std::printf(
+        "seed 002 workload (%d symbols x %d bars, 1 parameter set, the seed's settings): cpu %.1f ms (one "
+        "thread)",
+        n99, bars, cpu_ms);
     if (gpu::cuda_available()) {
       gpu::CudaExecutorOptions o;
       o.max_in_flight = 1;

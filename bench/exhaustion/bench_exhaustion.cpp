@@ -84,8 +84,8 @@
 #include "engine/batch_timings.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "scaleout/split_executor.hpp"
 #include "gpu/cuda_executor.hpp"
+#include "scaleout/split_executor.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "tpe/search_space.hpp"
 
@@ -136,8 +136,8 @@ std::vector<double> random_params(std::size_t n, std::uint64_t seed) {
   std::vector<double> p;
   p.reserve(n * ex::kNumSlots);
   for (std::size_t i = 0; i < n; ++i) {
-    const double row[ex::kNumSlots] = {k(5, 200), k(20, 400), k(10, 200), k(5, 50), u(0.5, 4), u(0.5, 4),
-                                       u(0, 1),   u(0.5, 4),  u(0.5, 10), k(5, 500), 1.0, 0.5};
+    const double row[ex::kNumSlots] = {k(5, 200), k(20, 400), k(10, 200), k(5, 50),  u(0.5, 4), u(0.5, 4),
+                                       u(0, 1),   u(0.5, 4),  u(0.5, 10), k(5, 500), 1.0,       0.5};
     p.insert(p.end(), row, row + ex::kNumSlots);
   }
   return p;
@@ -147,8 +147,8 @@ std::vector<double> random_params(std::size_t n, std::uint64_t seed) {
 tpe::SearchSpace slot_space(const strategies::Strategy& s) {
   tpe::SearchSpace space;
   // Bounds that contain random_params' ranges (check_param_range validates them).
-  const double bounds[ex::kNumSlots][2] = {{1, 500}, {1, 500}, {2, 500}, {1, 500}, {-10, 10}, {-10, 10},
-                                           {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},  {0, 10}};
+  const double bounds[ex::kNumSlots][2] = {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},
+                                           {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},   {0, 10}};
   for (std::size_t k = 0; k < s.param_names().size(); ++k) {
     tpe::Axis a;
     a.name = s.param_names()[k];
@@ -221,9 +221,10 @@ void time_device(const strategies::ExhaustionStrategy& s, const std::vector<doub
 void time_multi_gpu(const strategies::ExhaustionStrategy& s, const tpe::SearchSpace& space,
                     const std::vector<double>& params, const std::vector<std::size_t>& sizes, int repeats) {
   const int devices = gpu::cuda_device_count();
-  std::printf("\n| devices | trials per batch | ms per batch (warm, best of %d) | slowest device busy ms | speed-up | "
-              "bar-trials/s | same bits as 1 GPU |\n",
-              repeats);
+  std::printf(
+      "\n| devices | trials per batch | ms per batch (warm, best of %d) | slowest device busy ms | speed-up | "
+      "bar-trials/s | same bits as 1 GPU |\n",
+      repeats);
   std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
   for (const std::size_t n : sizes) {
     const auto r = request(params, n);
@@ -269,8 +270,9 @@ void time_multi_gpu(const strategies::ExhaustionStrategy& s, const tpe::SearchSp
 /// batch, and the device occupancy of the batches.
 void time_in_flight(const strategies::ExhaustionStrategy& s, const tpe::SearchSpace& space,
                     const std::vector<double>& params, std::size_t bars) {
-  std::printf("\n| batches in flight (executor) | trials per batch | batches | ms per batch (wall) | bar-trials/s | "
-              "device occupancy |\n");
+  std::printf(
+      "\n| batches in flight (executor) | trials per batch | batches | ms per batch (wall) | bar-trials/s | "
+      "device occupancy |\n");
   std::printf("| --- | --- | --- | --- | --- | --- |\n");
   for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
     const std::size_t batches = n == 4096 ? 16 : 4;
@@ -325,7 +327,7 @@ int main(int argc, char** argv) {
   std::size_t most = 65536;
   for (const std::size_t n : multi_gpu_trials) most = std::max(most, n);
   const auto params = random_params(most, 2);  // the first 65,536 sets whatever the sizes
-  if (!multi_gpu_trials.empty()) {  // --multi-gpu-trials N[,N...]: only the multi-GPU table
+  if (!multi_gpu_trials.empty()) {             // --multi-gpu-trials N[,N...]: only the multi-GPU table
     std::printf("exhaustion on several GPUs: %zu bars (seeded random walk), %d device(s): %s\n", bars,
                 gpu::cuda_device_count(), gpu::cuda_device_description().c_str());
     if (gpu::cuda_device_count() == 0) return 1;
@@ -334,9 +336,10 @@ int main(int argc, char** argv) {
   }
   std::printf("exhaustion benchmark: %zu bars (seeded random walk), device: %s\n", bars,
               gpu::cuda_device_description().c_str());
-  std::printf("| executor | trials | batch | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades | "
-              "device occupancy (warm) |\n",
-              repeats);
+  std::printf(
+      "| executor | trials | batch | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades | "
+      "device occupancy (warm) |\n",
+      repeats);
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
   if (gpu::cuda_available()) {
     for (std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
@@ -377,8 +380,10 @@ int main(int argc, char** argv) {
   if (gpu::cuda_available()) time_in_flight(s, space, params, bars);
 #ifdef TPEOPT_WITH_CUDA
   if (gpu::cuda_available()) {
-    std::printf("\n| kernels (launch() between events) | trials | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | mean trades |\n",
-                repeats);
+    std::printf(
+        "\n| kernels (launch() between events) | trials | ms (first) | ms (warm, best of %d) | bar-trials/s (warm) | "
+        "mean trades |\n",
+        repeats);
     std::printf("| --- | --- | --- | --- | --- | --- |\n");
     gpu::ExhaustionDeviceOptions filtered, uncapped, plain, one_walk;
     uncapped.cap_registers = false;

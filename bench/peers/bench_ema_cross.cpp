@@ -60,8 +60,8 @@
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "strategies/ema_cross/ema_cross_device.hpp"
 #include "io/candles_csv.hpp"
+#include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "tpe/search_space.hpp"
 
@@ -78,9 +78,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 struct SplitMix64 {
   std::uint64_t state;
@@ -130,8 +128,8 @@ void write_csv(const Candles& c, const std::string& path) {
 std::vector<double> sweep_grid(std::size_t sets) {
   std::vector<double> p;
   for (std::size_t k = 0; k < std::min<std::size_t>(sets, 10000); ++k) {
-    const double row[ec::kNumSlots] = {2.0 + 2.0 * static_cast<double>(k / 100), 10.0 + 10.0 * static_cast<double>(k % 100),
-                                       2.0, 4.0, 10.0, 5.0};
+    const double row[ec::kNumSlots] = {
+        2.0 + 2.0 * static_cast<double>(k / 100), 10.0 + 10.0 * static_cast<double>(k % 100), 2.0, 4.0, 10.0, 5.0};
     p.insert(p.end(), row, row + ec::kNumSlots);
   }
   return p;
@@ -209,13 +207,21 @@ void write_trades(const strategies::EmaCrossStrategy& s, const std::vector<doubl
   std::size_t total = 0;
   for (std::size_t i = 0; i < n; ++i)
     for (const auto& t : trades[i]) {
-      const TradeRecord r{static_cast<std::int32_t>(i), t.signal_bar, t.entry_bar, t.exit_bar, t.reason, 0,
-                          t.entry_price, t.exit_price, t.ret};
+      const TradeRecord r{static_cast<std::int32_t>(i),
+                          t.signal_bar,
+                          t.entry_bar,
+                          t.exit_bar,
+                          t.reason,
+                          0,
+                          t.entry_price,
+                          t.exit_price,
+                          t.ret};
       out.write(reinterpret_cast<const char*>(&r), sizeof r);
       ++total;
     }
   std::ofstream mout(prefix + ".metrics", std::ios::binary | std::ios::trunc);
-  mout.write(reinterpret_cast<const char*>(metrics.data()), static_cast<std::streamsize>(metrics.size() * sizeof(double)));
+  mout.write(reinterpret_cast<const char*>(metrics.data()),
+             static_cast<std::streamsize>(metrics.size() * sizeof(double)));
   if (!out.flush() || !mout.flush()) throw std::runtime_error("write error on " + prefix + ".trades/.metrics");
   std::printf("trades: %zu of %zu sets written to %s.trades (metrics: %s.metrics)\n", total, n, prefix.c_str(),
               prefix.c_str());
@@ -248,8 +254,14 @@ double mean_trades(const engine::BatchResult& r) {
 }
 
 Row time_cpu(const Workload& w, unsigned threads, int repeats, engine::BatchResult* first_result) {
-  Row row{w.name, fmt::format("cpu ({} threads)", threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads),
-          w.candles.size(), w.params.size() / ec::kNumSlots, 1e300, 1e300, 0.0, 0.0};
+  Row row{w.name,
+          fmt::format("cpu ({} threads)", threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads),
+          w.candles.size(),
+          w.params.size() / ec::kNumSlots,
+          1e300,
+          1e300,
+          0.0,
+          0.0};
   const auto r = request(w.params);
   for (int k = 0; k < repeats; ++k) {
     const strategies::EmaCrossStrategy s(w.candles, {});  // fresh: empty EMA cache
@@ -368,8 +380,8 @@ std::size_t check_gpu_trades(const Workload& w, std::size_t sample, std::size_t*
     for (std::size_t t = 0; same && t < c.size(); ++t) {
       const auto &a = c[t], &b = g[k].trades[t];
       same = a.signal_bar == b.signal_bar && a.entry_bar == b.entry_bar && a.exit_bar == b.exit_bar &&
-             a.reason == b.reason && same_bits(a.entry_price, b.entry_price) &&
-             same_bits(a.exit_price, b.exit_price) && same_bits(a.ret, b.ret);
+             a.reason == b.reason && same_bits(a.entry_price, b.entry_price) && same_bits(a.exit_price, b.exit_price) &&
+             same_bits(a.ret, b.ret);
     }
     *n_trades += c.size();
     if (!same && d++ == 0)
@@ -381,9 +393,10 @@ std::size_t check_gpu_trades(const Workload& w, std::size_t sample, std::size_t*
 #endif
 
 void print_rows(const std::vector<Row>& rows, int repeats) {
-  std::printf("\n| workload | executor | bars | sets | ms (cold, best of %d) | ms (warm, best of %d) | "
-              "bar-sets/s (cold) | mean trades per set | setup ms (data upload) |\n",
-              repeats, repeats);
+  std::printf(
+      "\n| workload | executor | bars | sets | ms (cold, best of %d) | ms (warm, best of %d) | "
+      "bar-sets/s (cold) | mean trades per set | setup ms (data upload) |\n",
+      repeats, repeats);
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const Row& r : rows)
     std::printf("| %s | %s | %zu | %zu | %.1f | %.1f | %.3g | %.1f | %s |\n", r.workload.c_str(), r.executor.c_str(),
@@ -417,9 +430,10 @@ int run(int argc, char** argv) {
     else if (k == "--no-cpu") cpu = false;
     else if (k == "--no-gpu") use_gpu = false;
     else if (k == "-h" || k == "--help") {
-      std::printf("usage: bench_ema_cross [DATA.csv] [--bars N] [--sets N] [--long-bars N] [--repeats R] "
-                  "[--threads T] [--params P.csv] [--trades-out PREFIX] [--write-data OUT.csv] [--no-cpu] "
-                  "[--no-gpu]\n(see the comment at the top of bench/peers/bench_ema_cross.cpp)\n");
+      std::printf(
+          "usage: bench_ema_cross [DATA.csv] [--bars N] [--sets N] [--long-bars N] [--repeats R] "
+          "[--threads T] [--params P.csv] [--trades-out PREFIX] [--write-data OUT.csv] [--no-cpu] "
+          "[--no-gpu]\n(see the comment at the top of bench/peers/bench_ema_cross.cpp)\n");
       return 0;
     } else if (!k.empty() && k[0] != '-' && data.empty()) data = k;
     else throw std::runtime_error("unknown argument " + k);
@@ -474,11 +488,12 @@ int run(int argc, char** argv) {
       const std::size_t diff = count_differing(cpu_result, g);
       std::size_t n_trades = 0;
       const std::size_t tdiff = check_gpu_trades(w, 256, &n_trades);
-      std::printf("check %s: cpu == cuda scores/violations/metrics of %zu sets: %s; trade lists of %zu sets "
-                  "(%zu trades): %s\n",
-                  w.name.c_str(), g.n_trials, diff == 0 ? "identical" : fmt::format("{} differ", diff).c_str(),
-                  std::min<std::size_t>(256, g.n_trials), n_trades,
-                  tdiff == 0 ? "identical" : fmt::format("{} differ", tdiff).c_str());
+      std::printf(
+          "check %s: cpu == cuda scores/violations/metrics of %zu sets: %s; trade lists of %zu sets "
+          "(%zu trades): %s\n",
+          w.name.c_str(), g.n_trials, diff == 0 ? "identical" : fmt::format("{} differ", diff).c_str(),
+          std::min<std::size_t>(256, g.n_trials), n_trades,
+          tdiff == 0 ? "identical" : fmt::format("{} differ", tdiff).c_str());
       if (diff != 0 || tdiff != 0) {
         ++failures;
         std::printf("  -> not timing cuda on %s: the executors disagree\n", w.name.c_str());
@@ -494,8 +509,9 @@ int run(int argc, char** argv) {
   if (gpu_here && failures == 0) {
     // The kernels' variants (same results: the check above covers the default; the
     // [gpu] tests cover the others).
-    std::printf("\n| workload | device kernels (launch() between events) | sets | ms (first) | ms (warm, best of %d) |\n",
-                repeats);
+    std::printf(
+        "\n| workload | device kernels (launch() between events) | sets | ms (first) | ms (warm, best of %d) |\n",
+        repeats);
     std::printf("| --- | --- | --- | --- | --- |\n");
     for (const auto& w : workloads) {
       using EmaOn = gpu::EmaCrossDeviceOptions::EmaOn;

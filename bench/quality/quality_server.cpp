@@ -27,14 +27,14 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common/error.hpp"
-#include "study/data_subsets.hpp"
 #include "engine/param_binding.hpp"
-#include "study/study.hpp"
 #include "io/study_config.hpp"
+#include "study/data_subsets.hpp"
+#include "study/study.hpp"
 
 using namespace tpeopt;
 
@@ -90,8 +90,7 @@ class OutOfSample {
   OutOfSample(const io::StudyConfig& config, const strategies::Strategy& strategy) {
     const engine::HoldoutSplit split = engine::split_parts(strategy, config);
     const auto in_atoms = engine::atom_count(split.in_sample), out_atoms = engine::atom_count(split.out_of_sample);
-    part_ = strategy.subset(split.out_of_sample,
-                            engine::scaled_min_trades(strategy.min_trades(), out_atoms, in_atoms));
+    part_ = strategy.subset(split.out_of_sample, engine::scaled_min_trades(strategy.min_trades(), out_atoms, in_atoms));
     binding_ = std::make_unique<engine::ParamBinding>(*part_, config.space, config.fixed);
   }
   void evaluate(const double* rows, std::size_t n, std::size_t d, double* out) const {
@@ -124,8 +123,8 @@ int serve(const io::StudyConfig& config, const engine::RunOptions& options) {
     if (command == "quit") return 0;
     if (command == "info") {
       const io::Json info = {{"axes", axes_json(config.space)},
-                             {"direction", config.objective.direction == tpe::Direction::Maximize ? "maximize"
-                                                                                                  : "minimize"},
+                             {"direction",
+                              config.objective.direction == tpe::Direction::Maximize ? "maximize" : "minimize"},
                              {"strategy", config.strategy},
                              {"sampler", sampler->name()},
                              {"holdout", config.has_parts()}};

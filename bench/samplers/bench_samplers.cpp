@@ -29,15 +29,15 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
-#include "study/study.hpp"
 #include "io/ga_config.hpp"
 #include "io/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_generator.hpp"
 #include "strategies/trade_filter/trade_filter_prepare.hpp"
+#include "study/study.hpp"
 
 using namespace tpeopt;
 namespace fs = std::filesystem;
@@ -45,8 +45,8 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Workload {
-  std::string name;     // for --only and the table
-  std::string label;    // the table's row label
+  std::string name;   // for --only and the table
+  std::string label;  // the table's row label
   io::StudyConfig config;
 };
 
@@ -87,8 +87,8 @@ io::StudyConfig trade_filter_config(const fs::path& examples, const fs::path& da
 }
 
 struct Outcome {
-  double best = NAN;       // best feasible score (NaN: no feasible trial)
-  double sampler_ms = 0;   // ask + tell, all batches
+  double best = NAN;      // best feasible score (NaN: no feasible trial)
+  double sampler_ms = 0;  // ask + tell, all batches
 };
 
 Outcome run_one(const io::StudyConfig& config, const strategies::Strategy& strategy) {
@@ -136,8 +136,9 @@ int main(int argc, char** argv) try {
   std::string only, samplers_list = "tpe,ga,random", ga_json, data_dir = "bench_data/samplers/trade_filter";
   std::string examples = std::string(TPEOPT_SOURCE_DIR) + "/examples";
   app.add_option("--seeds", seeds, "Seeds per sampler and workload (0 .. SEEDS-1)");
-  app.add_option("--only", only, "Comma-separated workloads: rastrigin, styblinski_tang, hartmann6 (each at three "
-                                 "budgets: NAME_small, NAME, NAME_batched), exhaustion, trade_filter");
+  app.add_option("--only", only,
+                 "Comma-separated workloads: rastrigin, styblinski_tang, hartmann6 (each at three "
+                 "budgets: NAME_small, NAME, NAME_batched), exhaustion, trade_filter");
   app.add_option("--samplers", samplers_list, "Comma-separated samplers");
   app.add_option("--ga", ga_json, "search.ga settings for the GA (JSON object), else its defaults");
   app.add_option("--data", data_dir, "Folder for the generated trade_filter data (reused when present)");
@@ -160,8 +161,7 @@ int main(int argc, char** argv) try {
                    {"hartmann6", "Hartmann-6", 6, 0.0, 1.0}};
   for (const auto& f : functions) {
     const std::string small = std::string(f.name) + "_small";
-    if (selected(small))
-      workloads.push_back({small, f.label, function_config(f.name, f.dim, f.low, f.high, 200, 10)});
+    if (selected(small)) workloads.push_back({small, f.label, function_config(f.name, f.dim, f.low, f.high, 200, 10)});
     if (selected(f.name))
       workloads.push_back({f.name, f.label, function_config(f.name, f.dim, f.low, f.high, 2000, 100)});
     const std::string batched = std::string(f.name) + "_batched";

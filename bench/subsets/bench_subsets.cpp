@@ -18,20 +18,20 @@
 // events on the GPU), their ratios, and whether the goal (best within 1%, time <= 1/3) holds.
 #include <algorithm>
 #include <chrono>
-#include <utility>
-#include <vector>
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <utility>
+#include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
-#include <fmt/format.h>
 
-#include "study/study.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "study/study.hpp"
 #include "tpe/trial_rng.hpp"
 
 using namespace tpeopt;
@@ -47,11 +47,13 @@ std::shared_ptr<const strategies::TradeFilterData> planted_data(int days, int pe
   const std::int64_t first_day = 19723;  // 2024-01-02
   for (int day = 0; day < days; ++day) {
     for (int i = 0; i < per_day; ++i) {
-      auto rng = tpe::make_trial_engine(seed, static_cast<std::uint64_t>(day) * 1000003u + static_cast<std::uint64_t>(i));
+      auto rng =
+          tpe::make_trial_engine(seed, static_cast<std::uint64_t>(day) * 1000003u + static_cast<std::uint64_t>(i));
       auto u = [&](double lo, double hi) { return boost::random::uniform_real_distribution<double>(lo, hi)(rng); };
       boost::random::normal_distribution<double> step(0.0, 0.1);
       const float vol = static_cast<float>(u(0, 1)), ratio = static_cast<float>(u(0, 1.5));
-      const float a28 = static_cast<float>(u(0, 40)), a14 = static_cast<float>(u(0, 40)), a7 = static_cast<float>(u(0, 40));
+      const float a28 = static_cast<float>(u(0, 40)), a14 = static_cast<float>(u(0, 40)),
+                  a7 = static_cast<float>(u(0, 40));
       const double drift = a14 >= 20.0f && ratio >= 0.9f ? 0.03 : -0.01;
       d->ticker.push_back(0);
       d->entry_time.push_back((first_day + day) * 86400 + 34200 + i);
@@ -123,9 +125,10 @@ int main(int argc, char** argv) {
     engine::RunOptions o;
     o.executor = executor;
     o.cpu_threads = threads;
-    std::cout << fmt::format("bench_subsets: {} days x {} trades ({} steps each) | {} trials in batches of {} | eta {} "
-                             "min_slices {} | executor {} | seed {}\n",
-                             days, per_day, path_len, trials, batch, eta, min_slices, executor, seed);
+    std::cout << fmt::format(
+        "bench_subsets: {} days x {} trades ({} steps each) | {} trials in batches of {} | eta {} "
+        "min_slices {} | executor {} | seed {}\n",
+        days, per_day, path_len, trials, batch, eta, min_slices, executor, seed);
     struct Row {
       double best = NAN, exec_ms = 0, wall_ms = 0;
     };
@@ -173,8 +176,9 @@ int main(int argc, char** argv) {
       return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
     };
     const double sr = median(score_ratios), tr = median(time_ratios);
-    std::cout << fmt::format("median over {} seeds: best {:.4f} (goal >= 0.99) | executor time {:.3f} (goal <= 0.333) | {}\n",
-                             seeds, sr, tr, sr >= 0.99 && tr <= 1.0 / 3.0 ? "goal met" : "goal NOT met");
+    std::cout << fmt::format(
+        "median over {} seeds: best {:.4f} (goal >= 0.99) | executor time {:.3f} (goal <= 0.333) | {}\n", seeds, sr, tr,
+        sr >= 0.99 && tr <= 1.0 / 3.0 ? "goal met" : "goal NOT met");
   }
   return 0;
 }

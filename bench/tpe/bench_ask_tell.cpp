@@ -23,9 +23,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
-#include <ctime>
 #include <thread>
 #include <vector>
 
@@ -42,9 +42,7 @@ struct Result {
   double ask_ms = 0, tell_ms = 0, build_ms = 0, ask_cpu_ms = 0, tell_cpu_ms = 0;
 };
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // CPU time of the whole process (all threads), in ms: on a shared machine wall time counts
 // other processes' turns, CPU time does not (it is the wall time of an idle machine with
@@ -55,9 +53,8 @@ double cpu_ms() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
-Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition acq, unsigned threads,
-                int repeats, std::size_t warm = 0, bool int_axes = false, bool multivariate = false,
-                bool batch_tpe = false) {
+Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition acq, unsigned threads, int repeats,
+                std::size_t warm = 0, bool int_axes = false, bool multivariate = false, bool batch_tpe = false) {
   SearchSpace space;
   for (std::size_t a = 0; a < d; ++a) {
     Axis axis;
@@ -80,10 +77,8 @@ Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition
     auto t0 = Clock::now();
     const std::uint64_t seed = 1234 + static_cast<std::uint64_t>(rep);
     std::unique_ptr<Sampler> owned;
-    if (batch_tpe)
-      owned = std::make_unique<BatchTpeSampler>(space, Direction::Minimize, seed, config.batch);
-    else
-      owned = std::make_unique<TpeSampler>(space, Direction::Minimize, seed, config);
+    if (batch_tpe) owned = std::make_unique<BatchTpeSampler>(space, Direction::Minimize, seed, config.batch);
+    else owned = std::make_unique<TpeSampler>(space, Direction::Minimize, seed, config);
     Sampler& sampler = *owned;
     std::vector<double> params(std::max(n_obs, batch) * d);
     std::vector<TrialOutcome> outcomes(std::max(n_obs, batch));
@@ -128,8 +123,7 @@ int main(int argc, char** argv) {
                       batch = std::strtoull(argv[4], nullptr, 10);
     const bool multivariate = std::strcmp(argv[5], "multivariate") == 0;
     const bool batch_tpe = std::strcmp(argv[5], "batch") == 0;
-    const Acquisition acq =
-        std::strcmp(argv[5], "exact") == 0 || multivariate ? Acquisition::Exact : Acquisition::Fast;
+    const Acquisition acq = std::strcmp(argv[5], "exact") == 0 || multivariate ? Acquisition::Exact : Acquisition::Fast;
     const unsigned threads = argc >= 7 ? static_cast<unsigned>(std::atoi(argv[6])) : 0;
     const std::size_t warm = argc >= 8 ? std::strtoull(argv[7], nullptr, 10) : 0;
     const bool int_axes = argc >= 9 && std::strcmp(argv[8], "int") == 0;
@@ -141,10 +135,14 @@ int main(int argc, char** argv) {
     const Result r = run_case(d, n, batch, acq, threads, repeats, warm, int_axes, multivariate, batch_tpe);
     std::printf(
         "{\"axes\": %zu, \"observations\": %zu, \"batch\": %zu, \"acquisition\": \"%s\", \"threads\": %u, "
-        "\"warm\": %zu, \"kind\": \"%s\", \"ask_ms\": %.3f, \"tell_ms\": %.3f, \"ask_cpu_ms\": %.3f, \"tell_cpu_ms\": %.3f, "
+        "\"warm\": %zu, \"kind\": \"%s\", \"ask_ms\": %.3f, \"tell_ms\": %.3f, \"ask_cpu_ms\": %.3f, \"tell_cpu_ms\": "
+        "%.3f, "
         "\"build_ms\": %.1f}\n",
-        d, n, batch, batch_tpe ? "batch" : multivariate ? "multivariate" : name(acq), threads == 0 ? std::thread::hardware_concurrency() : threads, warm,
-        int_axes ? "int" : "float", r.ask_ms,
+        d, n, batch,
+        batch_tpe      ? "batch"
+        : multivariate ? "multivariate"
+                       : name(acq),
+        threads == 0 ? std::thread::hardware_concurrency() : threads, warm, int_axes ? "int" : "float", r.ask_ms,
         r.tell_ms, r.ask_cpu_ms, r.tell_cpu_ms, r.build_ms);
     return 0;
   }
@@ -184,7 +182,9 @@ int main(int argc, char** argv) {
     std::fclose(f);
     return 0;
   }
-  std::fprintf(stderr, "usage: bench_ask_tell --single AXES OBSERVATIONS BATCH batch|fast|exact|multivariate [THREADS] [WARM] [float|int]\n"
-                       "       bench_ask_tell --sweep OUT.csv [THREADS] [MAX_OBSERVATIONS]\n");
+  std::fprintf(stderr,
+               "usage: bench_ask_tell --single AXES OBSERVATIONS BATCH batch|fast|exact|multivariate [THREADS] [WARM] "
+               "[float|int]\n"
+               "       bench_ask_tell --sweep OUT.csv [THREADS] [MAX_OBSERVATIONS]\n");
   return 2;
 }

@@ -26,7 +26,9 @@ using tpeopt::strategies::TestFunction;
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: bench_tpe_quality FUNCTION SEEDS TRIALS BATCH [fast|exact] [univariate|multivariate|auto[=BUDGET]]\n");
+    std::fprintf(
+        stderr,
+        "usage: bench_tpe_quality FUNCTION SEEDS TRIALS BATCH [fast|exact] [univariate|multivariate|auto[=BUDGET]]\n");
     return 2;
   }
   const std::string fname = argv[1];
@@ -51,7 +53,7 @@ int main(int argc, char** argv) {
   if (model == "multivariate") {
     config.multivariate = Multivariate::On;
   } else if (model == "auto" || (model.rfind("auto=", 0) == 0 && model.size() > 5 &&
-                                  model.find_first_not_of("0123456789", 5) == std::string::npos)) {
+                                 model.find_first_not_of("0123456789", 5) == std::string::npos)) {
     config.multivariate = Multivariate::Auto;
     if (model != "auto") config.multivariate_budget = std::strtoull(model.c_str() + 5, nullptr, 10);
   } else if (model != "univariate") {

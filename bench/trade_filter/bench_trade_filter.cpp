@@ -33,21 +33,21 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common/worker_pool.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "study/study.hpp"
-#include "study/slot_grid_config.hpp"
-#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "io/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
+#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_generator.hpp"
-#include "strategies/trade_filter/trade_filter_prepare.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
+#include "strategies/trade_filter/trade_filter_prepare.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "study/slot_grid_config.hpp"
+#include "study/study.hpp"
 #include "tpe/random_sampler.hpp"
 #ifdef TPEOPT_WITH_CUDA
 #include "gpu/cuda_executor.hpp"
@@ -92,7 +92,8 @@ io::StudyConfig config_for(const fs::path& cache, const std::string& params, con
   return io::parse_study_config(io::Json::parse(text), "bench", ".");
 }
 
-const char* kSeedGrid = R"({"min_volatility": [0.0, 0.3, 0.4, 0.5, 0.6], "min_ratio": [0.0, 0.2, 0.5, 0.7, 0.8, 0.9, 1.0],
+const char* kSeedGrid =
+    R"({"min_volatility": [0.0, 0.3, 0.4, 0.5, 0.6], "min_ratio": [0.0, 0.2, 0.5, 0.7, 0.8, 0.9, 1.0],
   "min_adx28": [0, 20, 30], "min_adx14": [0, 20, 30], "min_adx7": [0, 20, 30],
   "target_pct": [0.2, 0.3, 0.4, 0.5], "stop_pct": [-0.5, -0.4, -0.3]})";
 

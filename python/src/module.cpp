@@ -21,18 +21,18 @@
 
 #include "common/error.hpp"
 #include "common/host_memory.hpp"
-#include "study/backtest.hpp"
-#include "study/data_subsets.hpp"
-#include "storage/grid_run.hpp"
-#include "study/memory_check.hpp"
-#include "storage/recorded_study.hpp"
-#include "storage/run_directory.hpp"
-#include "study/study.hpp"
-#include "study/verify.hpp"
 #include "io/study_config.hpp"
 #include "objective_executor.hpp"
+#include "storage/grid_run.hpp"
+#include "storage/recorded_study.hpp"
+#include "storage/run_directory.hpp"
 #include "strategies/registry.hpp"
 #include "strategies/symbol_strategy.hpp"
+#include "study/backtest.hpp"
+#include "study/data_subsets.hpp"
+#include "study/memory_check.hpp"
+#include "study/study.hpp"
+#include "study/verify.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -94,13 +94,15 @@ bool scored_by_caller(const Config& c) { return !c.entry->scored_by_caller.empty
 /// An objective function is given exactly when the study's trials need one.
 void check_objective(const Config& config, const CallOptions& call) {
   if (scored_by_caller(config) && call.adapter.is_none())
-    throw make_error("{}: strategy {}: give the objective function (tpeopt.optimize, or tpeopt.resume(DIR, "
-                     "objective))",
-                     config.source, config.strategy);
+    throw make_error(
+        "{}: strategy {}: give the objective function (tpeopt.optimize, or tpeopt.resume(DIR, "
+        "objective))",
+        config.source, config.strategy);
   if (!scored_by_caller(config) && !call.adapter.is_none())
-    throw make_error("{}: objective: strategy {} scores its own trials; an objective function is for a study "
-                     "tpeopt.optimize made (strategy python_objective)",
-                     config.source, config.strategy);
+    throw make_error(
+        "{}: objective: strategy {} scores its own trials; an objective function is for a study "
+        "tpeopt.optimize made (strategy python_objective)",
+        config.source, config.strategy);
 }
 
 /// The parts of a call that hold Python objects: built and destroyed with the GIL held.
@@ -191,9 +193,10 @@ Config load_config(std::optional<std::string> path, std::optional<std::string> j
 
 nb::dict run(const Config& config, const std::string& out, const CallOptions& call) {
   if (config.walk_forward.is_parent())
-    throw make_error("{}: data.walk_forward: run a walk-forward study with the command line (tpeopt run); open "
-                     "each fold's run directory with tpeopt.load(DIR/fold-N)",
-                     config.source);
+    throw make_error(
+        "{}: data.walk_forward: run a walk-forward study with the command line (tpeopt run); open "
+        "each fold's run directory with tpeopt.load(DIR/fold-N)",
+        config.source);
   CallState state(call);
   const auto strategy = prepare(config, state, call);
   const std::filesystem::path dir = out;
@@ -382,9 +385,10 @@ class PySampler {
     if (pending_.empty()) throw Error("tell: no asked block is waiting to be told; ask first");
     const auto [first, n] = pending_.front();
     if (scores.size() != n)
-      throw make_error("tell: the oldest untold block (trials {}..{}) has {} trials; got {} scores (blocks are told "
-                       "in the order they were asked)",
-                       first, first + n - 1, n, scores.size());
+      throw make_error(
+          "tell: the oldest untold block (trials {}..{}) has {} trials; got {} scores (blocks are told "
+          "in the order they were asked)",
+          first, first + n - 1, n, scores.size());
     if (violations && violations->size() != n)
       throw make_error("tell: got {} violations for {} trials", violations->size(), n);
     std::vector<tpe::TrialOutcome> outcomes(n);
@@ -392,8 +396,7 @@ class PySampler {
       outcomes[i].score = scores.data()[i];
       outcomes[i].violation = violations ? violations->data()[i] : 0.0;
       if (!(outcomes[i].violation >= 0.0))
-        throw make_error("tell: violation of trial {} is {}: expected a number >= 0", first + i,
-                         outcomes[i].violation);
+        throw make_error("tell: violation of trial {} is {}: expected a number >= 0", first + i, outcomes[i].violation);
     }
     {
       nb::gil_scoped_release release;
@@ -427,14 +430,16 @@ NB_MODULE(_tpeopt, m) {
       .def_prop_ro("source", [](const Config& c) { return c.source; })
       .def_prop_ro("strategy", [](const Config& c) { return c.strategy; })
       .def_prop_ro("sampler", [](const Config& c) { return c.search.sampler; })
-      .def_prop_ro("trials", [](const Config& c) { return tpeopt::engine::study_trial_count(c); },
-                   "Total trials (search.trials, or the grid's size).")
+      .def_prop_ro(
+          "trials", [](const Config& c) { return tpeopt::engine::study_trial_count(c); },
+          "Total trials (search.trials, or the grid's size).")
       .def_prop_ro("batch", [](const Config& c) { return c.search.batch; })
       .def_prop_ro("depth", [](const Config& c) { return c.search.depth; })
       .def_prop_ro("seed", [](const Config& c) { return c.search.seed; })
-      .def_prop_ro("direction", [](const Config& c) {
-        return c.objective.direction == tpeopt::tpe::Direction::Minimize ? "minimize" : "maximize";
-      })
+      .def_prop_ro("direction",
+                   [](const Config& c) {
+                     return c.objective.direction == tpeopt::tpe::Direction::Minimize ? "minimize" : "maximize";
+                   })
       .def_prop_ro("scored_by_caller", &scored_by_caller,
                    "Whether a function of the caller scores the trials (strategy python_objective).")
       .def_prop_ro(
@@ -445,14 +450,16 @@ NB_MODULE(_tpeopt, m) {
           },
           "The metric names the objective function returns (objective.metrics); empty for other strategies.")
       .def_prop_ro("axes", &axes_of, "The searched parameters, in order: name, kind and domain of each.")
-      .def("resolved", [](const Config& c) { return c.resolved().dump(); },
-           "The config with every default filled in, as JSON text.");
+      .def(
+          "resolved", [](const Config& c) { return c.resolved().dump(); },
+          "The config with every default filled in, as JSON text.");
 
-  m.def("load_config", &load_config, "path"_a.none(), "json_text"_a.none(), "source"_a, "base_dir"_a,
-        "trials"_a.none(), "batch"_a.none(), "depth"_a.none(), "seed"_a.none(), "executor"_a,
+  m.def("load_config", &load_config, "path"_a.none(), "json_text"_a.none(), "source"_a, "base_dir"_a, "trials"_a.none(),
+        "batch"_a.none(), "depth"_a.none(), "seed"_a.none(), "executor"_a,
         "Loads a config file (path) or JSON text and applies the overrides.");
-  m.def("load_run_config", [](const std::string& dir) { return tpeopt::engine::load_run_config(dir); }, "dir"_a,
-        "The config of a run directory.");
+  m.def(
+      "load_run_config", [](const std::string& dir) { return tpeopt::engine::load_run_config(dir); }, "dir"_a,
+      "The config of a run directory.");
 
   nb::class_<CallOptions>(m, "CallOptions")
       .def(nb::init<>())
@@ -479,7 +486,8 @@ NB_MODULE(_tpeopt, m) {
           d["cuda"] = e.make_device != nullptr;
           d["trades"] = e.trades.available();
           // The metric that counts a trial's trades ("trades", or e.g. trade_filter's "kept").
-          d["trade_count_metric"] = e.trades.available() ? nb::object(nb::str(e.trades.count_metric.c_str())) : nb::none();
+          d["trade_count_metric"] =
+              e.trades.available() ? nb::object(nb::str(e.trades.count_metric.c_str())) : nb::none();
           d["symbols"] = e.symbols;
           d["subsets"] = e.subsets;
           out.append(d);
@@ -487,8 +495,9 @@ NB_MODULE(_tpeopt, m) {
         return out;
       },
       "The strategies of this build (as `tpeopt strategies` lists them).");
-  m.def("default_run_dir", [](const Config& c) { return tpeopt::engine::default_run_dir(c).string(); }, "config"_a,
-        "runs/<YYYYmmdd-HHMMSS>-<strategy> under the current directory (a new name).");
+  m.def(
+      "default_run_dir", [](const Config& c) { return tpeopt::engine::default_run_dir(c).string(); }, "config"_a,
+      "runs/<YYYYmmdd-HHMMSS>-<strategy> under the current directory (a new name).");
   m.def("run", &run, "config"_a, "out"_a, "call"_a,
         "Runs a study into a new run directory (as `tpeopt run`); returns its outcome.");
   m.def("resume", &resume, "dir"_a, "executor"_a, "call"_a,

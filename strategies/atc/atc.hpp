@@ -28,13 +28,13 @@ namespace tpeopt::strategies::atc {
 
 /// The six moving averages, in the order of the second layer's sums.
 enum MaType : int { kEma = 0, kHma, kWma, kDema, kLsma, kKama, kNumTypes };
-constexpr int kVariants = 9;                        ///< lengths per type
-constexpr int kStreams = kNumTypes * kVariants;     ///< 54 signals per trial and symbol
-constexpr int kMaxLength = 1000;                    ///< longest moving average
-constexpr int kHmaRing = 32;                        ///< > isqrt(kMaxLength): HMA's last stage window
-constexpr double kEquityFloor = 0.25;               ///< equities never fall below this
-constexpr double kKamaFast = 2.0 / 3.0;             ///< KAMA's fastest smoothing (2 / (2 + 1))
-constexpr double kKamaSlow = 2.0 / 31.0;            ///< KAMA's slowest smoothing (2 / (30 + 1))
+constexpr int kVariants = 9;                     ///< lengths per type
+constexpr int kStreams = kNumTypes * kVariants;  ///< 54 signals per trial and symbol
+constexpr int kMaxLength = 1000;                 ///< longest moving average
+constexpr int kHmaRing = 32;                     ///< > isqrt(kMaxLength): HMA's last stage window
+constexpr double kEquityFloor = 0.25;            ///< equities never fall below this
+constexpr double kKamaFast = 2.0 / 3.0;          ///< KAMA's fastest smoothing (2 / (2 + 1))
+constexpr double kKamaSlow = 2.0 / 31.0;         ///< KAMA's slowest smoothing (2 / (30 + 1))
 
 /// Parameter slots, in the order of AtcStrategy::param_names().
 enum Slot : int {
@@ -64,7 +64,7 @@ struct Params {
   double growth;        ///< q = exp(lambda / 1000): the return weight grows by q per bar
   double keep;          ///< 1 - decay / 100: an equity's factor per bar before the return
   double long_threshold, short_threshold;
-  double fee;           ///< fee_bp / 1e4 per unit of position change
+  double fee;  ///< fee_bp / 1e4 per unit of position change
 };
 
 TPEOPT_HD_INLINE Params unpack_params(const double* v) {
@@ -312,12 +312,24 @@ TPEOPT_HD_INLINE void ma_signal_words_t(const double* x, int n, int L, SignalWor
 
 TPEOPT_HD_INLINE void ma_signal_words(int type, const double* x, int n, int L, SignalWord* out) {
   switch (type) {
-    case kEma: ma_signal_words_t<kEma>(x, n, L, out); break;
-    case kHma: ma_signal_words_t<kHma>(x, n, L, out); break;
-    case kWma: ma_signal_words_t<kWma>(x, n, L, out); break;
-    case kDema: ma_signal_words_t<kDema>(x, n, L, out); break;
-    case kLsma: ma_signal_words_t<kLsma>(x, n, L, out); break;
-    default: ma_signal_words_t<kKama>(x, n, L, out); break;
+    case kEma:
+      ma_signal_words_t<kEma>(x, n, L, out);
+      break;
+    case kHma:
+      ma_signal_words_t<kHma>(x, n, L, out);
+      break;
+    case kWma:
+      ma_signal_words_t<kWma>(x, n, L, out);
+      break;
+    case kDema:
+      ma_signal_words_t<kDema>(x, n, L, out);
+      break;
+    case kLsma:
+      ma_signal_words_t<kLsma>(x, n, L, out);
+      break;
+    default:
+      ma_signal_words_t<kKama>(x, n, L, out);
+      break;
   }
 }
 
@@ -335,12 +347,24 @@ TPEOPT_HD_INLINE void ma_series_t(const double* x, int n, int L, double* out) {
 
 TPEOPT_HD_INLINE void ma_series(int type, const double* x, int n, int L, double* out) {
   switch (type) {
-    case kEma: ma_series_t<kEma>(x, n, L, out); break;
-    case kHma: ma_series_t<kHma>(x, n, L, out); break;
-    case kWma: ma_series_t<kWma>(x, n, L, out); break;
-    case kDema: ma_series_t<kDema>(x, n, L, out); break;
-    case kLsma: ma_series_t<kLsma>(x, n, L, out); break;
-    default: ma_series_t<kKama>(x, n, L, out); break;
+    case kEma:
+      ma_series_t<kEma>(x, n, L, out);
+      break;
+    case kHma:
+      ma_series_t<kHma>(x, n, L, out);
+      break;
+    case kWma:
+      ma_series_t<kWma>(x, n, L, out);
+      break;
+    case kDema:
+      ma_series_t<kDema>(x, n, L, out);
+      break;
+    case kLsma:
+      ma_series_t<kLsma>(x, n, L, out);
+      break;
+    default:
+      ma_series_t<kKama>(x, n, L, out);
+      break;
   }
 }
 

@@ -30,7 +30,6 @@
 #include <string>
 #include <vector>
 
-#include "strategies/atc/atc_device.hpp"
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
 #include "gpu/launch_size.cuh"
@@ -38,6 +37,7 @@
 #include "gpu/series_slots.hpp"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/atc/atc.hpp"
+#include "strategies/atc/atc_device.hpp"
 
 namespace tpeopt::gpu {
 
@@ -56,10 +56,10 @@ struct SignalTask {
 };
 
 struct Symbols {
-  int n;                      ///< symbols
-  const long long* offset;    ///< first bar of each symbol
-  const long long* length;    ///< bars of each symbol
-  const long long* words;     ///< first signal word of each symbol
+  int n;                    ///< symbols
+  const long long* offset;  ///< first bar of each symbol
+  const long long* length;  ///< bars of each symbol
+  const long long* words;   ///< first signal word of each symbol
   long long total_words;
 };
 
@@ -78,8 +78,9 @@ __global__ void signal_kernel(const double* close, Symbols sy, const SignalTask*
 
 struct TrialLaunch {
   Symbols sy;
-  const strategies::BarBlock* blocks;  ///< blocked strategies (docs/strategies.md, "Data subsets"): every symbol's blocks
-  const int* block_offset;             ///< symbol s's blocks are blocks[block_offset[s] .. block_offset[s + 1])
+  const strategies::BarBlock*
+      blocks;                   ///< blocked strategies (docs/strategies.md, "Data subsets"): every symbol's blocks
+  const int* block_offset;      ///< symbol s's blocks are blocks[block_offset[s] .. block_offset[s + 1])
   const double* R;              ///< returns of all symbols (R_0 = 0 per symbol)
   const atc::SignalWord* pool;  ///< series slot-major: slot * total_words + symbol's words
   const int* slots;             ///< per trial of the part: 54 series slots (type-major)
@@ -180,8 +181,8 @@ __global__ void thread_kernel(TrialLaunch L) {
   const atc::Params p = atc::unpack_params(L.params + static_cast<long long>(trial) * atc::kNumSlots);
   const atc::SignalWord* words[atc::kStreams];
   for (int j = 0; j < atc::kStreams; ++j)
-    words[j] = L.pool + static_cast<long long>(L.slots[static_cast<long long>(trial) * atc::kStreams + j]) *
-                            L.sy.total_words +
+    words[j] = L.pool +
+               static_cast<long long>(L.slots[static_cast<long long>(trial) * atc::kStreams + j]) * L.sy.total_words +
                L.sy.words[s];
   if constexpr (kBlocked) {
     atc::TradeState all;
@@ -197,8 +198,7 @@ __global__ void thread_kernel(TrialLaunch L) {
 template <typename T>
 DeviceBuffer<T> upload(const std::vector<T>& h, cudaStream_t stream) {
   DeviceBuffer<T> d(std::max<std::size_t>(1, h.size()));
-  if (!h.empty())
-    CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+  if (!h.empty()) CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
   return d;
 }
 
@@ -243,7 +243,8 @@ class AtcDevice final : public DeviceStrategy {
       throw Error("executor cuda: not enough device memory for the atc signal series (" +
                   std::to_string(free_bytes >> 20) + " MiB free; need 54 x " + std::to_string(series_bytes >> 20) +
                   " MiB)");
-    slots_ = SeriesSlots<int, DenseSlotTable>(cap, DenseSlotTable(static_cast<std::size_t>(atc::kNumTypes) * kLengthKeys));
+    slots_ =
+        SeriesSlots<int, DenseSlotTable>(cap, DenseSlotTable(static_cast<std::size_t>(atc::kNumTypes) * kLengthKeys));
     const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) * kRowDoubles * sizeof(double);
     chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / std::max<std::size_t>(1, row_bytes));
     if (options_.max_chunk_trials > 0) chunk_trials_ = std::min(chunk_trials_, options_.max_chunk_trials);
@@ -465,13 +466,13 @@ AtcGpuResults gpu_atc_evaluate(const strategies::AtcStrategy& strategy, const do
   std::vector<double> obj(n * S), eq(n * S), met(n * S * M);
   CUDA_CHECK(cudaMemcpyAsync(out.scores.data(), d_scores.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaMemcpyAsync(out.violations.data(), d_viol.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaMemcpyAsync(out.metrics.data(), d_metrics.data(), n * M * sizeof(double), cudaMemcpyDeviceToHost,
-                             stream));
-  CUDA_CHECK(cudaMemcpyAsync(obj.data(), device.rows_objective(), n * S * sizeof(double), cudaMemcpyDeviceToHost,
-                             stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(out.metrics.data(), d_metrics.data(), n * M * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(obj.data(), device.rows_objective(), n * S * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaMemcpyAsync(eq.data(), device.rows_equity(), n * S * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaMemcpyAsync(met.data(), device.rows_metrics(), n * S * M * sizeof(double), cudaMemcpyDeviceToHost,
-                             stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(met.data(), device.rows_metrics(), n * S * M * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   // [symbol][trial] -> [trial][symbol]
   out.objective.resize(n * S);

@@ -11,8 +11,8 @@
 namespace tpeopt::strategies {
 
 const std::vector<std::string>& atc_trade_columns() {
-  static const std::vector<std::string> columns = {"entry_bar", "exit_bar", "side", "entry_price", "exit_price",
-                                                   "bars", "return"};
+  static const std::vector<std::string> columns = {"entry_bar",  "exit_bar", "side",  "entry_price",
+                                                   "exit_price", "bars",     "return"};
   return columns;
 }
 
@@ -37,9 +37,12 @@ struct TradeRecorder {
     ExportedTrade t;
     t.entry_time_ms = time_ms[entry_bar];
     t.exit_time_ms = time_ms[exit_bar];
-    t.fields = {fmt::format("{}", entry_bar),        fmt::format("{}", exit_bar),
-                side > 0 ? "long" : "short",         fmt::format("{}", close[entry_bar]),
-                fmt::format("{}", close[exit_bar]),  fmt::format("{}", exit_bar - entry_bar),
+    t.fields = {fmt::format("{}", entry_bar),
+                fmt::format("{}", exit_bar),
+                side > 0 ? "long" : "short",
+                fmt::format("{}", close[entry_bar]),
+                fmt::format("{}", close[exit_bar]),
+                fmt::format("{}", exit_bar - entry_bar),
                 fmt::format("{}", equity_after / equity_before - 1.0)};
     out->push_back(std::move(t));
     side = 0;
@@ -65,8 +68,7 @@ struct TradeRecorder {
 
 ExportedTrades atc_trades_cpu(const Strategy& strategy, const double* params) {
   const auto& s = dynamic_cast<const AtcStrategy&>(strategy);
-  if (!s.blocks().empty())
-    throw make_error("atc: trades are exported over the whole data set, not over parts of it");
+  if (!s.blocks().empty()) throw make_error("atc: trades are exported over the whole data set, not over parts of it");
   const atc::Params p = atc::unpack_params(params);
   ExportedTrades out(s.symbol_names().size());
   for (std::size_t k = 0; k < out.size(); ++k) {

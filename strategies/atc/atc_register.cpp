@@ -1,8 +1,8 @@
 // The atc strategy in the registry (strategies/registry.hpp): seed 002's adaptive trend
 // classification over a data set of one or more symbols.
-#include "strategies/candle_settings.hpp"
 #include "strategies/atc/atc_export.hpp"
 #include "strategies/atc/atc_strategy.hpp"
+#include "strategies/candle_settings.hpp"
 #include "strategies/registry.hpp"
 
 namespace tpeopt::gpu {
@@ -52,7 +52,8 @@ void register_atc(Registry& registry) {
   e.parse = parse;
   e.make = [](const StrategySettings& settings, const BuildContext& context) -> std::unique_ptr<Strategy> {
     const auto& s = settings_as<AtcSettings>(settings);
-    return std::make_unique<AtcStrategy>(io::load_candle_set(s.data, context.base_dir, /*require_volume=*/false), s.options);
+    return std::make_unique<AtcStrategy>(io::load_candle_set(s.data, context.base_dir, /*require_volume=*/false),
+                                         s.options);
   };
   e.make_device = TPEOPT_DEVICE(gpu::make_atc_twin);
   e.symbol_results.device = TPEOPT_DEVICE(gpu::atc_symbols_device);

@@ -78,7 +78,8 @@ std::unique_ptr<Strategy> AtcStrategy::subset(const std::vector<AtomRange>& rang
     out->word_offset_.push_back(out->total_words_);
     out->total_words_ += atc::signal_words(static_cast<int>(length_[s]));
     out->close_.insert(out->close_.end(), first, last);
-    out->time_ms_.insert(out->time_ms_.end(), time_ms_.begin() + offset_[s], time_ms_.begin() + offset_[s] + length_[s]);
+    out->time_ms_.insert(out->time_ms_.end(), time_ms_.begin() + offset_[s],
+                         time_ms_.begin() + offset_[s] + length_[s]);
     out->ret_.insert(out->ret_.end(), ret_.begin() + offset_[s], ret_.begin() + offset_[s] + length_[s]);
     out->names_.push_back(names_[s]);
     out->sources_.push_back(sources_[s]);

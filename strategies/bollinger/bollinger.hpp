@@ -69,7 +69,7 @@ struct Logic {
   }
 
   TPEOPT_HD_INLINE static long_short::Signals signals(const Params& p, const long_short::Bars& b,
-                                                       const double* const* series, int t) {
+                                                      const double* const* series, int t) {
     const double mid = series[kMid][t], sd = series[kSd][t];
     const double upper = mid + p.num_std * sd;
     const double lower = mid - p.num_std * sd;

@@ -68,7 +68,7 @@ struct Logic {
   }
 
   TPEOPT_HD_INLINE static long_short::Signals signals(const Params&, const long_short::Bars& b,
-                                                       const double* const* series, int t) {
+                                                      const double* const* series, int t) {
     const double c = b.close[t];
     long_short::Signals s;
     s.long_entry = c > series[kEntryHigh][t];

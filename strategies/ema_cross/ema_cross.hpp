@@ -270,7 +270,8 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSe
     s = find_signal(s, last_signal, [&](int k) { return is_cross_above(t, k); });
     if (s > last_signal) break;
     const Position pos = open_position(b, p, s);
-    const int j = find_exit(pos.entry_bar + 1, b.n - 1, [&](int k) { return exits_at(b, p, t, pos, k); }, p, pos);
+    const int j = find_exit(
+        pos.entry_bar + 1, b.n - 1, [&](int k) { return exits_at(b, p, t, pos, k); }, p, pos);
     if (j > b.n - 1) {
       on_trade(close_position(b, p, pos, b.n - 1, kEnd));
       break;
@@ -306,10 +307,14 @@ TPEOPT_HD_INLINE double compound_return(const Summary& s) { return s.equity - 1.
 
 TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
   switch (o) {
-    case Objective::CompoundReturn: return compound_return(s);
-    case Objective::Sharpe: return sharpe(s);
-    case Objective::ProfitFactor: return profit_factor(s);
-    case Objective::TotalReturn: break;
+    case Objective::CompoundReturn:
+      return compound_return(s);
+    case Objective::Sharpe:
+      return sharpe(s);
+    case Objective::ProfitFactor:
+      return profit_factor(s);
+    case Objective::TotalReturn:
+      break;
   }
   return s.total_return;
 }

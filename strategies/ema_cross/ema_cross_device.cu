@@ -30,8 +30,8 @@
 #include "gpu/device_trade_lists.cuh"
 #include "gpu/occupancy_probe.cuh"
 #include "gpu/series_slots.hpp"
-#include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
+#include "strategies/ema_cross/ema_cross_device.hpp"
 
 namespace tpeopt::gpu {
 
@@ -114,9 +114,9 @@ constexpr int kEmaTile = 32;
 /// are loaded once, coalesced (the next tile's while this one runs) and broadcast by
 /// shuffle, so no load sits on the chain; the tile's values are staged in shared memory
 /// and written out one span's 32 bars per coalesced store.
-__global__ void __launch_bounds__(32) ema_kernel(const double* __restrict__ close, int n,
-                                                 const EmaTask* __restrict__ tasks, int count,
-                                                 double* __restrict__ pool, OccupancyProbe probe) {
+__global__ void __launch_bounds__(32)
+    ema_kernel(const double* __restrict__ close, int n, const EmaTask* __restrict__ tasks, int count,
+               double* __restrict__ pool, OccupancyProbe probe) {
   BlockOccupancy occupancy(probe);
   __shared__ double tile[kEmaTile][kEmaTile + 1];
   const int lane = static_cast<int>(threadIdx.x);
@@ -147,9 +147,9 @@ __global__ void __launch_bounds__(32) ema_kernel(const double* __restrict__ clos
 }
 
 struct Launch {
-  ec::Bars bars;          ///< the whole series
-  const int2* blocks;     ///< blocked strategies: [begin, end) of each block, in block order
-  int n_blocks;           ///< 0: the whole series as one walk
+  ec::Bars bars;       ///< the whole series
+  const int2* blocks;  ///< blocked strategies: [begin, end) of each block, in block order
+  int n_blocks;        ///< 0: the whole series as one walk
   const double* pool;
   const TrialPlan* plan;  ///< per trial of the part, in launch order
   int count;              ///< trials in the part
@@ -162,7 +162,7 @@ struct Launch {
   const long long* trade_offsets;  ///< record pass: first trade's index per batch trial
   ec::Trade* trades;               ///< record pass: output
   Warmer sink;
-  OccupancyProbe probe;            ///< the batch's (gpu/occupancy.hpp)
+  OccupancyProbe probe;  ///< the batch's (gpu/occupancy.hpp)
 };
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
@@ -374,8 +374,8 @@ class EmaCrossDevice final : public DeviceStrategy {
         CUDA_CHECK(cudaMemcpyAsync(d_plan_.data() + o_tasks, tasks.data(), b_tasks, cudaMemcpyHostToDevice, stream));
         const unsigned blocks = static_cast<unsigned>((tasks.size() + kEmaTile - 1) / kEmaTile);
         ema_kernel<<<blocks, kEmaTile, 0, stream>>>(d_close_.data(), n_,
-                                                   reinterpret_cast<const EmaTask*>(d_plan_.data() + o_tasks),
-                                                   static_cast<int>(tasks.size()), pool_.data(), batch.probe);
+                                                    reinterpret_cast<const EmaTask*>(d_plan_.data() + o_tasks),
+                                                    static_cast<int>(tasks.size()), pool_.data(), batch.probe);
         CUDA_CHECK_LAUNCH("ema_cross ema_kernel");
       }
     }
@@ -436,8 +436,8 @@ class EmaCrossDevice final : public DeviceStrategy {
 
 }  // namespace
 
-std::unique_ptr<DeviceStrategy> make_ema_cross_device(const strategies::EmaCrossStrategy& strategy,
-                                                      cudaStream_t stream, const EmaCrossDeviceOptions& options) {
+std::unique_ptr<DeviceStrategy> make_ema_cross_device(const strategies::EmaCrossStrategy& strategy, cudaStream_t stream,
+                                                      const EmaCrossDeviceOptions& options) {
   return std::make_unique<EmaCrossDevice>(strategy, stream, options);
 }
 
@@ -453,7 +453,8 @@ std::vector<GpuEmaCrossTrial> gpu_ema_cross_trades(const strategies::EmaCrossStr
   CUDA_CHECK(cudaSetDevice(0));
   OwnedStream stream;
   EmaCrossDevice device(strategy, stream.get(), options);
-  collect_trade_lists<ec::Trade>(device, stream.get(), params, n, ec::kNumSlots, ec::kNumMetrics, ec::kMTrades, block_size, out);
+  collect_trade_lists<ec::Trade>(device, stream.get(), params, n, ec::kNumSlots, ec::kNumMetrics, ec::kMTrades,
+                                 block_size, out);
   return out;
 }
 

@@ -33,8 +33,8 @@ struct EmaCrossDeviceOptions {
   std::size_t max_series = 0;
 };
 
-std::unique_ptr<DeviceStrategy> make_ema_cross_device(const strategies::EmaCrossStrategy& strategy,
-                                                      cudaStream_t stream, const EmaCrossDeviceOptions& options = {});
+std::unique_ptr<DeviceStrategy> make_ema_cross_device(const strategies::EmaCrossStrategy& strategy, cudaStream_t stream,
+                                                      const EmaCrossDeviceOptions& options = {});
 
 /// The registry's device factory (ema_cross_register.cpp).
 std::unique_ptr<DeviceStrategy> make_ema_cross_twin(const strategies::Strategy& strategy, cudaStream_t stream);
@@ -42,7 +42,7 @@ std::unique_ptr<DeviceStrategy> make_ema_cross_twin(const strategies::Strategy& 
 struct GpuEmaCrossTrial {
   double score = 0.0;
   double violation = 0.0;
-  std::vector<double> metrics;                        ///< metric_names() order
+  std::vector<double> metrics;                       ///< metric_names() order
   std::vector<strategies::ema_cross::Trade> trades;  ///< in trade order
 };
 

@@ -22,7 +22,9 @@ struct EmaCrossSettings final : StrategySettings {
 
 std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<EmaCrossSettings>();
-  if (in.data) in.errors.check([&] { s->data = io::parse_candle_data_config(*in.data, io::CandleSources::OneSeries, &in.errors); });
+  if (in.data)
+    in.errors.check(
+        [&] { s->data = io::parse_candle_data_config(*in.data, io::CandleSources::OneSeries, &in.errors); });
   in.errors.check([&] { s->options.objective = parse_ema_cross_objective(in.objective.name); });
   in.errors.check([&] { s->options.min_trades = min_trades_or(in.objective, s->options.min_trades); });
   return s;

@@ -30,11 +30,16 @@ ema_cross::Objective parse_ema_cross_objective(const std::string& name) {
 
 const char* ema_cross_exit_reason_name(int reason) {
   switch (reason) {
-    case ec::kSignal: return "signal";
-    case ec::kStopLoss: return "stop_loss";
-    case ec::kTakeProfit: return "take_profit";
-    case ec::kEnd: return "end";
-    default: return "none";
+    case ec::kSignal:
+      return "signal";
+    case ec::kStopLoss:
+      return "stop_loss";
+    case ec::kTakeProfit:
+      return "take_profit";
+    case ec::kEnd:
+      return "end";
+    default:
+      return "none";
   }
 }
 
@@ -158,7 +163,8 @@ struct BelowFinder {
   const SignBits* bits;
   template <typename Pred>
   int operator()(int from, int to, Pred&& pred) const {
-    return find_by_bits(from, to, [&](int w) { return bits->lt[static_cast<std::size_t>(w)]; }, pred);
+    return find_by_bits(
+        from, to, [&](int w) { return bits->lt[static_cast<std::size_t>(w)]; }, pred);
   }
 };
 
@@ -174,7 +180,8 @@ struct SignalFinder {
   const SignBits* bits;
   template <typename Pred>
   int operator()(int from, int to, Pred&& pred) const {
-    return find_by_bits(from, to, [&](int w) { return rising(bits->gt, w); }, pred);
+    return find_by_bits(
+        from, to, [&](int w) { return rising(bits->gt, w); }, pred);
   }
 };
 
@@ -252,9 +259,12 @@ EmaCrossStrategy::EmaCrossStrategy(Candles candles, EmaCrossOptions options)
   block_bounds(d.bar_hi.data(), static_cast<int>(n), kStopBlock, unused, d.stop_hi);
 }
 
-std::int64_t EmaCrossStrategy::atom_time_s(std::size_t k) const { return floor_div(data_->candles.time_ms.at(k), 1000); }
+std::int64_t EmaCrossStrategy::atom_time_s(std::size_t k) const {
+  return floor_div(data_->candles.time_ms.at(k), 1000);
+}
 
-std::unique_ptr<Strategy> EmaCrossStrategy::subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const {
+std::unique_ptr<Strategy> EmaCrossStrategy::subset(const std::vector<AtomRange>& ranges,
+                                                   std::int64_t min_trades) const {
   std::vector<BarBlock> blocks;
   for (const auto& r : ranges) {
     TPEOPT_ASSERT(r.begin < r.end && r.end <= data_->candles.size(), "ema_cross: subset range outside the series");
@@ -272,7 +282,8 @@ const ParamList& ema_cross_params() {
   static const ParamList list({
       {"ema_fast", NAN, closed_open(0.5, kMaxSpan, span), true, 5, 60},
       {"ema_slow", NAN, closed_open(0.5, kMaxSpan, span), true, 20, 400},
-      {"sl_pct", 0.0, closed_open(0.0, 100.0, "must be >= 0 percent (0 = no stop-loss) and below 100"), false, 0.0, 5.0},
+      {"sl_pct", 0.0, closed_open(0.0, 100.0, "must be >= 0 percent (0 = no stop-loss) and below 100"), false, 0.0,
+       5.0},
       {"tp_pct", 0.0, closed_open(0.0, 1e6, "must be >= 0 percent (0 = no take-profit)"), false, 0.0, 10.0},
       {"fee_bp", 0.0, closed_open(0.0, 1e4, bp), false, 0.0, 10.0},
       {"slippage_bp", 0.0, closed_open(0.0, 1e4, bp), false, 0.0, 5.0},
@@ -345,9 +356,7 @@ void EmaCrossStrategy::trial_emas(int fast, int slow, EmaSeriesView* f, EmaSerie
     if (ef && out_f) ef->ready.store(true, std::memory_order_release);
     if (es && es != ef && out_s) es->ready.store(true, std::memory_order_release);
   }
-  auto view = [](const EmaSeries& e) {
-    return EmaSeriesView{e.values.data(), e.block_min.data(), e.block_max.data()};
-  };
+  auto view = [](const EmaSeries& e) { return EmaSeriesView{e.values.data(), e.block_min.data(), e.block_max.data()}; };
   *f = view(ef ? ef->series : own_fast);
   *s = view(es ? es->series : own_slow);
 }
@@ -379,7 +388,8 @@ TrialScore EmaCrossStrategy::evaluate(const double* params, double* metrics) con
   TrialScore r;
   ec::Summary s;
   if (blocks_.empty()) {
-    walk(params, [&](const ec::Trade& t) { ec::add_trade(s, t); }, [](std::size_t) {});
+    walk(
+        params, [&](const ec::Trade& t) { ec::add_trade(s, t); }, [](std::size_t) {});
     r.score = ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
     return r;
   }

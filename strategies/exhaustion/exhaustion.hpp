@@ -46,9 +46,9 @@ enum Slot : int {
 struct Params {
   int ema_fast, ema_slow, z_window, atr_window, max_hold;
   double vol_z, tr_z, cloc_min, atr_stop_mult, reward_r;
-  double fee;        ///< fee_bp / 1e4
-  double slip;       ///< slippage_bp / 1e4
-  int first_valid;   ///< max(atr_window, z_window) - 1: the first bar that may be valid
+  double fee;       ///< fee_bp / 1e4
+  double slip;      ///< slippage_bp / 1e4
+  int first_valid;  ///< max(atr_window, z_window) - 1: the first bar that may be valid
 };
 
 /// Integer parameters arrive as doubles; they are rounded to the nearest integer
@@ -136,9 +136,9 @@ TPEOPT_HD_INLINE void z_series(const double* s, const double* q, const double* x
 
 /// The trial-independent per-bar data (host or device pointers).
 struct Bars {
-  int n = 0;       ///< end of the bars walked: the walk's last bar is n - 1 (series hold at least n bars)
-  int begin = 0;   ///< first bar walked (docs/strategies.md, "Data subsets": a block [begin, n) backtested on its own);
-                   ///< indicators still read the full series, so warm-up comes from bars before it
+  int n = 0;      ///< end of the bars walked: the walk's last bar is n - 1 (series hold at least n bars)
+  int begin = 0;  ///< first bar walked (docs/strategies.md, "Data subsets": a block [begin, n) backtested on its own);
+                  ///< indicators still read the full series, so warm-up comes from bars before it
   const double* open = nullptr;
   const double* high = nullptr;
   const double* low = nullptr;
@@ -168,7 +168,7 @@ TPEOPT_HD_INLINE bool is_signal(const Bars& b, const Params& p, const TrialSerie
   if (!(b.cloc[i] > p.cloc_min)) return false;
   if (!(t.vol_z[i] > p.vol_z)) return false;  // false when NaN (sd undefined)
   if (!(t.ema_fast[i] < t.ema_slow[i])) return false;
-  return t.tr_z[i] > p.tr_z;                   // false when NaN
+  return t.tr_z[i] > p.tr_z;  // false when NaN
 }
 
 // ---- positions and trades ------------------------------------------------------------
@@ -177,7 +177,7 @@ enum ExitReason : int { kNoExit = 0, kGap = 1, kStop = 2, kTarget = 3, kTime = 4
 
 struct Position {
   int signal_bar, entry_bar, last_bar;
-  double entry;   ///< entry fill: open_{entry_bar} * (1 + slip)
+  double entry;  ///< entry fill: open_{entry_bar} * (1 + slip)
   double stop, target, risk;
 };
 
@@ -324,8 +324,8 @@ struct BarPair {
 struct SegmentRecord {
   const BarPair* trades = nullptr;  ///< in trade order
   int count = 0;
-  int end = 0;            ///< where the walk stopped: walk_from's result, or when it ran out of room the exit of its last trade
-  bool complete = true;   ///< false: it ran out of room after `count` trades
+  int end = 0;  ///< where the walk stopped: walk_from's result, or when it ran out of room the exit of its last trade
+  bool complete = true;  ///< false: it ran out of room after `count` trades
 };
 
 /// Walks segment [from, stop) from `from`, flat, recording at most `room` trades:
@@ -418,10 +418,14 @@ TPEOPT_HD_INLINE double mean_r(const Summary& s) { return s.trades > 0 ? s.sum_r
 
 TPEOPT_HD_INLINE double objective_value(const Summary& s, Objective o) {
   switch (o) {
-    case Objective::MeanR: return mean_r(s);
-    case Objective::Sharpe: return sharpe(s);
-    case Objective::ProfitFactor: return profit_factor(s);
-    case Objective::TotalReturn: break;
+    case Objective::MeanR:
+      return mean_r(s);
+    case Objective::Sharpe:
+      return sharpe(s);
+    case Objective::ProfitFactor:
+      return profit_factor(s);
+    case Objective::TotalReturn:
+      break;
   }
   return s.total_return;
 }

@@ -57,9 +57,9 @@
 #include "gpu/device_trade_lists.cuh"
 #include "gpu/occupancy_probe.cuh"
 #include "gpu/series_slots.hpp"
-#include "strategies/exhaustion/exhaustion_device.hpp"
 #include "gpu/symbol_aggregate.cuh"
 #include "strategies/exhaustion/exhaustion.hpp"
+#include "strategies/exhaustion/exhaustion_device.hpp"
 
 namespace tpeopt::gpu {
 
@@ -144,8 +144,8 @@ __device__ __forceinline__ void tile_barrier() { asm volatile("bar.sync 1, 64;" 
 /// 64 threads per block, 32 spans per block: warp 0 runs the 32 ema_step chains a tile of
 /// 32 bars at a time into shared memory; warp 1 writes the previous tile out, one span's
 /// 32 bars per coalesced store. One barrier per tile; two tile buffers.
-__global__ void __launch_bounds__(64) ema_kernel(const double* close, int n, const EmaTask* tasks, int n_tasks,
-                                                 double* pool, OccupancyProbe probe) {
+__global__ void __launch_bounds__(64)
+    ema_kernel(const double* close, int n, const EmaTask* tasks, int n_tasks, double* pool, OccupancyProbe probe) {
   BlockOccupancy occupancy(probe);
   __shared__ double tile[2][kEmaTile][kEmaTile + 1];
   const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31u);
@@ -369,9 +369,9 @@ struct FilteredSignalFinder {
 };
 
 struct TrialLaunch {
-  ex::Bars bars;            ///< the whole series (n = its length)
-  const int2* blocks;       ///< blocked strategies: [begin, end) of each block, in block order
-  int n_blocks;             ///< 0: the whole series as one walk
+  ex::Bars bars;       ///< the whole series (n = its length)
+  const int2* blocks;  ///< blocked strategies: [begin, end) of each block, in block order
+  int n_blocks;        ///< 0: the whole series as one walk
   const double* pool;
   const unsigned char* levels;       ///< level bytes per cache slot (n_pad each; z series only)
   const unsigned char* cloc_levels;  ///< n_pad
@@ -395,8 +395,8 @@ enum Mode : int { kSimple = 0, kWarp = 1, kFiltered = 2 };
 
 /// The filtered signal finder of one trial over `bars`.
 __device__ __forceinline__ FilteredSignalFinder filtered_finder(const TrialLaunch& L, const TrialSlots& s,
-                                                                const ex::Params& p, const ex::TrialSeries& t,
-                                                                int lane, const ex::Bars& bars) {
+                                                                const ex::Params& p, const ex::TrialSeries& t, int lane,
+                                                                const ex::Bars& bars) {
   return FilteredSignalFinder{lane,
                               reinterpret_cast<const uint4*>(L.levels + s.vol_z * L.n_pad),
                               reinterpret_cast<const uint4*>(L.levels + s.tr_z * L.n_pad),
@@ -465,8 +465,8 @@ __global__ void block_unit_kernel(TrialLaunch L, int* counts, const long long* u
 }
 
 template <int kPass>
-__global__ void __maxnreg__(80) block_unit_kernel_capped(TrialLaunch L, int* counts, const long long* unit_offsets,
-                                                         ex::Trade* scratch) {
+__global__ void __maxnreg__(80)
+    block_unit_kernel_capped(TrialLaunch L, int* counts, const long long* unit_offsets, ex::Trade* scratch) {
   run_block_unit<kFiltered, kPass>(L, counts, unit_offsets, scratch);
 }
 
@@ -592,11 +592,11 @@ void launch_trial_kernel(bool record, bool blocked, unsigned blocks, int threads
 // the SMs that are free); then one warp per trial stitches its segments in order and sums
 // its trades (stitch_kernel). Same trades, same sums, same bits as the one-walk kernel.
 
-constexpr int kSegmentThreads = 128;               ///< segment_kernel's block size
-constexpr long long kUnitsPerResidentWarp = 40;    ///< auto segments: units per resident warp
-constexpr long long kMinSegmentBars = 4096;        ///< auto segments: at least this many bars each
-constexpr long long kMaxSegments = 64;             ///< auto segments: at most this many per trial
-constexpr long long kMaxPairBytes = 1ll << 30;     ///< a launch's recorded trade bars take at most this
+constexpr int kSegmentThreads = 128;             ///< segment_kernel's block size
+constexpr long long kUnitsPerResidentWarp = 40;  ///< auto segments: units per resident warp
+constexpr long long kMinSegmentBars = 4096;      ///< auto segments: at least this many bars each
+constexpr long long kMaxSegments = 64;           ///< auto segments: at most this many per trial
+constexpr long long kMaxPairBytes = 1ll << 30;   ///< a launch's recorded trade bars take at most this
 
 /// A launch's segmented walk: unit u = (launch-order trial u / G, segment u % G), each with
 /// room for `room` trades' bars.
@@ -604,9 +604,9 @@ struct SegmentLaunch {
   int G;
   int room;
   int units;
-  int* next;              ///< the queue: the next unit to take (0 at launch)
-  int4* records;          ///< per unit: count, end, complete (exhaustion::SegmentRecord)
-  ex::BarPair* pairs;     ///< per unit: room pairs
+  int* next;           ///< the queue: the next unit to take (0 at launch)
+  int4* records;       ///< per unit: count, end, complete (exhaustion::SegmentRecord)
+  ex::BarPair* pairs;  ///< per unit: room pairs
 };
 
 /// Segment g's first bar: cut(0) = begin, cut(G) = n - 1 (where the walk's signals end).
@@ -790,10 +790,7 @@ struct StrategyLaunch {
 class SeriesStore {
  public:
   SeriesStore(const strategies::ExhaustionStrategy& s, cudaStream_t stream, const ExhaustionDeviceOptions& o)
-      : options_(o),
-        n_(s.n_bars()),
-        n_pad_(padded_bars(s.n_bars())),
-        in_part_(0) {
+      : options_(o), n_(s.n_bars()), n_pad_(padded_bars(s.n_bars())), in_part_(0) {
     const auto& c = s.candles();
     h_close_ = c.close;
     d_open_ = upload(c.open, stream);
@@ -1057,8 +1054,8 @@ class SeriesStore {
     if (!z_tasks.empty()) {
       CUDA_CHECK(cudaEventRecord(fork_, stream));
       CUDA_CHECK(cudaStreamWaitEvent(aux_, fork_, 0));
-      const ZInputs in{n_,           n_pad_,          d_s_vol_.data(), d_q_vol_.data(),
-                       d_vol_.data(), d_s_tr_.data(), d_q_tr_.data(),  d_tr_.data()};
+      const ZInputs in{
+          n_, n_pad_, d_s_vol_.data(), d_q_vol_.data(), d_vol_.data(), d_s_tr_.data(), d_q_tr_.data(), d_tr_.data()};
       const int threads = 256;
       const unsigned bx = static_cast<unsigned>(std::min<long long>((n_ + threads - 1) / threads, 1024));
       z_kernel<<<dim3(bx, static_cast<unsigned>(z_tasks.size())), threads, 0, aux_>>>(
@@ -1138,10 +1135,8 @@ class SeriesStore {
       const unsigned blocks = static_cast<unsigned>((total_threads + threads - 1) / threads);
       if (options.filter && options.cap_registers)
         launch_trial_kernel<kFiltered, true>(record, blocked, blocks, threads, stream, L);
-      else if (options.filter)
-        launch_trial_kernel<kFiltered, false>(record, blocked, blocks, threads, stream, L);
-      else
-        launch_trial_kernel<kWarp, false>(record, blocked, blocks, threads, stream, L);
+      else if (options.filter) launch_trial_kernel<kFiltered, false>(record, blocked, blocks, threads, stream, L);
+      else launch_trial_kernel<kWarp, false>(record, blocked, blocks, threads, stream, L);
     } else {
       const unsigned blocks = static_cast<unsigned>((count + threads - 1) / threads);
       launch_trial_kernel<kSimple, false>(record, blocked, blocks, threads, stream, L);
@@ -1193,8 +1188,8 @@ class SeriesStore {
   /// heaviest walks.
   int segments_for(std::size_t count, const ExhaustionDeviceOptions& o) const {
     if (o.segments > 0) return o.segments;
-    const long long target = static_cast<long long>(resident_segment_blocks_) * (kSegmentThreads / 32) *
-                             kUnitsPerResidentWarp;
+    const long long target =
+        static_cast<long long>(resident_segment_blocks_) * (kSegmentThreads / 32) * kUnitsPerResidentWarp;
     const long long by_count = (target + static_cast<long long>(count) - 1) / static_cast<long long>(count);
     const long long by_length = std::max<long long>(1, (n_ - 1) / kMinSegmentBars);
     return static_cast<int>(std::max<long long>(1, std::min({by_count, by_length, kMaxSegments})));
@@ -1222,15 +1217,14 @@ class SeriesStore {
     sc.records.resize(static_cast<std::size_t>(units));
     sc.pairs.resize(static_cast<std::size_t>(units * room));
     CUDA_CHECK(cudaMemsetAsync(sc.next.data(), 0, sizeof(int), stream));
-    const SegmentLaunch S{G, static_cast<int>(room), static_cast<int>(units), sc.next.data(), sc.records.data(),
-                          sc.pairs.data()};
+    const SegmentLaunch S{
+        G, static_cast<int>(room), static_cast<int>(units), sc.next.data(), sc.records.data(), sc.pairs.data()};
     // Persistent warps: no more blocks than are resident at once (they take units until none is left).
     const long long unit_blocks = (units * 32 + kSegmentThreads - 1) / kSegmentThreads;
     const unsigned blocks = static_cast<unsigned>(std::min<long long>(unit_blocks, resident_segment_blocks_));
     segment_kernel<<<blocks, kSegmentThreads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("exhaustion segment_kernel");
-    const unsigned stitch_blocks =
-        static_cast<unsigned>((static_cast<long long>(count) * 32 + threads - 1) / threads);
+    const unsigned stitch_blocks = static_cast<unsigned>((static_cast<long long>(count) * 32 + threads - 1) / threads);
     stitch_kernel<<<stitch_blocks, threads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("exhaustion stitch_kernel");
     CUDA_CHECK(cudaEventRecord(sc.done, stream));
@@ -1241,8 +1235,8 @@ class SeriesStore {
   /// lay them out (one host round trip), record them, then sum each trial's in block order.
   void run_split(const TrialLaunch& L, const ExhaustionDeviceOptions& options, int threads, cudaStream_t stream) {
     const std::size_t units = static_cast<std::size_t>(L.count) * static_cast<std::size_t>(L.n_blocks);
-    const unsigned grid = static_cast<unsigned>((units * 32 + static_cast<std::size_t>(threads) - 1) /
-                                                static_cast<std::size_t>(threads));
+    const unsigned grid =
+        static_cast<unsigned>((units * 32 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads));
     // The units' buffers are shared by split launches: the last one must be done with them.
     if (split_used_) CUDA_CHECK(cudaEventSynchronize(split_done_));
     d_unit_counts_.resize(units);
@@ -1253,8 +1247,7 @@ class SeriesStore {
         block_unit_kernel_capped<kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
       else if (options.filter)
         block_unit_kernel<kFiltered, kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
-      else
-        block_unit_kernel<kWarp, kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
+      else block_unit_kernel<kWarp, kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
       CUDA_CHECK_LAUNCH("exhaustion block_unit_kernel");
     };
     pass(std::integral_constant<int, kCount>{}, d_unit_counts_.data(), nullptr, nullptr);
@@ -1281,8 +1274,7 @@ class SeriesStore {
   ExhaustionDeviceOptions options_;  // the store's: max_series
   int n_;
   std::size_t n_pad_;  ///< bytes per level array (padded_bars)
-  DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_vol_, d_cloc_, d_tr_, d_s_tr_, d_q_tr_, d_s_vol_,
-      d_q_vol_;
+  DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_vol_, d_cloc_, d_tr_, d_s_tr_, d_q_tr_, d_s_vol_, d_q_vol_;
   DeviceBuffer<unsigned char> d_cloc_levels_;
   std::vector<double> h_close_;  ///< for EMAs computed on the host
   DeviceBuffer<double> d_sink_;  ///< Warmer's sink (never written)
@@ -1293,7 +1285,7 @@ class SeriesStore {
   SeriesSlots<SeriesKey, ResidentTable> slots_{0};
   KeyTable<std::uint64_t> in_part_;  // series -> stamp of the part that includes it
   std::uint64_t part_stamp_ = 0;
-  std::vector<TrialKeys> keys_;           // the batch's trials' series
+  std::vector<TrialKeys> keys_;  // the batch's trials' series
   std::uint64_t batch_counter_ = 0;
   std::array<PlanStage, 4> stages_;
   std::size_t stage_next_ = 0;
@@ -1401,9 +1393,12 @@ class ExhaustionSymbolsDevice final : public DeviceStrategy {
       metrics_.resize(cc * n_symbols_ * ex::kNumMetrics);
       violations_.resize(cc);
       for (std::size_t k = 0; k < n_symbols_; ++k) {
-        DeviceBatch b{batch.params + chunk * ex::kNumSlots, batch.host_params + chunk * ex::kNumSlots,
-                      objective_.data() + k * cc, violations_.data(),
-                      metrics_.data() + k * cc * ex::kNumMetrics, cc};
+        DeviceBatch b{batch.params + chunk * ex::kNumSlots,
+                      batch.host_params + chunk * ex::kNumSlots,
+                      objective_.data() + k * cc,
+                      violations_.data(),
+                      metrics_.data() + k * cc * ex::kNumMetrics,
+                      cc};
         b.probe = batch.probe;
         devices_[k]->run(b, stream, block_size, nullptr, nullptr, equity_.data() + k * cc);
       }
@@ -1448,7 +1443,8 @@ std::vector<GpuTrialTrades> gpu_exhaustion_trades(const strategies::ExhaustionSt
   CUDA_CHECK(cudaSetDevice(0));
   OwnedStream stream;
   ExhaustionDevice device(strategy, stream.get(), options);
-  collect_trade_lists<ex::Trade>(device, stream.get(), params, n, ex::kNumSlots, ex::kNumMetrics, ex::kMTrades, block_size, out);
+  collect_trade_lists<ex::Trade>(device, stream.get(), params, n, ex::kNumSlots, ex::kNumMetrics, ex::kMTrades,
+                                 block_size, out);
   return out;
 }
 

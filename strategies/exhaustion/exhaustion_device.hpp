@@ -52,7 +52,8 @@ struct ExhaustionDeviceOptions {
 };
 
 std::unique_ptr<DeviceStrategy> make_exhaustion_device(const strategies::ExhaustionStrategy& strategy,
-                                                       cudaStream_t stream, const ExhaustionDeviceOptions& options = {});
+                                                       cudaStream_t stream,
+                                                       const ExhaustionDeviceOptions& options = {});
 
 /// The registry's device factory: the twin of either host class (exhaustion_register.cpp).
 std::unique_ptr<DeviceStrategy> make_exhaustion_twin(const strategies::Strategy& strategy, cudaStream_t stream);
@@ -67,7 +68,7 @@ std::unique_ptr<DeviceStrategy> make_exhaustion_symbols_device(const strategies:
 struct GpuTrialTrades {
   double score = 0.0;
   double violation = 0.0;
-  std::vector<double> metrics;                          ///< metric_names() order
+  std::vector<double> metrics;                        ///< metric_names() order
   std::vector<strategies::exhaustion::Trade> trades;  ///< in trade order
 };
 

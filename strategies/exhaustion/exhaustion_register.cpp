@@ -54,7 +54,8 @@ std::vector<Sample> samples(const SampleData& d) {
 void register_exhaustion(Registry& registry) {
   StrategyEntry e;
   e.name = "exhaustion";
-  e.summary = "seed 000's exhaustion entries: EMA trend filter, volume and true-range z-scores, ATR stop, target, time exit";
+  e.summary =
+      "seed 000's exhaustion entries: EMA trend filter, volume and true-range z-scores, ATR stop, target, time exit";
   e.params = exhaustion_params();
   e.symbols = true;
   e.subsets = true;

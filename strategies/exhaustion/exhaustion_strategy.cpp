@@ -25,11 +25,16 @@ exhaustion::Objective parse_exhaustion_objective(const std::string& name) {
 
 const char* exit_reason_name(int reason) {
   switch (reason) {
-    case ex::kGap: return "gap";
-    case ex::kStop: return "stop";
-    case ex::kTarget: return "target";
-    case ex::kTime: return "time";
-    default: return "none";
+    case ex::kGap:
+      return "gap";
+    case ex::kStop:
+      return "stop";
+    case ex::kTarget:
+      return "target";
+    case ex::kTime:
+      return "time";
+    default:
+      return "none";
   }
 }
 
@@ -43,7 +48,8 @@ constexpr double kMaxWindow = 1e8;
 ExhaustionStrategy::ExhaustionStrategy(Candles candles, ExhaustionOptions options)
     : candles_(std::move(candles)), options_(options) {
   const std::size_t n = candles_.size();
-  if (n < 2) throw make_error("data.candles: {} has {} bar(s); the exhaustion strategy needs at least 2", candles_.source, n);
+  if (n < 2)
+    throw make_error("data.candles: {} has {} bar(s); the exhaustion strategy needs at least 2", candles_.source, n);
   if (n > static_cast<std::size_t>(std::numeric_limits<int>::max() - 2))
     throw make_error("data.candles: {} has too many bars ({})", candles_.source, n);
   if (options_.min_trades < 0) throw make_error("objective.min_trades: must be >= 0");
@@ -114,7 +120,8 @@ std::int64_t ExhaustionStrategy::atom_time_s(std::size_t k) const {
   return floor_div(ms, 1000);
 }
 
-std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_blocks(std::vector<BarBlock> blocks, int min_trades) const {
+std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_blocks(std::vector<BarBlock> blocks,
+                                                                    int min_trades) const {
   for (const auto& b : blocks)
     TPEOPT_ASSERT(b.begin >= 0 && b.begin < b.end && b.end <= n_bars(), "exhaustion: block outside the series");
   auto out = std::make_unique<ExhaustionStrategy>(*this);
@@ -123,7 +130,8 @@ std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_blocks(std::vector<
   return out;
 }
 
-std::unique_ptr<Strategy> ExhaustionStrategy::subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const {
+std::unique_ptr<Strategy> ExhaustionStrategy::subset(const std::vector<AtomRange>& ranges,
+                                                     std::int64_t min_trades) const {
   std::vector<BarBlock> blocks;
   for (const auto& r : ranges) {
     TPEOPT_ASSERT(r.begin < r.end && r.end <= candles_.size(), "exhaustion: subset range outside the series");
@@ -133,7 +141,9 @@ std::unique_ptr<Strategy> ExhaustionStrategy::subset(const std::vector<AtomRange
   return with_blocks(std::move(blocks), static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30)));
 }
 
-void ExhaustionStrategy::ema(int span, double* out) const { ex::ema_series(candles_.close.data(), n_bars(), span, out); }
+void ExhaustionStrategy::ema(int span, double* out) const {
+  ex::ema_series(candles_.close.data(), n_bars(), span, out);
+}
 void ExhaustionStrategy::volume_z(int w, double* out) const {
   ex::z_series(s_vol_.data(), q_vol_.data(), candles_.volume.data(), n_bars(), w, out);
 }
@@ -165,7 +175,8 @@ void ExhaustionStrategy::walk(const double* params, OnTrade&& on_trade, OnBlock&
 
 ex::Summary ExhaustionStrategy::summarize(const double* params) const {
   ex::Summary s;
-  walk(params, [&](const ex::Trade& t) { ex::add_trade(s, t); }, [](std::size_t) {});
+  walk(
+      params, [&](const ex::Trade& t) { ex::add_trade(s, t); }, [](std::size_t) {});
   return s;
 }
 

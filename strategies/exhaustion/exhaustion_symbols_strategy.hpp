@@ -51,5 +51,4 @@ class ExhaustionSymbolsStrategy final : public SymbolStrategy {
   std::shared_ptr<const CandleAtoms> atoms_;  ///< of the whole data set (null in a subset)
 };
 
-
 }  // namespace tpeopt::strategies

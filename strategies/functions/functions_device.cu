@@ -2,8 +2,8 @@
 // TPEOPT_HD function as the CPU reference.
 #include "gpu/cuda_check.cuh"
 #include "gpu/occupancy_probe.cuh"
-#include "strategies/functions/functions_device.hpp"
 #include "strategies/functions/functions.hpp"
+#include "strategies/functions/functions_device.hpp"
 
 namespace tpeopt::gpu {
 

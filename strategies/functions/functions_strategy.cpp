@@ -17,10 +17,14 @@ TestFunction parse_test_function(const std::string& name) {
 
 std::string test_function_name(TestFunction f) {
   switch (f) {
-    case TestFunction::Sphere: return "sphere";
-    case TestFunction::Rastrigin: return "rastrigin";
-    case TestFunction::StyblinskiTang: return "styblinski_tang";
-    case TestFunction::Hartmann6: return "hartmann6";
+    case TestFunction::Sphere:
+      return "sphere";
+    case TestFunction::Rastrigin:
+      return "rastrigin";
+    case TestFunction::StyblinskiTang:
+      return "styblinski_tang";
+    case TestFunction::Hartmann6:
+      return "hartmann6";
   }
   return "?";
 }

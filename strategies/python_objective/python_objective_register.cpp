@@ -40,10 +40,10 @@ std::vector<std::string> parse_metric_names(const io::Json& spec, const std::vec
     if (!spec[i].is_string()) throw make_error("{}: expected a name, got {}", path, io::json_type_name(spec[i]));
     const std::string name = spec[i].get<std::string>();
     const bool word = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                      std::all_of(name.begin(), name.end(), [](char ch) {
-                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
-                      });
-    if (!word) throw make_error("{}: \"{}\" is not a name (letters, digits and _, not starting with a digit)", path, name);
+                      std::all_of(name.begin(), name.end(),
+                                  [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+    if (!word)
+      throw make_error("{}: \"{}\" is not a name (letters, digits and _, not starting with a digit)", path, name);
     if (name == "score" || name == "violation" || name == "trial" || name == "batch")
       throw make_error("{}: \"{}\" is a column of every trial already; pick another name", path, name);
     if (std::find(params.begin(), params.end(), name) != params.end())
@@ -58,14 +58,16 @@ std::vector<std::string> parse_metric_names(const io::Json& spec, const std::vec
 std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<PythonObjectiveSettings>();
   if (in.objective.min_trades_set)
-    throw make_error("objective.min_trades: a Python objective counts no trades; return violations for its constraints");
+    throw make_error(
+        "objective.min_trades: a Python objective counts no trades; return violations for its constraints");
   if (in.root.has("params") && in.root.at("params").is_object())
     for (const auto& item : in.root.at("params").items()) {
       // The function is handed one column per searched parameter: a fixed value stays in it.
       if (item.value().is_number())
-        throw make_error("params.{}: a Python objective is given the searched parameters only; keep fixed values in "
-                         "the objective",
-                         item.key());
+        throw make_error(
+            "params.{}: a Python objective is given the searched parameters only; keep fixed values in "
+            "the objective",
+            item.key());
       s->params.push_back(item.key());
     }
   if (in.root.has("objective") && in.root.at("objective").is_object() && in.root.at("objective").contains("metrics"))

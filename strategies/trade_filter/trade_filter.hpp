@@ -24,7 +24,7 @@ enum Slot : int {
   kTargetPct = 5,      ///< take profit, percent (> 0; 0.5 = 0.5%)
   kStopPct = 6,        ///< stop loss, percent (< 0)
   kSlots = 7,
-  kFilterSlots = 5,    ///< slots 0..4 are the entry-metric filters
+  kFilterSlots = 5,  ///< slots 0..4 are the entry-metric filters
 };
 
 /// One trial's parameters, each rounded to float32 (the only form ever compared).
@@ -107,8 +107,8 @@ TPEOPT_HD_INLINE int exit_from_crossings(std::uint32_t t, std::uint32_t s) {
 
 /// The same exit as first_exit_linear, from the record arrays (exact, not an approximation).
 TPEOPT_HD_INLINE int first_exit_records(const float* up_value, const std::uint32_t* up_pos, std::uint32_t n_up,
-                                        const float* down_value, const std::uint32_t* down_pos,
-                                        std::uint32_t n_down, float target, float stop) {
+                                        const float* down_value, const std::uint32_t* down_pos, std::uint32_t n_down,
+                                        float target, float stop) {
   return exit_from_crossings(first_up_crossing(up_value, up_pos, n_up, target),
                              first_down_crossing(down_value, down_pos, n_down, stop));
 }
@@ -157,10 +157,8 @@ constexpr std::int64_t kMaxAbsSum = (std::int64_t{1} << 61) - 1;
 /// combination index, handled by the caller): feasible trials by score (best first),
 /// then infeasible ones by increasing violation. Matches engine::ranks_before for
 /// scores that differ as doubles.
-TPEOPT_HD_INLINE std::uint64_t rank_key(std::int64_t sum_q, std::int64_t kept, std::int64_t min_trades,
-                                        bool maximize) {
-  if (kept < min_trades)
-    return (std::uint64_t{1} << 62) | static_cast<std::uint64_t>(min_trades - kept);
+TPEOPT_HD_INLINE std::uint64_t rank_key(std::int64_t sum_q, std::int64_t kept, std::int64_t min_trades, bool maximize) {
+  if (kept < min_trades) return (std::uint64_t{1} << 62) | static_cast<std::uint64_t>(min_trades - kept);
   const std::int64_t s = maximize ? kMaxAbsSum - sum_q : sum_q + kMaxAbsSum;  // in [0, 2^62)
   return static_cast<std::uint64_t>(s);
 }
@@ -195,9 +193,10 @@ TPEOPT_HD_INLINE bool trade_kept(const TradeArrays& a, std::uint64_t i, const Pa
 /// q(outcome) of trade i under (target, stop), by bisection over its records.
 TPEOPT_HD_INLINE std::int64_t trade_outcome_q(const TradeArrays& a, std::uint64_t i, float target, float stop) {
   const std::uint64_t u0 = a.up_offset[i], d0 = a.down_offset[i];
-  const int exit = first_exit_records(a.up_value + u0, a.up_pos + u0, static_cast<std::uint32_t>(a.up_offset[i + 1] - u0),
-                                      a.down_value + d0, a.down_pos + d0,
-                                      static_cast<std::uint32_t>(a.down_offset[i + 1] - d0), target, stop);
+  const int exit =
+      first_exit_records(a.up_value + u0, a.up_pos + u0, static_cast<std::uint32_t>(a.up_offset[i + 1] - u0),
+                         a.down_value + d0, a.down_pos + d0, static_cast<std::uint32_t>(a.down_offset[i + 1] - d0),
+                         target, stop);
   return outcome_q(exit, target, stop, a.logged_q[i]);
 }
 

@@ -125,9 +125,7 @@ class Reader {
   std::uint64_t left() const { return r_.source().remaining(); }
 
  private:
-  [[noreturn]] void read_failed() const {
-    corrupt(r_.source().unreadable() ? "truncated or unreadable" : "truncated");
-  }
+  [[noreturn]] void read_failed() const { corrupt(r_.source().unreadable() ? "truncated or unreadable" : "truncated"); }
   binary::Reader<FileSource> r_;
   const fs::path& path_;
   FastChecksum sum_;

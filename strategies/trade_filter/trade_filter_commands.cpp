@@ -5,8 +5,8 @@
 #include <iostream>
 #include <memory>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common/cli_paths.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
@@ -38,13 +38,15 @@ struct PrepareCommand {
     io::write_trade_filter_cache(data, out);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (data.empty_windows > 0)
-      std::cerr << fmt::format("tpeopt data prepare: warning: {} of {} trades have no market row in their window "
-                               "(they keep their logged outcome)\n",
-                               data.empty_windows, data.n_trades());
-    std::cout << fmt::format("prepared {} trades ({} dropped: other tickers), {} market rows of {} tickers, {} path "
-                             "points, {} sources in {:.2f} s -> {}\n",
-                             data.n_trades(), data.dropped_trades, data.prices.size(), data.tickers.size(),
-                             data.path.size(), data.sources.size(), s, out);
+      std::cerr << fmt::format(
+          "tpeopt data prepare: warning: {} of {} trades have no market row in their window "
+          "(they keep their logged outcome)\n",
+          data.empty_windows, data.n_trades());
+    std::cout << fmt::format(
+        "prepared {} trades ({} dropped: other tickers), {} market rows of {} tickers, {} path "
+        "points, {} sources in {:.2f} s -> {}\n",
+        data.n_trades(), data.dropped_trades, data.prices.size(), data.tickers.size(), data.path.size(),
+        data.sources.size(), s, out);
     return 0;
   }
 };
@@ -77,7 +79,9 @@ void add_trade_filter_data_commands(CLI::App& data, int& exit_code) {
 
   auto gen = std::make_shared<GenerateCommand>();
   CLI::App* g = data.add_subcommand("generate", "trade_filter: write realistic synthetic market data and a trade log");
-  g->add_option("-o,--out", gen->o.out, "Output folder (market/ and trades.csv)")->required()->check(cli::output_folder());
+  g->add_option("-o,--out", gen->o.out, "Output folder (market/ and trades.csv)")
+      ->required()
+      ->check(cli::output_folder());
   g->add_option("--days", gen->o.days, "Trading days (weekdays)")->check(CLI::Range(1, 400));
   g->add_option("--tickers", gen->tickers, "Traded tickers, comma-separated");
   g->add_option("--extra-tickers", gen->extra, "Market-only tickers, comma-separated (may be empty)");

@@ -7,9 +7,7 @@
 
 namespace tpeopt::strategies {
 
-std::int64_t trade_filter_day(std::int64_t entry_time) {
-  return floor_div(entry_time, 86400);
-}
+std::int64_t trade_filter_day(std::int64_t entry_time) { return floor_div(entry_time, 86400); }
 
 std::vector<std::int64_t> trade_filter_days(const TradeFilterData& d) {
   std::vector<std::int64_t> days;
@@ -24,7 +22,8 @@ namespace {
 
 /// Appends trade i's part of a concatenated per-trade array (offsets: n + 1 entries).
 template <typename T>
-void append_part(std::vector<T>& to, const std::vector<T>& from, const std::vector<std::uint64_t>& offset, std::size_t i) {
+void append_part(std::vector<T>& to, const std::vector<T>& from, const std::vector<std::uint64_t>& offset,
+                 std::size_t i) {
   to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(offset[i]),
             from.begin() + static_cast<std::ptrdiff_t>(offset[i + 1]));
 }
@@ -114,7 +113,8 @@ void check_trade_filter_data(const TradeFilterData& d, const std::string& source
     throw make_error("{}: record arrays of different lengths", source);
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t len = d.path_offset[i + 1] - d.path_offset[i];
-    if (d.ticker[i] >= d.tickers.size()) throw make_error("{}: trade {} has ticker id {} out of range", source, i, d.ticker[i]);
+    if (d.ticker[i] >= d.tickers.size())
+      throw make_error("{}: trade {} has ticker id {} out of range", source, i, d.ticker[i]);
     if (len != d.window_len[i] || (len > 0 && d.window_start[i] + len > d.prices.size()))
       throw make_error("{}: trade {} has a window inconsistent with its path", source, i);
     for (std::uint64_t j = d.up_offset[i]; j < d.up_offset[i + 1]; ++j)

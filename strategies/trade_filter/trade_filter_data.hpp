@@ -30,34 +30,35 @@ struct TradeFilterSource {
 
 struct TradeFilterData {
   // ---- market data ----------------------------------------------------------
-  std::vector<std::string> tickers;           ///< kept tickers, sorted; ticker id = index
-  std::vector<float> prices;                  ///< all kept rows, sorted by ticker then date-time
-  std::vector<std::uint64_t> ticker_offset;   ///< tickers.size() + 1: ticker t's rows are [ticker_offset[t], ticker_offset[t + 1])
+  std::vector<std::string> tickers;  ///< kept tickers, sorted; ticker id = index
+  std::vector<float> prices;         ///< all kept rows, sorted by ticker then date-time
+  std::vector<std::uint64_t>
+      ticker_offset;  ///< tickers.size() + 1: ticker t's rows are [ticker_offset[t], ticker_offset[t + 1])
 
   // ---- trades (n = entry_price.size()) ---------------------------------------
-  std::vector<std::uint32_t> ticker;          ///< ticker id
-  std::vector<std::int64_t> entry_time;       ///< seconds since 1970-01-01 (the trade's date + Entry Time)
-  std::vector<std::int64_t> exit_time;        ///< seconds since 1970-01-01 (the trade's date + Exit Time)
+  std::vector<std::uint32_t> ticker;     ///< ticker id
+  std::vector<std::int64_t> entry_time;  ///< seconds since 1970-01-01 (the trade's date + Entry Time)
+  std::vector<std::int64_t> exit_time;   ///< seconds since 1970-01-01 (the trade's date + Exit Time)
   std::vector<float> volatility, ratio, adx28, adx14, adx7;  ///< entry metrics, rounded to float32
-  std::vector<double> entry_price;            ///< logged Entry Price
-  std::vector<double> logged_pct;             ///< logged Trade Percent Change
-  std::vector<std::int64_t> logged_q;         ///< fixed_point(logged_pct)
-  std::vector<std::uint64_t> window_start;    ///< first market row of the window (index into prices)
-  std::vector<std::uint32_t> window_len;      ///< rows in the window (0: empty window, logged outcome)
+  std::vector<double> entry_price;                           ///< logged Entry Price
+  std::vector<double> logged_pct;                            ///< logged Trade Percent Change
+  std::vector<std::int64_t> logged_q;                        ///< fixed_point(logged_pct)
+  std::vector<std::uint64_t> window_start;                   ///< first market row of the window (index into prices)
+  std::vector<std::uint32_t> window_len;                     ///< rows in the window (0: empty window, logged outcome)
 
-  std::vector<std::uint64_t> path_offset;     ///< n + 1
-  std::vector<float> path;                    ///< r_k of every trade, concatenated
-  std::vector<std::uint64_t> up_offset;       ///< n + 1
+  std::vector<std::uint64_t> path_offset;  ///< n + 1
+  std::vector<float> path;                 ///< r_k of every trade, concatenated
+  std::vector<std::uint64_t> up_offset;    ///< n + 1
   std::vector<float> up_value;
   std::vector<std::uint32_t> up_pos;
-  std::vector<std::uint64_t> down_offset;     ///< n + 1
+  std::vector<std::uint64_t> down_offset;  ///< n + 1
   std::vector<float> down_value;
   std::vector<std::uint32_t> down_pos;
 
   // ---- provenance -----------------------------------------------------------
-  std::vector<TradeFilterSource> sources;     ///< the trade log first, then the market files by name
-  std::uint64_t dropped_trades = 0;           ///< trades of tickers not kept (dropped silently)
-  std::uint64_t empty_windows = 0;            ///< kept trades with no market row in their window
+  std::vector<TradeFilterSource> sources;  ///< the trade log first, then the market files by name
+  std::uint64_t dropped_trades = 0;        ///< trades of tickers not kept (dropped silently)
+  std::uint64_t empty_windows = 0;         ///< kept trades with no market row in their window
 
   std::size_t n_trades() const { return entry_price.size(); }
 };

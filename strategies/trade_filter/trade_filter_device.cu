@@ -3,8 +3,8 @@
 
 #include "gpu/cuda_check.cuh"
 #include "gpu/occupancy_probe.cuh"
-#include "strategies/trade_filter/trade_filter_device_data.hpp"
 #include "strategies/trade_filter/trade_filter_device.hpp"
+#include "strategies/trade_filter/trade_filter_device_data.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
 
 namespace tpeopt::gpu {
@@ -164,7 +164,7 @@ void launch_tally_finalize(const unsigned long long* acc, std::size_t n, std::in
                            double* violations, double* metrics, cudaStream_t stream) {
   if (n == 0) return;
   finalize_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(acc, n, min_trades, scores, violations,
-                                                                             metrics);
+                                                                              metrics);
   CUDA_CHECK_LAUNCH("trade_filter finalize_kernel");
 }
 

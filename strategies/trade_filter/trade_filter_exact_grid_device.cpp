@@ -10,7 +10,8 @@ namespace {
 class DeviceSearcher final : public strategies::GridSearcher {
  public:
   explicit DeviceSearcher(const strategies::TradeFilterStrategy& strategy) : search_(strategy) {}
-  strategies::GridTop search(const strategies::SlotGrid& grid, const strategies::GridSearchSettings& settings) override {
+  strategies::GridTop search(const strategies::SlotGrid& grid,
+                             const strategies::GridSearchSettings& settings) override {
     return strategies::grid_top_of(search_.search(strategies::trade_filter_grid_of(grid), settings));
   }
 

@@ -7,10 +7,10 @@
 #include <cstring>
 #include <memory>
 
+#include <fmt/format.h>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_01.hpp>
-#include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "io/csv_rows.hpp"
@@ -41,21 +41,21 @@ double ema_alpha(double seconds) { return 2.0 / (seconds + 1.0); }
 void simulate_day(TickerState& st, boost::random::mt19937_64& rng, Day& d) {
   boost::random::normal_distribution<double> normal;
   boost::random::uniform_01<double> u01;
-  for (auto* v : {&d.price, &d.atr14, &d.atr28, &d.vol_pct, &d.vol_ratio, &d.adx28, &d.adx14, &d.adx7, &d.rsi,
-                  &d.mean5})
+  for (auto* v :
+       {&d.price, &d.atr14, &d.atr28, &d.vol_pct, &d.vol_ratio, &d.adx28, &d.adx14, &d.adx7, &d.rsi, &d.mean5})
     v->assign(kSeconds, 0.0);
   d.volume.assign(kSeconds, 0);
   double logp = std::log(st.price) + 0.01 * normal(rng);  // overnight gap
   double prev = st.price;
-  const double a14 = ema_alpha(14 * 60), a28 = ema_alpha(28 * 60), adx_a[3] = {ema_alpha(28 * 60), ema_alpha(14 * 60),
-                                                                                ema_alpha(7 * 60)};
+  const double a14 = ema_alpha(14 * 60), a28 = ema_alpha(28 * 60),
+               adx_a[3] = {ema_alpha(28 * 60), ema_alpha(14 * 60), ema_alpha(7 * 60)};
   double sum5 = 0;
   for (int t = 0; t < kSeconds; ++t) {
     if (u01(rng) < (st.wild ? 1.0 / 900 : 1.0 / 2400)) st.wild = !st.wild;
     const double sigma = st.wild ? 0.0011 : 0.00035;
     logp += sigma * normal(rng);
     const double p = std::max(0.01, std::round(std::exp(logp) * 100.0) / 100.0);
-    const double move = t == 0 ? 0.0 : p - prev;  // the overnight gap is not a bar's range
+    const double move = t == 0 ? 0.0 : p - prev;         // the overnight gap is not a bar's range
     const double tr = std::abs(move) * std::sqrt(60.0);  // per-second range scaled to a minute bar
     if (st.atr14 == 0) st.atr14 = st.atr28 = p * 0.003;
     st.atr14 += a14 * (tr - st.atr14);
@@ -126,12 +126,13 @@ GeneratedTradeFilterData generate_trade_filter_data(const TradeFilterGeneratorOp
   for (std::size_t k = 0; k < all.size(); ++k) states[k].price = 5.0 + 60.0 * u01(rng);
   std::vector<Day> days(all.size());
 
-  std::string log = "Date,Trade Id,Ticker,Entry Price,Exit Price,Entry Time,Exit Time,Worst Exit Percent,"
-                    "Entry Volatility Percent,Entry Volatility Ratio,Entry Adx28,Entry Adx14,Entry Adx7,"
-                    "Trade Best Exit Percent,Trade Percent Change,Strategy\n";
+  std::string log =
+      "Date,Trade Id,Ticker,Entry Price,Exit Price,Entry Time,Exit Time,Worst Exit Percent,"
+      "Entry Volatility Percent,Entry Volatility Ratio,Entry Adx28,Entry Adx14,Entry Adx7,"
+      "Trade Best Exit Percent,Trade Percent Change,Strategy\n";
   std::uint64_t trade_id = 1;
   for (int di = 0; di < o.days; ++di) {
-    while (true) {  // weekdays only (1970-01-01 was a Thursday)
+    while (true) {                                      // weekdays only (1970-01-01 was a Thursday)
       const std::int64_t wd = ((day % 7) + 7 + 3) % 7;  // 0 = Monday
       if (wd < 5) break;
       ++day;
@@ -141,8 +142,9 @@ GeneratedTradeFilterData generate_trade_filter_data(const TradeFilterGeneratorOp
     civil_from_days(day, y, m, dd);
     for (std::size_t k = 0; k < all.size(); ++k) simulate_day(states[k], rng, days[k]);
 
-    std::string text = "Ticker,Price,Val,Avg,Atr14,Atr28,Rsi,Volume,Adx28,Adx14,Adx7,Volatility Percent,"
-                       "Volatility Ratio,Time\n";
+    std::string text =
+        "Ticker,Price,Val,Avg,Atr14,Atr28,Rsi,Volume,Adx28,Adx14,Adx7,Volatility Percent,"
+        "Volatility Ratio,Time\n";
     text.reserve(static_cast<std::size_t>(kSeconds) * all.size() * 110);
     auto it = std::back_inserter(text);
     for (int t = 0; t < kSeconds; ++t) {
@@ -201,10 +203,13 @@ GeneratedTradeFilterData generate_trade_filter_data(const TradeFilterGeneratorOp
                      [](const GeneratedTrade& a, const GeneratedTrade& b) { return a.entry < b.entry; });
     auto lit = std::back_inserter(log);
     for (const auto& g : trades) {
-      fmt::format_to(lit, "{:02}/{:02}/{:04},{},{},{:.2f},{:.2f},{},{},{:.4f},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},momentum\n",
-                     m, dd, y, trade_id++, o.tickers[static_cast<std::size_t>(g.ticker)], g.entry_price, g.exit_price,
-                     hms(kOpen + g.entry), hms(kOpen + g.exit), g.worst, g.vol, g.ratio, g.adx28, g.adx14, g.adx7,
-                     g.best, g.change);
+      fmt::format_to(
+          lit,
+          "{:02}/{:02}/"
+          "{:04},{},{},{:.2f},{:.2f},{},{},{:.4f},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.4f},{:.4f},momentum\n",
+          m, dd, y, trade_id++, o.tickers[static_cast<std::size_t>(g.ticker)], g.entry_price, g.exit_price,
+          hms(kOpen + g.entry), hms(kOpen + g.exit), g.worst, g.vol, g.ratio, g.adx28, g.adx14, g.adx7, g.best,
+          g.change);
       ++out.trade_rows;
     }
     ++day;

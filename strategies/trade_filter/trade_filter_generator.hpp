@@ -21,13 +21,13 @@
 namespace tpeopt::io {
 
 struct TradeFilterGeneratorOptions {
-  std::filesystem::path out;                                    ///< writes out/market/ and out/trades.csv
-  int days = 5;                                                 ///< trading days (weekdays from first_day)
-  std::vector<std::string> tickers{"SOXL", "IONQ", "MARA"};     ///< tickers that trade
-  std::vector<std::string> extra_tickers{"TSLA", "NVDA"};       ///< market-only tickers (dropped by preparation)
-  std::uint64_t trades = 10000;                                 ///< trades in the log, spread over days and tickers
+  std::filesystem::path out;                                 ///< writes out/market/ and out/trades.csv
+  int days = 5;                                              ///< trading days (weekdays from first_day)
+  std::vector<std::string> tickers{"SOXL", "IONQ", "MARA"};  ///< tickers that trade
+  std::vector<std::string> extra_tickers{"TSLA", "NVDA"};    ///< market-only tickers (dropped by preparation)
+  std::uint64_t trades = 10000;                              ///< trades in the log, spread over days and tickers
   std::uint64_t seed = 1;
-  std::string first_day = "2024-01-02";                         ///< YYYY-MM-DD
+  std::string first_day = "2024-01-02";  ///< YYYY-MM-DD
 };
 
 struct GeneratedTradeFilterData {

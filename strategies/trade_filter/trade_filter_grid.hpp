@@ -29,15 +29,15 @@ namespace tpeopt::strategies::trade_filter {
 
 /// The grid's shape, shared by host and device code.
 struct GridLayout {
-  std::uint64_t size = 1;                 ///< combinations
-  std::uint64_t stride[kSlots] = {};      ///< combination-index stride of each slot (1 when radix is 1)
-  std::uint32_t radix[kSlots] = {};       ///< number of values of each slot
-  std::uint32_t offset[kSlots] = {};      ///< slot s's values are values[offset[s] .. offset[s] + radix[s])
+  std::uint64_t size = 1;             ///< combinations
+  std::uint64_t stride[kSlots] = {};  ///< combination-index stride of each slot (1 when radix is 1)
+  std::uint32_t radix[kSlots] = {};   ///< number of values of each slot
+  std::uint32_t offset[kSlots] = {};  ///< slot s's values are values[offset[s] .. offset[s] + radix[s])
   // cell method
   std::uint64_t cell_stride[kFilterSlots] = {};  ///< cell table strides (dims radix + 1, slot 0 slowest)
   std::uint64_t n_cells = 1;
-  std::uint64_t n_filter = 1;             ///< filter combinations per (target, stop) pair
-  int filter_order[kFilterSlots] = {};    ///< filter slots by decreasing stride (enumeration order)
+  std::uint64_t n_filter = 1;           ///< filter combinations per (target, stop) pair
+  int filter_order[kFilterSlots] = {};  ///< filter slots by decreasing stride (enumeration order)
 };
 
 /// Value index of slot s in combination `combo`.
@@ -156,9 +156,9 @@ class TopK {
 using GridSearchSettings = ::tpeopt::strategies::GridSearchSettings;
 
 struct GridSearchOutcome {
-  std::vector<GridHit> top;     ///< best first
-  std::vector<Tally> tallies;   ///< the totals of each top entry (score, kept, wins, losses)
-  const char* method = "";      ///< "cells", "cells by pair" or "direct"
+  std::vector<GridHit> top;    ///< best first
+  std::vector<Tally> tallies;  ///< the totals of each top entry (score, kept, wins, losses)
+  const char* method = "";     ///< "cells", "cells by pair" or "direct"
 };
 
 /// The CPU grid search: the cell method when its tables fit the budget, else every

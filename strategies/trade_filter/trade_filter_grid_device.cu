@@ -7,9 +7,9 @@
 
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
+#include "strategies/trade_filter/trade_filter_device.hpp"
 #include "strategies/trade_filter/trade_filter_device_data.hpp"
 #include "strategies/trade_filter/trade_filter_grid_device.hpp"
-#include "strategies/trade_filter/trade_filter_device.hpp"
 
 namespace tpeopt::gpu {
 
@@ -92,8 +92,9 @@ __global__ void score_range_kernel(tf::GridLayout g, const std::uint32_t* lo, co
 }
 
 /// Mode "cells by pair": filter combinations f0 .. f0 + n - 1 of one pair (its table).
-__global__ void score_pair_kernel(tf::GridLayout g, const std::uint32_t* lo, const ull* table, const ull* kept, u64 pair,
-                                  u64 f0, u64 n, std::int64_t min_trades, bool maximize, u64* keys, u64* vals) {
+__global__ void score_pair_kernel(tf::GridLayout g, const std::uint32_t* lo, const ull* table, const ull* kept,
+                                  u64 pair, u64 f0, u64 n, std::int64_t min_trades, bool maximize, u64* keys,
+                                  u64* vals) {
   const u64 j = static_cast<u64>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n) return;
   u64 c = 0;
@@ -210,8 +211,9 @@ struct TradeFilterGridSearch::Impl {
                                                                             cell.data(), p0 + y0,
                                                                             pair_tables + y0 * g.n_cells);
         } else {
-          pair_hist_global_kernel<<<dim3(blocks_for(n), ny), kBlock, 0, stream>>>(
-              data.arrays(), g, fvalues.data(), cell.data(), p0 + y0, pair_tables + y0 * g.n_cells);
+          pair_hist_global_kernel<<<dim3(blocks_for(n), ny), kBlock, 0, stream>>>(data.arrays(), g, fvalues.data(),
+                                                                                  cell.data(), p0 + y0,
+                                                                                  pair_tables + y0 * g.n_cells);
         }
         CUDA_CHECK_LAUNCH("trade_filter pair_hist_kernel");
       }
@@ -234,8 +236,8 @@ TradeFilterGridSearch::TradeFilterGridSearch(const strategies::TradeFilterStrate
 
 TradeFilterGridSearch::~TradeFilterGridSearch() = default;
 
-tf::GridSearchOutcome TradeFilterGridSearch::search(const tf::TradeFilterGrid& grid,
-                                                    const tf::GridSearchSettings& st, std::size_t chunk_limit) {
+tf::GridSearchOutcome TradeFilterGridSearch::search(const tf::TradeFilterGrid& grid, const tf::GridSearchSettings& st,
+                                                    std::size_t chunk_limit) {
   Impl& m = *impl_;
   const tf::GridLayout& g = grid.layout();
   if (st.top_k > kMaxTopK)
@@ -269,8 +271,8 @@ tf::GridSearchOutcome TradeFilterGridSearch::search(const tf::TradeFilterGrid& g
       for (u64 c0 = 0; c0 < g.size; c0 += chunk) {
         const u64 n = std::min(chunk, g.size - c0);
         score_range_kernel<<<blocks_for(n), kBlock, 0, m.stream>>>(g, m.lo.data(), m.tables.data() + g.n_cells, kept,
-                                                                   c0, n, st.min_trades, st.maximize,
-                                                                   m.keys_in.data(), m.vals_in.data());
+                                                                   c0, n, st.min_trades, st.maximize, m.keys_in.data(),
+                                                                   m.vals_in.data());
         CUDA_CHECK_LAUNCH("trade_filter score_range_kernel");
         m.select(n);
       }
@@ -282,9 +284,10 @@ tf::GridSearchOutcome TradeFilterGridSearch::search(const tf::TradeFilterGrid& g
         for (u64 p = p0; p < p0 + np; ++p)
           for (u64 f0 = 0; f0 < g.n_filter; f0 += chunk) {
             const u64 n = std::min(chunk, g.n_filter - f0);
-            score_pair_kernel<<<blocks_for(n), kBlock, 0, m.stream>>>(
-                g, m.lo.data(), m.tables.data() + (1 + p - p0) * g.n_cells, kept, p, f0, n, st.min_trades,
-                st.maximize, m.keys_in.data(), m.vals_in.data());
+            score_pair_kernel<<<blocks_for(n), kBlock, 0, m.stream>>>(g, m.lo.data(),
+                                                                      m.tables.data() + (1 + p - p0) * g.n_cells, kept,
+                                                                      p, f0, n, st.min_trades, st.maximize,
+                                                                      m.keys_in.data(), m.vals_in.data());
             CUDA_CHECK_LAUNCH("trade_filter score_pair_kernel");
             m.select(n);
           }
@@ -299,15 +302,15 @@ tf::GridSearchOutcome TradeFilterGridSearch::search(const tf::TradeFilterGrid& g
       CUDA_CHECK(cudaMemsetAsync(m.acc.data(), 0, n * 4 * sizeof(ull), m.stream));
       launch_tally_grid(m.data.arrays(), g, m.fvalues.data(), c0, n, m.acc.data(), m.stream, 128);
       keys_from_acc_kernel<<<blocks_for(n), kBlock, 0, m.stream>>>(m.acc.data(), c0, n, st.min_trades, st.maximize,
-                                                                  m.keys_in.data(), m.vals_in.data());
+                                                                   m.keys_in.data(), m.vals_in.data());
       CUDA_CHECK_LAUNCH("trade_filter keys_from_acc_kernel");
       m.select(n);
     }
   }
   std::vector<u64> keys(m.m_run), combos(m.m_run);
   if (m.m_run > 0) {
-    CUDA_CHECK(cudaMemcpyAsync(keys.data(), m.top_key[m.cur].data(), m.m_run * sizeof(u64), cudaMemcpyDeviceToHost,
-                               m.stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(keys.data(), m.top_key[m.cur].data(), m.m_run * sizeof(u64), cudaMemcpyDeviceToHost, m.stream));
     CUDA_CHECK(cudaMemcpyAsync(combos.data(), m.top_val[m.cur].data(), m.m_run * sizeof(u64), cudaMemcpyDeviceToHost,
                                m.stream));
   }

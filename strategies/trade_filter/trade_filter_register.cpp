@@ -30,7 +30,8 @@ std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   auto s = std::make_shared<TradeFilterSettings>();
   if (in.data) in.errors.check([&] { s->data = io::parse_trade_filter_data_config(*in.data, &in.errors); });
   if (in.objective.name != "total_return")
-    in.errors.add(fmt::format("objective.name: trade_filter scores \"total_return\" only (got \"{}\")", in.objective.name));
+    in.errors.add(
+        fmt::format("objective.name: trade_filter scores \"total_return\" only (got \"{}\")", in.objective.name));
   if (in.objective.min_trades_set) s->min_trades = in.objective.min_trades;
   return s;
 }
@@ -53,9 +54,12 @@ ExportedTrades trade_filter_trades(const Strategy& strategy, const double* slots
     ExportedTrade t;
     t.entry_time_ms = d.entry_time[i] * 1000;
     t.exit_time_ms = d.exit_time[i] * 1000;
-    t.fields = {fmt::format("{}", i), d.tickers.at(d.ticker[i]), fmt::format("{}", d.entry_price[i]),
+    t.fields = {fmt::format("{}", i),
+                d.tickers.at(d.ticker[i]),
+                fmt::format("{}", d.entry_price[i]),
                 exit == tf::kExitTarget ? "target" : (exit == tf::kExitStop ? "stop" : "logged"),
-                fmt::format("{}", percent), fmt::format("{}", percent / 100.0)};
+                fmt::format("{}", percent),
+                fmt::format("{}", percent / 100.0)};
     out[0].push_back(std::move(t));
   }
   return out;

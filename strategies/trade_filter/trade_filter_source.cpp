@@ -10,9 +10,9 @@
 
 #include "common/digest.hpp"
 #include "common/error.hpp"
+#include "io/data_log.hpp"
 #include "io/file_checksum.hpp"
 #include "io/market_data_csv.hpp"
-#include "io/data_log.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 
 namespace tpeopt::io {
@@ -53,13 +53,15 @@ std::shared_ptr<const TradeFilterData> load_or_prepare_trade_filter(const TradeF
       if (log) *log << "tpeopt: " << e.what() << "; preparing again\n";
     }
   }
-  if (log) *log << fmt::format("tpeopt: preparing {} and {} (cache {})\n", in.trades.string(), in.market_dir.string(),
-                               cache.string());
+  if (log)
+    *log << fmt::format("tpeopt: preparing {} and {} (cache {})\n", in.trades.string(), in.market_dir.string(),
+                        cache.string());
   auto data = std::make_shared<TradeFilterData>(prepare_trade_filter_data(in));
   if (log && data->empty_windows > 0)
-    *log << fmt::format("tpeopt: warning: {} of {} trades have no market row in their window (they keep their logged "
-                        "outcome)\n",
-                        data->empty_windows, data->n_trades());
+    *log << fmt::format(
+        "tpeopt: warning: {} of {} trades have no market row in their window (they keep their logged "
+        "outcome)\n",
+        data->empty_windows, data->n_trades());
   write_trade_filter_cache(*data, cache);
   return data;
 }
@@ -137,9 +139,10 @@ TradeFilterDataConfig parse_trade_filter_data_config(const Json& json, ConfigErr
     const fs::path market = fs::path(c.market_dir).lexically_normal(), trades = fs::path(c.trades).lexically_normal();
     if (market != (market.parent_path() / "market").lexically_normal() ||
         trades != (market.parent_path() / "trades.csv").lexically_normal())
-      throw make_error("data.generate: `tpeopt data generate --out DIR` writes DIR/market and DIR/trades.csv; "
-                       "market_dir and trades must name them (got {} and {})",
-                       c.market_dir, c.trades);
+      throw make_error(
+          "data.generate: `tpeopt data generate --out DIR` writes DIR/market and DIR/trades.csv; "
+          "market_dir and trades must name them (got {} and {})",
+          c.market_dir, c.trades);
   }
   return c;
 }
@@ -160,7 +163,8 @@ std::shared_ptr<const TradeFilterData> load_trade_filter_data(const TradeFilterD
   };
   if (!config.cache.empty()) {
     const fs::path p = resolve(config.cache);
-    if (!fs::exists(p)) throw make_error("data.cache: {} does not exist (write it with `tpeopt data prepare`)", p.string());
+    if (!fs::exists(p))
+      throw make_error("data.cache: {} does not exist (write it with `tpeopt data prepare`)", p.string());
     if (fs::is_directory(p)) throw make_error("data.cache: {} is a folder, not a cache file", p.string());
     return recorded(std::make_shared<const TradeFilterData>(read_trade_filter_cache(p)), p.string());
   }
@@ -172,18 +176,20 @@ std::shared_ptr<const TradeFilterData> load_trade_filter_data(const TradeFilterD
   if (config.generate && !fs::exists(in.market_dir) && !fs::exists(in.trades)) {
     std::string tickers;
     for (const auto& t : in.tickers) tickers += (tickers.empty() ? "" : ",") + t;
-    throw make_error("data.market_dir: {} does not exist: this config's data is generated (data.generate); write it "
-                     "with\ntpeopt data generate --out {} --days {} --trades {} --seed {} --tickers {}",
-                     in.market_dir.string(), as_typed(in.market_dir.parent_path()), config.generate->days,
-                     config.generate->trades, config.generate->seed, tickers);
+    throw make_error(
+        "data.market_dir: {} does not exist: this config's data is generated (data.generate); write it "
+        "with\ntpeopt data generate --out {} --days {} --trades {} --seed {} --tickers {}",
+        in.market_dir.string(), as_typed(in.market_dir.parent_path()), config.generate->days, config.generate->trades,
+        config.generate->seed, tickers);
   }
   if (!have_market)
     throw make_error("data.market_dir: {} {}", in.market_dir.string(),
                      fs::exists(in.market_dir) ? "is a file, not a folder" : "does not exist");
   if (!have_trades)
     throw make_error("data.trades: {} {}", in.trades.string(),
-                     fs::is_directory(in.trades) ? "is a folder, not a file"
-                                                 : (fs::exists(in.trades) ? "is not a regular file" : "does not exist"));
+                     fs::is_directory(in.trades)
+                         ? "is a folder, not a file"
+                         : (fs::exists(in.trades) ? "is not a regular file" : "does not exist"));
   const fs::path cache_dir = config.cache_dir ? resolve(*config.cache_dir) : default_cache_dir();
   return recorded(load_or_prepare_trade_filter(in, cache_dir, log), in.trades.string());
 }

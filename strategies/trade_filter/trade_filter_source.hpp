@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "io/json_fields.hpp"
-#include "strategies/trade_filter/trade_filter_prepare.hpp"
 #include "strategies/trade_filter/trade_filter_data.hpp"
+#include "strategies/trade_filter/trade_filter_prepare.hpp"
 
 namespace tpeopt::io {
 
@@ -32,8 +32,9 @@ std::filesystem::path trade_filter_cache_path(const TradeFilterInputs& inputs, c
 /// Loads the cache for `inputs` from `cache_dir`, preparing and writing it first when
 /// absent or unreadable. Messages about what happens (preparing, warnings about empty
 /// windows) go to `log` when not null.
-std::shared_ptr<const strategies::TradeFilterData> load_or_prepare_trade_filter(
-    const TradeFilterInputs& inputs, const std::filesystem::path& cache_dir, std::ostream* log);
+std::shared_ptr<const strategies::TradeFilterData> load_or_prepare_trade_filter(const TradeFilterInputs& inputs,
+                                                                                const std::filesystem::path& cache_dir,
+                                                                                std::ostream* log);
 
 /// Resolves a config's `data` object (see above) and records the load (io/data_log.hpp).
 std::shared_ptr<const strategies::TradeFilterData> load_trade_filter_data(const Json& data,

@@ -18,12 +18,12 @@
 
 #include <fmt/format.h>
 
-#include "study/memory_check.hpp"
-#include "study/study.hpp"
 #include "io/candles_cache.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
 #include "strategies/registry.hpp"
+#include "study/memory_check.hpp"
+#include "study/study.hpp"
 #include "support/files.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
@@ -38,7 +38,8 @@ namespace {
 std::string fixtures() { return testing::source_dir() + "/tests/apps/fixtures/first_hour"; }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
   return s;
 }
 
@@ -74,9 +75,10 @@ bool wait_for(const fs::path& path, std::chrono::milliseconds limit) {
 
 // ---- the fixtures: bad configs and files, with their messages and exit codes ------------
 
-TEST_CASE("first-hour fixtures: each config or command line gets its exit code and message, and a run directory "
-          "only when it runs",
-          "[cpu][cli][first-hour]") {
+TEST_CASE(
+    "first-hour fixtures: each config or command line gets its exit code and message, and a run directory "
+    "only when it runs",
+    "[cpu][cli][first-hour]") {
   const io::Json doc = testing::read_json(fixtures() + "/cases.json");
   const std::string tmp = testing::make_temp_dir("first-hour");
   std::size_t n = 0;
@@ -87,7 +89,8 @@ TEST_CASE("first-hour fixtures: each config or command line gets its exit code a
     for (const auto& a : c.at("args"))
       args.push_back(replace_all(replace_all(a.get<std::string>(), "{fixtures}", fixtures()), "{out}", out));
     const bool has_out = std::find(args.begin(), args.end(), "--out") != args.end();
-    if (!args.empty() && args[0] == "run" && !has_out) args.insert(args.end(), {"--executor", "cpu", "-q", "--out", out});
+    if (!args.empty() && args[0] == "run" && !has_out)
+      args.insert(args.end(), {"--executor", "cpu", "-q", "--out", out});
     const ScopedEnv env(c.value("env", io::Json::object()));
     const auto r = testing::run_cli(args);
     CAPTURE(name, r.output);
@@ -156,8 +159,9 @@ TEST_CASE("candle CSV layouts: what is detected", "[cpu][io][first-hour]") {
     CHECK(layout("2017-04-19 09:00;1,5;2,5;0,5;1,5;3,5\n2017-04-19 10:00;1,5;2,5;0,5;1,5;3,5\n", defaults).delimiter ==
           ';');
     // A comma inside quotes does not split.
-    const auto q = layout("\"time\",\"open\",\"high\",\"low\",\"close\",\"volume\"\n\"2020-01-01\",\"1\",\"2\",\"0.5\",\"1\",\"3\"\n",
-                          defaults);
+    const auto q = layout(
+        "\"time\",\"open\",\"high\",\"low\",\"close\",\"volume\"\n\"2020-01-01\",\"1\",\"2\",\"0.5\",\"1\",\"3\"\n",
+        defaults);
     CHECK(q.delimiter == ',');
     CHECK(q.n_columns == 6);
   }
@@ -267,9 +271,7 @@ TEST_CASE("memory: the estimate of a batch and of the sampler, and the largest b
 
 TEST_CASE("memory: a 2 GB file is refused for its header without reading its body", "[cpu][first-hour]") {
   const std::string tmp = testing::make_temp_dir("big-header");
-  {
-    std::ofstream(tmp + "/big.csv") << "Datum;Kurs\n19.04.2017;1,07\n";
-  }
+  { std::ofstream(tmp + "/big.csv") << "Datum;Kurs\n19.04.2017;1,07\n"; }
   fs::resize_file(tmp + "/big.csv", std::uint64_t{2} << 30);  // sparse: no disk used
   std::ofstream(tmp + "/study.json") << R"({"strategy": "ema_cross", "data": {"candles": "big.csv"},
     "params": {"ema_fast": {"type": "int", "low": 2, "high": 5}, "ema_slow": 10}})";
@@ -346,7 +348,8 @@ TEST_CASE("config errors: the whole file is checked and every error reported in 
         "\n  objective.direction: \"up\" is not one of", "\n  objective.min_trades: expected an integer, got 1.5",
         "\n  search.sampler: \"cmaes\" is not one of", "\n  search.depth: expected an integer in [1, 64], got 0",
         "\n  search.tpe.gamma: unknown key", "\n  params.ema_fast: low (5) is greater than high (2)",
-        "\n  params.ema_slow: step 0.7 does not divide the range", "\n  params.sl_pct: expected a number, a list of values",
+        "\n  params.ema_slow: step 0.7 does not divide the range",
+        "\n  params.sl_pct: expected a number, a list of values",
         "\n  params.tp_pct: 10000000 is above tp_pct's domain [0, 1000000)", "\n  data.cache: unknown key"})
     CHECK_THAT(all, Catch::Contains(expected));
   // A refused parameter definition is not also reported missing.
@@ -393,15 +396,14 @@ TEST_CASE("config domains: every value a sampler can propose is checked, an inte
       {R"({"ema_fast": 3, "ema_slow": {"type": "categorical", "choices": [20, 0.2]}})",
        "params.ema_slow.choices[1]: 0.2 (read as 0) is below"},
       // Fixed numbers.
-      {R"({"ema_fast": 3, "ema_slow": 20, "tp_pct": -0.5})", "params.tp_pct: -0.5 is below tp_pct's domain [0, 1000000)"},
+      {R"({"ema_fast": 3, "ema_slow": 20, "tp_pct": -0.5})",
+       "params.tp_pct: -0.5 is below tp_pct's domain [0, 1000000)"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.params);
     const std::string errors = config_errors(ema_cross_with(c.params));
-    if (c.expected.empty())
-      CHECK(errors.empty());
-    else
-      CHECK_THAT(errors, Catch::Contains(c.expected));
+    if (c.expected.empty()) CHECK(errors.empty());
+    else CHECK_THAT(errors, Catch::Contains(c.expected));
   }
   // A domain with an extra test (trade_filter's take profit must stay > 0 as float32).
   const strategies::ParamList& tf = strategies::registry().at("trade_filter").params;
@@ -418,11 +420,12 @@ TEST_CASE("config domains: every value a sampler can propose is checked, an inte
 
 TEST_CASE("duplicate JSON keys are an error naming the file, line and column of each", "[cpu][config][first-hour]") {
   CHECK_THROWS_WITH(io::parse_json_text("{\"a\": 1,\n \"b\": {\"c\": 1, \"\\u0063\": 2},\n \"a\": 3}", "x.json"),
-                    Catch::Equals("x.json: 2 duplicate keys:\n"
-                                  "  x.json:2:16: duplicate key \"c\" (first at line 2, column 8); a key may appear once "
-                                  "in an object\n"
-                                  "  x.json:3:2: duplicate key \"a\" (first at line 1, column 2); a key may appear once "
-                                  "in an object"));
+                    Catch::Equals(
+                        "x.json: 2 duplicate keys:\n"
+                        "  x.json:2:16: duplicate key \"c\" (first at line 2, column 8); a key may appear once "
+                        "in an object\n"
+                        "  x.json:3:2: duplicate key \"a\" (first at line 1, column 2); a key may appear once "
+                        "in an object"));
   // The same key in different objects, and strings that look like keys, are fine.
   CHECK_NOTHROW(io::parse_json_text(R"({"a": {"a": 1}, "b": ["a", "a"], "c": {"x": "a,\"a\": 1"}})", "x.json"));
 }
@@ -431,8 +434,8 @@ TEST_CASE("a config that cannot run creates nothing: resume refuses an edited co
           "[cpu][cli][first-hour]") {
   const std::string tmp = testing::make_temp_dir("resume-bad-config");
   const std::string dir = tmp + "/run";
-  const auto r = testing::run_cli(
-      {"run", "-c", fixtures() + "/load_reference.json", "--executor", "cpu", "-q", "--out", dir});
+  const auto r =
+      testing::run_cli({"run", "-c", fixtures() + "/load_reference.json", "--executor", "cpu", "-q", "--out", dir});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   // config.json edited into one that cannot run: an unknown parameter and a value out of its domain.
@@ -441,7 +444,8 @@ TEST_CASE("a config that cannot run creates nothing: resume refuses an edited co
   config["params"]["bogus"] = 1;
   std::ofstream(dir + "/config.json") << config.dump(2);
   std::vector<std::pair<std::string, std::string>> before;
-  for (const auto& e : fs::directory_iterator(dir)) before.emplace_back(e.path().filename(), testing::read_text(e.path()));
+  for (const auto& e : fs::directory_iterator(dir))
+    before.emplace_back(e.path().filename(), testing::read_text(e.path()));
   std::sort(before.begin(), before.end());
   const auto resumed = testing::run_cli({"resume", dir, "--executor", "cpu", "-q"});
   INFO(resumed.output);
@@ -449,7 +453,8 @@ TEST_CASE("a config that cannot run creates nothing: resume refuses an edited co
   CHECK_THAT(resumed.output, Catch::Contains(dir + "/config.json: 2 errors:\n  params.fee_bp: -3 is below"));
   CHECK_THAT(resumed.output, Catch::Contains("\n  params.bogus: not a parameter of strategy ema_cross"));
   std::vector<std::pair<std::string, std::string>> after;
-  for (const auto& e : fs::directory_iterator(dir)) after.emplace_back(e.path().filename(), testing::read_text(e.path()));
+  for (const auto& e : fs::directory_iterator(dir))
+    after.emplace_back(e.path().filename(), testing::read_text(e.path()));
   std::sort(after.begin(), after.end());
   CHECK(after == before);  // not a byte written, not a file added
   fs::remove_all(tmp);
@@ -528,7 +533,8 @@ TEST_CASE("backtest re-runs a trial of a run directory: --top-rank N --run DIR, 
     CAPTURE(rank);
     const io::Json& entry = top[rank - 1];
     const std::string trades = tmp + fmt::format("/trades{}.csv", rank);
-    const auto b = testing::run_cli({"backtest", "--run", dir, "--top-rank", std::to_string(rank), "--trades-out", trades});
+    const auto b =
+        testing::run_cli({"backtest", "--run", dir, "--top-rank", std::to_string(rank), "--trades-out", trades});
     INFO(b.output);
     REQUIRE(b.exit_code == 0);
     // The run's score and metrics, bit for bit (the shortest decimal of a double reads back to it).
@@ -556,7 +562,8 @@ TEST_CASE("backtest re-runs a trial of a run directory: --top-rank N --run DIR, 
   }
   const auto too_far = testing::run_cli({"backtest", "--run", dir, "--top-rank", "6"});
   CHECK(too_far.exit_code == 2);
-  CHECK_THAT(too_far.output, Catch::Contains(fmt::format("--top-rank 6: {}/top.json holds 5 trials (ranks 1 to 5)", dir)));
+  CHECK_THAT(too_far.output,
+             Catch::Contains(fmt::format("--top-rank 6: {}/top.json holds 5 trials (ranks 1 to 5)", dir)));
   const auto both = testing::run_cli({"backtest", "--run", dir, "-c", tmp + "/study.json", "--top-rank", "1"});
   CHECK(both.exit_code == 2);
   const auto neither = testing::run_cli({"backtest", "--run", dir});
@@ -571,12 +578,19 @@ TEST_CASE("backtest --trades-out: atc and trade_filter write their trades too, w
   // atc over the fixtures' reference bars.
   const io::Json atc = {{"strategy", "atc"},
                         {"data", {{"candles", fixtures() + "/reference.csv"}}},
-                        {"params", {{"ema_len", 5}, {"hma_len", 5}, {"wma_len", 5}, {"dema_len", 5}, {"lsma_len", 5},
-                                    {"kama_len", 5}, {"long_threshold", 0.0}, {"short_threshold", 0.0}}}};
+                        {"params",
+                         {{"ema_len", 5},
+                          {"hma_len", 5},
+                          {"wma_len", 5},
+                          {"dema_len", 5},
+                          {"lsma_len", 5},
+                          {"kama_len", 5},
+                          {"long_threshold", 0.0},
+                          {"short_threshold", 0.0}}}};
   std::ofstream(tmp + "/atc.json") << atc.dump(2);
   std::ofstream(tmp + "/none.json") << "{}";
-  const auto a = testing::run_cli({"backtest", "-c", tmp + "/atc.json", "-p", tmp + "/none.json", "--trades-out",
-                                   tmp + "/atc.csv"});
+  const auto a = testing::run_cli(
+      {"backtest", "-c", tmp + "/atc.json", "-p", tmp + "/none.json", "--trades-out", tmp + "/atc.csv"});
   INFO(a.output);
   REQUIRE(a.exit_code == 0);
   const auto lines = csv_lines(tmp + "/atc.csv");
@@ -593,15 +607,16 @@ TEST_CASE("backtest --trades-out: atc and trade_filter write their trades too, w
                        {"data", {{"cache", cache.string()}}},
                        {"params", {{"min_volatility", 0.4}, {"target_pct", 1.0}, {"stop_pct", -0.4}}}};
   std::ofstream(tmp + "/tf.json") << tf.dump(2);
-  const auto t = testing::run_cli({"backtest", "-c", tmp + "/tf.json", "-p", tmp + "/none.json", "--trades-out",
-                                   tmp + "/tf.csv"});
+  const auto t =
+      testing::run_cli({"backtest", "-c", tmp + "/tf.json", "-p", tmp + "/none.json", "--trades-out", tmp + "/tf.csv"});
   INFO(t.output);
   REQUIRE(t.exit_code == 0);
   const auto kept = csv_lines(tmp + "/tf.csv");
   REQUIRE(kept.size() > 100);
   CHECK(kept[0] == "trade,ticker,entry_price,exit,percent,return,entry_time,exit_time");
   CHECK(static_cast<double>(kept.size() - 1) == printed(t.output, "kept"));
-  const std::regex kept_row(R"(\d+,[A-Z]+,[^,]+,(target|stop|logged),[^,]+,[^,]+,2024-01-0\d \d\d:\d\d:\d\d,2024-01-0\d \d\d:\d\d:\d\d)");
+  const std::regex kept_row(
+      R"(\d+,[A-Z]+,[^,]+,(target|stop|logged),[^,]+,[^,]+,2024-01-0\d \d\d:\d\d:\d\d,2024-01-0\d \d\d:\d\d:\d\d)");
   // Their outcomes add up to the score (a sum of percents; exact in fixed point, here in doubles).
   double percent = 0.0;
   for (std::size_t i = 1; i < kept.size(); ++i) {
@@ -666,7 +681,8 @@ TEST_CASE("no test, example, benchmark or script reads ../shared/data", "[cpu][f
   CHECK(files > 50);
 }
 
-TEST_CASE("generated data: the run refuses before its directory exists and prints the exact command", "[cpu][first-hour]") {
+TEST_CASE("generated data: the run refuses before its directory exists and prints the exact command",
+          "[cpu][first-hour]") {
   const std::string tmp = testing::make_temp_dir("generate-hint");
   io::Json config = testing::read_json(testing::source_dir() + "/examples/trade_filter_tpe.json");
   config["data"]["market_dir"] = "tf/market";
@@ -675,8 +691,8 @@ TEST_CASE("generated data: the run refuses before its directory exists and print
   config["data"]["cache_dir"] = "cache";
   config["objective"]["min_trades"] = 1;
   std::ofstream(tmp + "/study.json") << config.dump(2);
-  std::vector<std::string> run = {"run", "-c", tmp + "/study.json", "--trials", "64", "--executor", "cpu", "-q",
-                                  "--out", tmp + "/run"};
+  std::vector<std::string> run = {"run", "-c",    tmp + "/study.json", "--trials", "64", "--executor", "cpu",
+                                  "-q",  "--out", tmp + "/run"};
   const auto first = testing::run_cli(run);
   INFO(first.output);
   REQUIRE(first.exit_code == 2);
@@ -733,8 +749,8 @@ TEST_CASE("a signal stops a run of 4096-trial CPU batches within about a second,
   for (const int sig : {SIGTERM, SIGINT}) {
     CAPTURE(sig);
     const std::string dir = tmp + "/run" + std::to_string(sig);
-    const auto p = testing::start_process({testing::cli_path(), "run", "-c", study, "--executor", "cpu", "-q",
-                                           "--out", dir});
+    const auto p =
+        testing::start_process({testing::cli_path(), "run", "-c", study, "--executor", "cpu", "-q", "--out", dir});
     REQUIRE(wait_for(dir + "/journal.bin", 60s));
     std::this_thread::sleep_for(1s);  // well inside the first batch
     const auto sent = std::chrono::steady_clock::now();
@@ -745,7 +761,8 @@ TEST_CASE("a signal stops a run of 4096-trial CPU batches within about a second,
     CHECK(r.exit_code == 130);
     CHECK(seconds < 1.5);
     CHECK_THAT(r.output, Catch::Contains("interrupted after 0 trials; the journal is consistent. Continue with:\n"
-                                         "tpeopt resume " + dir + "\n"));
+                                         "tpeopt resume " +
+                                         dir + "\n"));
     CHECK(testing::read_json(dir + "/summary.json").at("complete") == false);
   }
   // A second signal exits at once, with the hint too. It is sent once the first one was
@@ -770,7 +787,8 @@ TEST_CASE("a signal stops a run of 4096-trial CPU batches within about a second,
     if (!second_seen) continue;
     CHECK(r.exit_code == 130);
     CHECK_THAT(r.output, Catch::Contains("tpeopt: second interrupt: stopping now (the journal is consistent)\n"
-                                         "Continue with:\ntpeopt resume " + dir + "\n"));
+                                         "Continue with:\ntpeopt resume " +
+                                         dir + "\n"));
   }
   CHECK(second_seen);
   fs::remove_all(tmp);

@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using testing::run_cli;
 using testing::read_json;
+using testing::run_cli;
 
 /// A trade_filter grid config (2,700 combinations) over generated data.
 std::string write_grid_config(const std::string& dir) {
@@ -86,8 +86,8 @@ TEST_CASE("a trade_filter grid has the same top K whatever its segments, and res
   SECTION("segment sizes do not change the result") {
     for (const char* size : {"2", "60", "1000"}) {
       const std::string dir = tmp + "/seg" + size;
-      const auto r = run_cli({"grid", "-c", config, "--executor", "cpu", "-q", "--top", "25",
-                              "--segment-combinations", size, "-o", dir});
+      const auto r = run_cli(
+          {"grid", "-c", config, "--executor", "cpu", "-q", "--top", "25", "--segment-combinations", size, "-o", dir});
       INFO(r.output);
       REQUIRE(r.exit_code == 0);
       REQUIRE(read_json(dir + "/summary.json").at("segments").get<int>() > 1);
@@ -98,8 +98,10 @@ TEST_CASE("a trade_filter grid has the same top K whatever its segments, and res
 
   SECTION("killed at random points, resumed, same top K") {
     // Measure a run of small segments, then kill copies of it at random fractions.
-    const std::vector<std::string> grid_args = {"grid", "-c", config, "--executor", "cpu", "-q", "--top", "25",
-                                                "--segment-combinations", "10"};
+    const std::vector<std::string> grid_args = {"grid",       "-c",  config,
+                                                "--executor", "cpu", "-q",
+                                                "--top",      "25",  "--segment-combinations",
+                                                "10"};
     const auto t0 = std::chrono::steady_clock::now();
     auto ref_args = grid_args;
     ref_args.insert(ref_args.end(), {"-o", tmp + "/small"});
@@ -116,8 +118,8 @@ TEST_CASE("a trade_filter grid has the same top K whatever its segments, and res
       std::vector<std::string> args = {testing::cli_path()};
       args.insert(args.end(), grid_args.begin(), grid_args.end());
       args.insert(args.end(), {"-o", dir});
-      const auto killed = testing::run_and_kill(
-          args, std::chrono::duration_cast<std::chrono::microseconds>(duration * when(rng)));
+      const auto killed =
+          testing::run_and_kill(args, std::chrono::duration_cast<std::chrono::microseconds>(duration * when(rng)));
       CAPTURE(point, killed.output);
       if (killed.signal != SIGKILL || !fs::exists(dir + "/grid_journal.bin")) continue;
       const auto r = run_cli({"resume", dir, "--executor", "cpu", "-q"});
@@ -183,8 +185,10 @@ TEST_CASE("a full disk stops a run and a grid with an error naming the file, the
 
   SECTION("grid") {
     const std::string config = write_grid_config(tmp);
-    const std::vector<std::string> args = {"grid", "-c", config, "--executor", "cpu", "-q", "--top", "200",
-                                           "--segment-combinations", "30"};
+    const std::vector<std::string> args = {"grid",       "-c",  config,
+                                           "--executor", "cpu", "-q",
+                                           "--top",      "200", "--segment-combinations",
+                                           "30"};
     auto ref = args;
     ref.insert(ref.end(), {"-o", tmp + "/ref"});
     REQUIRE(run_cli(ref).exit_code == 0);

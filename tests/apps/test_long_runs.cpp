@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
-#include "storage/journal.hpp"
 #include "io/json_fields.hpp"
-#include "support/paths.hpp"
+#include "storage/journal.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 #include "support/process.hpp"
 
 using namespace tpeopt;
@@ -26,8 +26,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using testing::run_cli;
 using testing::read_json;
+using testing::run_cli;
 
 // A TPE study with the default (batch) preset, or with Optuna's TPE in "auto" mode.
 std::string write_config(const std::string& dir, std::uint64_t trials = 400, std::uint64_t batch = 16,
@@ -197,7 +197,8 @@ TEST_CASE("a journal with a torn last record resumes, corruption earlier is refu
   fs::remove_all(tmp);
 }
 
-TEST_CASE("resume refuses a changed config or an older sampler's run, and output errors are clear", "[cpu][long-runs]") {
+TEST_CASE("resume refuses a changed config or an older sampler's run, and output errors are clear",
+          "[cpu][long-runs]") {
   const std::string tmp = testing::make_temp_dir("refuse");
   const std::string config = write_config(tmp, 64, 16);
   const std::string dir = tmp + "/run";
@@ -214,10 +215,8 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
   // refused by a tpeopt whose draws are version `current`.
   auto require_refused = [](const std::string& run_dir, std::optional<int> recorded, int current) {
     io::Json run = read_json(fs::path(run_dir) / "run.json");
-    if (recorded)
-      run["sampler_draws"] = *recorded;
-    else
-      run.erase("sampler_draws");
+    if (recorded) run["sampler_draws"] = *recorded;
+    else run.erase("sampler_draws");
     std::ofstream(fs::path(run_dir) / "run.json") << run.dump(2);
     const auto refused = run_cli({"resume", run_dir, "--executor", "cpu"});
     REQUIRE(refused.exit_code == 2);

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "storage/journal.hpp"
-#include "scaleout/mpi_ranks.hpp"
 #include "io/json_fields.hpp"
+#include "scaleout/mpi_ranks.hpp"
+#include "storage/journal.hpp"
 #include "support/process.hpp"
 
 using namespace tpeopt;
@@ -58,8 +58,8 @@ TEST_CASE("1, 2 and 3 MPI ranks give the same digest, a dead rank leaves a journ
   REQUIRE(fs::exists("/usr/bin/mpirun"));
   const std::string tmp = testing::make_temp_dir("mpi");
   const std::string config = write_config(tmp);
-  const auto plain = testing::run_process({testing::cli_path(), "run", "-c", config, "--executor", "cpu", "-q", "-o",
-                                           tmp + "/plain"});
+  const auto plain =
+      testing::run_process({testing::cli_path(), "run", "-c", config, "--executor", "cpu", "-q", "-o", tmp + "/plain"});
   REQUIRE(plain.exit_code == 0);
   const std::string expected = digest_of(tmp + "/plain");
 

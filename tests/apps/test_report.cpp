@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "reports/run_report_data.hpp"
 #include "io/json_fields.hpp"
 #include "io/study_config.hpp"
-#include "support/paths.hpp"
+#include "reports/run_report_data.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 #include "support/process.hpp"
 #include "support/trade_filter_fixture.hpp"
 
@@ -27,8 +27,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using testing::run_cli;
 using testing::read_text;
+using testing::run_cli;
 
 std::string write_config(const std::string& dir) {
   io::Json j = {{"strategy", "functions"},
@@ -173,7 +173,8 @@ TEST_CASE("tpeopt report: an interrupted run is reported from its CSVs, bad file
   CHECK(html.find("600 of 600") != std::string::npos);
 
   // Corrupt and missing files are named.
-  std::ofstream(fs::path(run_dir) / "timings.csv", std::ios::app) << "\n20,600,thirty,1,2,3,4,5,6,7,8,9,10,11,12,13,0\n";
+  std::ofstream(fs::path(run_dir) / "timings.csv", std::ios::app)
+      << "\n20,600,thirty,1,2,3,4,5,6,7,8,9,10,11,12,13,0\n";
   const auto corrupt = run_cli({"report", run_dir});
   CHECK(corrupt.exit_code == 2);
   CHECK(corrupt.output.find("timings.csv") != std::string::npos);
@@ -221,7 +222,8 @@ TEST_CASE("tpeopt report: the top trials with their metrics, the data, and the b
   CHECK_THAT(section, Catch::Contains("tpeopt backtest --run " + run_dir + " --top-rank N"));
   const auto body = html.find("\nbody {");
   REQUIRE(body != std::string::npos);
-  CHECK_THAT(html.substr(body, html.find('\n', body + 1) - body), !Catch::Contains("max-width"));  // as wide as its table
+  CHECK_THAT(html.substr(body, html.find('\n', body + 1) - body),
+             !Catch::Contains("max-width"));  // as wide as its table
   CHECK_THAT(html, !Catch::Contains("overflow"));
 
   // The data: what config.json names, what it holds, and that it is the run's.
@@ -304,7 +306,8 @@ TEST_CASE("tpeopt report works on an exact grid's run directory", "[cpu][report]
   fs::remove_all(tmp);
 }
 
-TEST_CASE("device occupancy: not measured on the CPU, read back from timings.csv by the report", "[cpu][report][occupancy]") {
+TEST_CASE("device occupancy: not measured on the CPU, read back from timings.csv by the report",
+          "[cpu][report][occupancy]") {
   const std::string tmp = testing::make_temp_dir("report-occ");
   const std::string run_dir = tmp + "/run";
   const auto run = run_cli({"run", "-c", write_config(tmp), "--executor", "cpu", "-q", "--out", run_dir});

@@ -10,10 +10,10 @@
 #include <set>
 #include <sstream>
 
-#include "reports/run_report_data.hpp"
 #include "io/json_fields.hpp"
-#include "support/paths.hpp"
+#include "reports/run_report_data.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 #include "support/process.hpp"
 #include "support/trade_filter_fixture.hpp"
 
@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using testing::run_cli;
 using testing::read_text;
+using testing::run_cli;
 
 /// Writes `config` to tmp/study.json and runs `tpeopt run` on the CPU into tmp/run.
 testing::ProcessResult run_config(const std::string& tmp, const io::Json& config, const std::string& dir) {
@@ -50,8 +50,7 @@ TEST_CASE("tpeopt run with a hold-out and halving shows in-sample and out-of-sam
   io::Json config = {{"strategy", "trade_filter"},
                      {"data", {{"cache", cache.string()}, {"holdout", {{"fraction", 0.25}}}}},
                      {"objective", {{"min_trades", 2}}},
-                     {"search",
-                      {{"trials", 96}, {"batch", 32}, {"seed", 4}, {"top_k", 6}, {"halving", {{"eta", 3}}}}},
+                     {"search", {{"trials", 96}, {"batch", 32}, {"seed", 4}, {"top_k", 6}, {"halving", {{"eta", 3}}}}},
                      {"params", io::Json::parse(testing::trade_filter_continuous_params(0.2, 3.0))}};
   const std::string dir = tmp + "/run";
   const auto r = run_config(tmp, config, dir);
@@ -196,8 +195,8 @@ TEST_CASE("the exhaustion hold-out and halving example runs: one digest on 1 and
   std::string digest[2];
   for (int threads = 1; threads <= 2; ++threads) {
     const std::string dir = tmp + "/run" + std::to_string(threads);
-    const auto r = run_cli({"run", "-c", example, "--executor", "cpu", "--threads", std::to_string(threads), "-q",
-                            "--out", dir});
+    const auto r =
+        run_cli({"run", "-c", example, "--executor", "cpu", "--threads", std::to_string(threads), "-q", "--out", dir});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     const auto summary = io::Json::parse(read_text(dir + "/summary.json"));

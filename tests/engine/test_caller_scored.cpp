@@ -11,11 +11,11 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "io/study_config.hpp"
 #include "storage/recorded_study.hpp"
 #include "storage/run_directory.hpp"
-#include "study/study.hpp"
-#include "io/study_config.hpp"
 #include "strategies/registry.hpp"
+#include "study/study.hpp"
 #include "support/identical_runs.hpp"
 #include "support/process.hpp"
 
@@ -109,10 +109,10 @@ TEST_CASE("caller-scored strategy: its config", "[cpu][caller][config]") {
   CHECK(engine::config_digest(again) == engine::config_digest(c));
   // A strategy that is not scored by its caller has no objective.metrics.
   CHECK_THROWS_WITH(io::parse_study_config({{"strategy", "functions"},
-                                             {"function", "sphere"},
-                                             {"objective", {{"metrics", {"a"}}}},
-                                             {"params", {{"x", {{"type", "float"}, {"low", 0}, {"high", 1}}}}}},
-                                            "f.json", "."),
+                                            {"function", "sphere"},
+                                            {"objective", {{"metrics", {"a"}}}},
+                                            {"params", {{"x", {{"type", "float"}, {"low", 0}, {"high", 1}}}}}},
+                                           "f.json", "."),
                     Catch::Contains("f.json") && Catch::Contains("metrics"));
   // Each refusal names its key.
   const std::vector<std::pair<io::Json, std::string>> bad = {
@@ -131,15 +131,15 @@ TEST_CASE("caller-scored strategy: its config", "[cpu][caller][config]") {
   }
 }
 
-TEST_CASE("caller-scored strategy: tpeopt's executors and commands refuse it, writing nothing",
-          "[cpu][caller][cli]") {
+TEST_CASE("caller-scored strategy: tpeopt's executors and commands refuse it, writing nothing", "[cpu][caller][cli]") {
   const io::StudyConfig c = study();
   const auto strategy = engine::make_strategy(c);
   CHECK_THROWS_WITH(engine::make_executor(c, *strategy, engine::RunOptions{}),
                     Catch::Contains("caller.json: strategy python_objective: its trials are scored by a Python "
                                     "function") &&
                         Catch::Contains("tpeopt.optimize"));
-  CHECK_THROWS_WITH(engine::run_study(c, *strategy, engine::RunOptions{}), Catch::Contains("tpeopt.resume(DIR, objective)"));
+  CHECK_THROWS_WITH(engine::run_study(c, *strategy, engine::RunOptions{}),
+                    Catch::Contains("tpeopt.resume(DIR, objective)"));
 
   const fs::path tmp = testing::make_temp_dir("caller_cli");
   const fs::path config = tmp / "caller.json";
@@ -218,7 +218,8 @@ TEST_CASE("caller-scored strategy: a run the caller's function stopped resumes t
   const io::StudyConfig c = study();
   const auto strategy = engine::make_strategy(c);
   const fs::path tmp = testing::make_temp_dir("caller_resume");
-  auto run_into = [&](const fs::path& dir, engine::Executor& e, std::vector<engine::ReplayedBatch> replay, bool resume) {
+  auto run_into = [&](const fs::path& dir, engine::Executor& e, std::vector<engine::ReplayedBatch> replay,
+                      bool resume) {
     auto recorder = resume ? engine::RunRecorder::resume(dir, c, *strategy, c.executor, replay)
                            : engine::RunRecorder::create(dir, c, *strategy, c.executor);
     return engine::run_recorded_study(c, *strategy, caller_options(e, false), *recorder, std::move(replay), false,

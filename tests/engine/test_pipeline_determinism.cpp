@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "study/study.hpp"
-#include "support/study_fixtures.hpp"
 #include "support/bits.hpp"
 #include "support/identical_runs.hpp"
+#include "support/study_fixtures.hpp"
 
 using namespace tpeopt;
 

@@ -45,8 +45,7 @@ void check_lru(Slots slots) {
 
 }  // namespace
 
-TEST_CASE("series slots: least recently used out, resident series stay, ties to the lowest slot",
-          "[cpu][gpu_glue]") {
+TEST_CASE("series slots: least recently used out, resident series stay, ties to the lowest slot", "[cpu][gpu_glue]") {
   check_lru(SeriesSlots<int>(8));
   check_lru(SeriesSlots<int, DenseSlotTable>(8, DenseSlotTable(64)));
 }
@@ -60,7 +59,7 @@ TEST_CASE("series slots: the pool grows to twice its size, up to its limit, and 
   CHECK_FALSE(slots.reserve(2));  // room enough: nothing changes
   slots.place({1, 2});
   REQUIRE(slots.reserve(3));
-  CHECK(slots.slots() == 4);  // max(3, 2 * 2)
+  CHECK(slots.slots() == 4);   // max(3, 2 * 2)
   CHECK(slots.slot(1) == -1);  // the grown pool holds nothing
   REQUIRE(slots.reserve(5));
   CHECK(slots.slots() == 5);  // capped at max_slots

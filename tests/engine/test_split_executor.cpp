@@ -11,9 +11,9 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
+#include "engine/study_result.hpp"
 #include "scaleout/split_executor.hpp"
 #include "study/study.hpp"
-#include "engine/study_result.hpp"
 #include "support/study_fixtures.hpp"
 
 using namespace tpeopt;
@@ -32,7 +32,8 @@ struct Collect final : engine::BatchObserver {
 /// returns at once and oldest_ready() turns true while the caller polls.
 class AsyncExecutor final : public engine::Executor {
  public:
-  explicit AsyncExecutor(std::unique_ptr<engine::Executor> inner) : inner_(std::move(inner)), worker_([this] { loop(); }) {}
+  explicit AsyncExecutor(std::unique_ptr<engine::Executor> inner)
+      : inner_(std::move(inner)), worker_([this] { loop(); }) {}
   ~AsyncExecutor() override {
     {
       std::lock_guard lock(mutex_);
@@ -106,10 +107,8 @@ std::string digest_with(const io::StudyConfig& config, std::size_t children, boo
     std::vector<std::unique_ptr<engine::Executor>> cpus;
     for (std::size_t i = 0; i < children; ++i) {
       auto cpu = std::make_unique<engine::CpuExecutor>(*strategy, binding, 1);
-      if (async)
-        cpus.push_back(std::make_unique<AsyncExecutor>(std::move(cpu)));
-      else
-        cpus.push_back(std::move(cpu));
+      if (async) cpus.push_back(std::make_unique<AsyncExecutor>(std::move(cpu)));
+      else cpus.push_back(std::move(cpu));
     }
     executor = std::make_unique<engine::SplitExecutor>(std::move(cpus), "cpu x" + std::to_string(children));
   }

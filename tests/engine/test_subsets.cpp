@@ -12,24 +12,24 @@
 #include <map>
 #include <set>
 
-#include "study/data_subsets.hpp"
-#include "engine/halving_executor.hpp"
-#include "storage/journal.hpp"
-#include "engine/param_binding.hpp"
-#include "storage/run_directory.hpp"
-#include "study/study.hpp"
-#include "storage/walk_forward.hpp"
 #include "common/error.hpp"
+#include "engine/halving_executor.hpp"
+#include "engine/param_binding.hpp"
 #include "io/candles_generator.hpp"
-#include "strategies/trade_filter/trade_filter_cache.hpp"
+#include "storage/journal.hpp"
+#include "storage/run_directory.hpp"
+#include "storage/walk_forward.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "study/data_subsets.hpp"
+#include "study/study.hpp"
+#include "support/bits.hpp"
+#include "support/identical_runs.hpp"
 #include "support/process.hpp"
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/parzen_estimator.hpp"
-#include "support/bits.hpp"
-#include "support/identical_runs.hpp"
 
 using namespace tpeopt;
 using strategies::AtomRange;
@@ -145,9 +145,9 @@ TEST_CASE("halving: pruned trials are told after complete ones, deeper rungs and
     int rung;
   };
   const std::vector<T> trials = {
-      {sign * 1.0, 0, 2},   {sign * -5.0, 0, 2},  // complete, feasible
-      {sign * 50.0, 0, 0},  {sign * 2.0, 0, 1},   {sign * 1.0, 0, 1}, {sign * 1e300, 0, 0},
-      {NAN, 0, 1},          {sign * 3.0, 2, 1},   {sign * 3.0, 1, 2},  // NaN pruned, infeasible pruned / complete
+      {sign * 1.0, 0, 2},  {sign * -5.0, 0, 2},  // complete, feasible
+      {sign * 50.0, 0, 0}, {sign * 2.0, 0, 1},  {sign * 1.0, 0, 1}, {sign * 1e300, 0, 0},
+      {NAN, 0, 1},         {sign * 3.0, 2, 1},  {sign * 3.0, 1, 2},  // NaN pruned, infeasible pruned / complete
   };
   for (const auto& t : trials) {
     r.scores.push_back(t.score);
@@ -293,13 +293,14 @@ TEST_CASE("hold-out: the optimizer sees only the in-sample part, the top K is sc
   REQUIRE(split.in_sample.front().end == split.out_of_sample.front().begin);
   REQUIRE(split.out_of_sample.front().end == full->n_atoms());
   // The last 30% of the time span: days starting at or after t0 + 0.7 (t1 - t0).
-  const double t0 = static_cast<double>(full->atom_time_s(0)), t1 = static_cast<double>(full->atom_time_s(full->n_atoms() - 1));
+  const double t0 = static_cast<double>(full->atom_time_s(0)),
+               t1 = static_cast<double>(full->atom_time_s(full->n_atoms() - 1));
   for (std::size_t k = 0; k < full->n_atoms(); ++k)
     REQUIRE((k >= split.out_of_sample.front().begin) == (full->atom_time_s(k) >= t0 + 0.7 * (t1 - t0)));
 
   const auto in = full->subset(split.in_sample, 2);
-  const std::int64_t oos_min = engine::scaled_min_trades(2, engine::atom_count(split.out_of_sample),
-                                                         engine::atom_count(split.in_sample));
+  const std::int64_t oos_min =
+      engine::scaled_min_trades(2, engine::atom_count(split.out_of_sample), engine::atom_count(split.in_sample));
   const auto out = full->subset(split.out_of_sample, oos_min);
   const auto r = run(config, *full, false);
   REQUIRE(r.holdout.has_value());
@@ -330,9 +331,10 @@ TEST_CASE("hold-out: the optimizer sees only the in-sample part, the top K is sc
 
 TEST_CASE("subsets: config errors name the key", "[cpu][subsets][config]") {
   auto parse = [](const std::string& data_extra, const std::string& search_extra) {
-    const std::string text = R"({"strategy": "trade_filter", "data": {"cache": "x.tfc")" + data_extra +
-                             R"(}, "search": {"trials": 10)" + search_extra +
-                             R"(}, "params": {"target_pct": 1.0, "stop_pct": -1.0, "min_adx7": {"type": "float", "low": 0, "high": 1}}})";
+    const std::string text =
+        R"({"strategy": "trade_filter", "data": {"cache": "x.tfc")" + data_extra + R"(}, "search": {"trials": 10)" +
+        search_extra +
+        R"(}, "params": {"target_pct": 1.0, "stop_pct": -1.0, "min_adx7": {"type": "float", "low": 0, "high": 1}}})";
     return io::parse_study_config(io::Json::parse(text), "c.json", ".");
   };
   auto error_of = [&](const std::string& d, const std::string& s) -> std::string {
@@ -349,7 +351,8 @@ TEST_CASE("subsets: config errors name the key", "[cpu][subsets][config]") {
                Catch::Contains("data.holdout.ranges[0][0]"));
   REQUIRE_THAT(error_of(R"(, "holdout": {"ranges": [["2024-03-02", "2024-03-01"]]})", ""),
                Catch::Contains("data.holdout.ranges[0]: the range ends before it starts"));
-  REQUIRE_THAT(error_of(R"(, "holdout": {"fraction": 0.2, "ranges": []})", ""), Catch::Contains("data.holdout: give either"));
+  REQUIRE_THAT(error_of(R"(, "holdout": {"fraction": 0.2, "ranges": []})", ""),
+               Catch::Contains("data.holdout: give either"));
   REQUIRE_THAT(error_of(R"(, "holdout": {"share": 0.2})", ""), Catch::Contains("data.holdout.share: unknown key"));
   REQUIRE_THAT(error_of("", R"(, "halving": {"eta": 1})"), Catch::Contains("search.halving.eta"));
   REQUIRE_THAT(error_of("", R"(, "halving": {"min_slices": 0})"), Catch::Contains("search.halving.min_slices"));

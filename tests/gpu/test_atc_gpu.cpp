@@ -16,15 +16,15 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "strategies/atc/atc_device.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "gpu/device_buffers.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_generator.hpp"
+#include "strategies/atc/atc_device.hpp"
 #include "strategies/atc/atc_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
-#include "tpe/search_space.hpp"
 #include "support/bits.hpp"
+#include "tpe/search_space.hpp"
 
 using namespace tpeopt;
 namespace atc = strategies::atc;
@@ -87,7 +87,8 @@ std::size_t count_differing(const strategies::AtcStrategy& s, const std::vector<
     for (std::size_t k = 0; k < M; ++k) same = same && same_bits(m[k], g.metrics[i * M + k]);
     for (std::size_t k = 0; k < S; ++k) {
       same = same && same_bits(obj[k], g.objective[i * S + k]) && same_bits(eq[k], g.equity[i * S + k]);
-      for (std::size_t q = 0; q < M; ++q) same = same && same_bits(met[k * M + q], g.symbol_metrics[(i * S + k) * M + q]);
+      for (std::size_t q = 0; q < M; ++q)
+        same = same && same_bits(met[k * M + q], g.symbol_metrics[(i * S + k) * M + q]);
     }
     if (!same && differing++ == 0)
       UNSCOPED_INFO("first differing trial " << i << ": cpu score " << r.score << ", gpu " << g.scores[i]);
@@ -109,17 +110,18 @@ gpu::AtcGpuResults device_results(const strategies::AtcStrategy& s, const std::v
     h_params.resize(params.size());
     std::copy(params.begin(), params.end(), h_params.data());
     gpu::DeviceBuffer<double> d_params(params.size()), d_scores(n), d_viol(n), d_metrics(n * M);
-    CUDA_CHECK(cudaMemcpyAsync(d_params.data(), h_params.data(), params.size() * sizeof(double),
-                               cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(d_params.data(), h_params.data(), params.size() * sizeof(double), cudaMemcpyHostToDevice,
+                               stream));
     dev->launch(gpu::DeviceBatch{d_params.data(), h_params.data(), d_scores.data(), d_viol.data(), d_metrics.data(), n},
                 stream, 128);
     out.scores.resize(n);
     out.violations.resize(n);
     out.metrics.resize(n * M);
     CUDA_CHECK(cudaMemcpyAsync(out.scores.data(), d_scores.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(out.violations.data(), d_viol.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(out.metrics.data(), d_metrics.data(), n * M * sizeof(double), cudaMemcpyDeviceToHost,
-                               stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(out.violations.data(), d_viol.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(out.metrics.data(), d_metrics.data(), n * M * sizeof(double), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   cudaStreamDestroy(stream);
@@ -228,7 +230,8 @@ TEST_CASE("atc CUDA executor scores equal the CPU executor's bits under every ag
   const std::vector<std::array<double, 2>> bounds = {{1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {1, 1000},
                                                      {1, 1000}, {0, 250},  {0, 10},   {0, 99},   {-1, 1},
                                                      {-1, 1},   {0, 1e6},  {0, 100}};
-  for (const auto aggregate : {sym::Aggregate::Sum, sym::Aggregate::Mean, sym::Aggregate::Worst, sym::Aggregate::Portfolio}) {
+  for (const auto aggregate :
+       {sym::Aggregate::Sum, sym::Aggregate::Mean, sym::Aggregate::Worst, sym::Aggregate::Portfolio}) {
     CAPTURE(static_cast<int>(aggregate));
     strategies::AtcOptions o;
     o.aggregate = aggregate;
@@ -242,8 +245,8 @@ TEST_CASE("exhaustion over several symbols: CUDA executor equals the CPU executo
   const std::string binance = tpeopt::testing::shared_data_dir() + "/binance-1m";
   const CandleSet real = io::load_candle_set_data(io::Json{{"candles_dir", binance}, {"cache_dir", ""}}, binance);
   const CandleSet gen = generated(20, 3000, 500, 44);
-  const std::vector<std::array<double, 2>> bounds = {{1, 500}, {1, 500}, {2, 500}, {1, 500}, {-10, 10}, {-10, 10},
-                                                     {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},  {0, 10}};
+  const std::vector<std::array<double, 2>> bounds = {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},
+                                                     {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},   {0, 10}};
   for (const CandleSet* set : {&real, &gen}) {
     for (const auto aggregate : {sym::Aggregate::Sum, sym::Aggregate::Worst, sym::Aggregate::Portfolio}) {
       CAPTURE(set->n_symbols(), static_cast<int>(aggregate));

@@ -7,12 +7,12 @@
 // Runs on the GPU machine: tpeopt_tests "[gpu][conformance]" (scripts/gpu_conformance.sh).
 #include <catch2/catch.hpp>
 
-#include "study/backtest.hpp"
 #include "engine/cpu_executor.hpp"
-#include "study/data_subsets.hpp"
 #include "engine/param_binding.hpp"
-#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
+#include "study/backtest.hpp"
+#include "study/data_subsets.hpp"
+#include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"
 

@@ -5,11 +5,11 @@
 #include <cstring>
 
 #include "engine/cpu_executor.hpp"
-#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
+#include "study/study.hpp"
+#include "support/bits.hpp"
 #include "support/study_fixtures.hpp"
 #include "tpe/random_sampler.hpp"
-#include "support/bits.hpp"
 
 using namespace tpeopt;
 

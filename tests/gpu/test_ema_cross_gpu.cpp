@@ -19,12 +19,12 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "strategies/ema_cross/ema_cross_device.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
+#include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
+#include "study/study.hpp"
 
 using namespace tpeopt;
 namespace ec = strategies::ema_cross;
@@ -41,8 +41,9 @@ std::vector<double> random_population(std::size_t n, int max_span, std::uint64_t
   auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
   std::vector<double> p;
   for (std::size_t i = 0; i < n; ++i) {
-    double row[ec::kNumSlots] = {k(1, max_span), k(1, max_span), u(0, 1) < 0.25 ? 0.0 : u(0.1, 6),
-                                 u(0, 1) < 0.25 ? 0.0 : u(0.1, 9), u(0, 20), u(0, 10)};
+    double row[ec::kNumSlots] = {
+        k(1, max_span), k(1, max_span), u(0, 1) < 0.25 ? 0.0 : u(0.1, 6), u(0, 1) < 0.25 ? 0.0 : u(0.1, 9),
+        u(0, 20),       u(0, 10)};
     if (u(0, 1) < 0.02) row[1] = row[0];              // equal spans: never a cross
     if (u(0, 1) < 0.01) row[0] = 3.0 * max_span + 5;  // beyond short data
     p.insert(p.end(), row, row + ec::kNumSlots);
@@ -125,8 +126,8 @@ TEST_CASE("ema_cross GPU: the long generated walk (1,000,000 bars), stops on and
     c.volume.push_back(1.0);
   }
   const strategies::EmaCrossStrategy s(c, {});
-  const std::vector<double> params = {50, 200, 2, 4, 10, 5, 50, 200, 0, 0, 10, 5, 3, 1000, 0.5, 0, 0, 0,
-                                      700, 20, 0, 1.5, 3, 1};
+  const std::vector<double> params = {50, 200,  2,   4, 10, 5, 50,  200, 0, 0,   10, 5,
+                                      3,  1000, 0.5, 0, 0,  0, 700, 20,  0, 1.5, 3,  1};
   const auto cpu = cpu_reference(s, params);
   for (const int steps : {0, 4, 16}) {  // 0: one thread per set
     gpu::EmaCrossDeviceOptions o;

@@ -10,20 +10,20 @@
 
 #include "support/paths.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <algorithm>
 #include <random>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/cpu_executor.hpp"
-#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "strategies/exhaustion/exhaustion_device.hpp"
 #include "io/candles_csv.hpp"
+#include "strategies/exhaustion/exhaustion_device.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "study/study.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -81,9 +81,9 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
   };
   // The CPU reference once, then every kernel against it: the filtered finder (register
   // capped and not), with a forced split into parts, the plain warp finder, one thread per trial.
-  for (const Launch launch : {Launch{true, true, true, 128, 0}, Launch{true, true, false, 256, 0},
-                              Launch{true, true, true, 32, 7}, Launch{true, false, false, 64, 0},
-                              Launch{false, false, false, 256, 0}}) {
+  for (const Launch launch :
+       {Launch{true, true, true, 128, 0}, Launch{true, true, false, 256, 0}, Launch{true, true, true, 32, 7},
+        Launch{true, false, false, 64, 0}, Launch{false, false, false, 256, 0}}) {
     CAPTURE(launch.warp, launch.filter, launch.cap, launch.block, launch.max_series);
     gpu::ExhaustionDeviceOptions o;
     o.warp_per_trial = launch.warp;
@@ -103,7 +103,8 @@ TEST_CASE("exhaustion GPU over blocks of bars equals the CPU reference exactly",
   // starting anywhere (not on the signal finder's 512-bar steps), one bar long, overlapping,
   // and the whole series as one block; walked by one warp per trial or per (trial, block).
   REQUIRE(gpu::cuda_available());
-  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
+  const std::string file =
+      GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   const std::uint64_t seed = GENERATE(3u, 4u);
   CAPTURE(file, seed);
   const strategies::ExhaustionStrategy whole(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
@@ -113,8 +114,9 @@ TEST_CASE("exhaustion GPU over blocks of bars equals the CPU reference exactly",
   if (seed == 3) {
     // 13 equal-ish consecutive blocks in a shuffled order (a halving rung's slices).
     const int k = 13;
-    for (int b = 0; b < k; ++b) blocks.push_back({static_cast<int>(static_cast<long long>(n_bars) * b / k),
-                                                  static_cast<int>(static_cast<long long>(n_bars) * (b + 1) / k)});
+    for (int b = 0; b < k; ++b)
+      blocks.push_back({static_cast<int>(static_cast<long long>(n_bars) * b / k),
+                        static_cast<int>(static_cast<long long>(n_bars) * (b + 1) / k)});
     std::shuffle(blocks.begin(), blocks.end(), rng);
   } else {
     for (int b = 0; b < 9; ++b) {
@@ -161,15 +163,19 @@ TEST_CASE("exhaustion GPU filter: thresholds on and beyond the level edges", "[g
   // cloc (edges k/256): thresholds exactly on an edge, between edges, below the first and
   // above the last must all give the CPU's trades.
   REQUIRE(gpu::cuda_available());
-  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
+  const std::string file =
+      GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   CAPTURE(file);
   const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
   std::mt19937_64 rng(2024);
-  auto pick = [&](const std::vector<double>& v) { return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)]; };
-  const std::vector<double> z_values = {-1e300, -10.0, -4.0, -3.9375, -1.0, 0.0, 0.0625, 0.5, 1.0, 1.03125,
-                                        1.5, 2.0, std::nextafter(2.0, 3.0), 2.5, 3.0, 11.9375, 12.0, 40.0};
-  const std::vector<double> cloc_values = {0.0, 1.0 / 256.0, 0.25, 0.5, std::nextafter(0.5, 0.0), 0.75,
-                                           255.0 / 256.0, 1.0};
+  auto pick = [&](const std::vector<double>& v) {
+    return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
+  };
+  const std::vector<double> z_values = {
+      -1e300, -10.0, -4.0,    -3.9375, -1.0, 0.0, 0.0625, 0.5, 1.0, 1.03125, 1.5, 2.0, std::nextafter(2.0, 3.0),
+      2.5,    3.0,   11.9375, 12.0,    40.0};
+  const std::vector<double> cloc_values = {0.0,  1.0 / 256.0,   0.25, 0.5, std::nextafter(0.5, 0.0),
+                                           0.75, 255.0 / 256.0, 1.0};
   auto base = random_population(1024, 99);
   for (std::size_t i = 0; i < 1024; ++i) {
     double* p = &base[i * ex::kNumSlots];

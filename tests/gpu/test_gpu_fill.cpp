@@ -54,8 +54,8 @@ strategies::ExhaustionStrategy load(const std::string& file) {
 
 /// Slots as axes (bounds containing population()'s ranges): a request's values are the slots.
 tpe::SearchSpace slot_space(const strategies::Strategy& s) {
-  const double bounds[ex::kNumSlots][2] = {{1, 500}, {1, 500}, {2, 500}, {1, 500}, {-10, 10}, {-10, 10},
-                                           {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},  {0, 10}};
+  const double bounds[ex::kNumSlots][2] = {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},
+                                           {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},   {0, 10}};
   tpe::SearchSpace space;
   for (std::size_t k = 0; k < s.param_names().size(); ++k) {
     tpe::Axis a;
@@ -95,7 +95,8 @@ std::size_t differing(const engine::BatchResult& a, const engine::BatchResult& b
 TEST_CASE("exhaustion GPU: walks cut into segments and stitched equal the CPU reference exactly",
           "[gpu][exhaustion][segments]") {
   REQUIRE(gpu::cuda_available());
-  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
+  const std::string file =
+      GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   const std::size_t n = GENERATE(1u, 24u, 512u);
   CAPTURE(file, n);
   const auto s = load(file);
@@ -202,7 +203,7 @@ TEST_CASE("exhaustion device: launches on three streams at once, evicting each o
   for (int round = 0; round < 2; ++round) {
     CAPTURE(round);
     for (auto& lane : lanes) {  // no wait between the launches
-      const gpu::DeviceBatch b{lane->d_params.data(), lane->params.data(), lane->d_scores.data(),
+      const gpu::DeviceBatch b{lane->d_params.data(), lane->params.data(),    lane->d_scores.data(),
                                lane->d_viol.data(),   lane->d_metrics.data(), n};
       device->launch(b, lane->stream.get(), 128);
     }
@@ -220,7 +221,8 @@ TEST_CASE("exhaustion device: launches on three streams at once, evicting each o
         double m[ex::kNumMetrics];
         const auto ref = s.evaluate(&lane->params[i * ex::kNumSlots], m);
         bool same = same_bits(ref.score, lane->scores[i]) && same_bits(ref.violation, lane->violations[i]);
-        for (int q = 0; q < ex::kNumMetrics; ++q) same = same && same_bits(m[q], lane->metrics[i * ex::kNumMetrics + q]);
+        for (int q = 0; q < ex::kNumMetrics; ++q)
+          same = same && same_bits(m[q], lane->metrics[i * ex::kNumMetrics + q]);
         d += same ? 0 : 1;
       }
       CHECK(d == 0);

@@ -2,9 +2,9 @@
 // GPU and on the CPU, bit for bit. Needs a machine with at least 2 CUDA devices.
 #include <catch2/catch.hpp>
 
-#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/study_config.hpp"
+#include "study/study.hpp"
 #include "support/paths.hpp"
 
 using namespace tpeopt;

@@ -6,11 +6,11 @@
 
 #include <cstring>
 
-#include "study/study.hpp"
 #include "gpu/cuda_executor.hpp"
+#include "study/study.hpp"
+#include "support/bits.hpp"
 #include "support/paths.hpp"
 #include "support/trade_filter_fixture.hpp"
-#include "support/bits.hpp"
 
 using namespace tpeopt;
 
@@ -18,8 +18,8 @@ namespace {
 
 using tpeopt::testing::same_bits;
 
-engine::StudyRun run_on(const io::StudyConfig& config, const strategies::Strategy& strategy, const std::string& executor,
-                        bool serial) {
+engine::StudyRun run_on(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                        const std::string& executor, bool serial) {
   engine::RunOptions o;
   o.executor = executor;
   o.serial = serial;
@@ -58,11 +58,11 @@ void require_cuda_equals_cpu(const io::StudyConfig& config, bool halving) {
 TEST_CASE("subsets GPU: hold-out and halving runs of trade_filter equal the CPU runs", "[gpu][subsets]") {
   REQUIRE(gpu::cuda_available());
   const auto cache = testing::trade_filter_cache(15, 1500, 23);
-  auto config = testing::trade_filter_config(
-      cache, testing::trade_filter_continuous_params(0.2, 3.0),
-      R"({"sampler": "tpe", "trials": 600, "batch": 120, "depth": 2, "seed": 5, "top_k": 8,
+  auto config =
+      testing::trade_filter_config(cache, testing::trade_filter_continuous_params(0.2, 3.0),
+                                   R"({"sampler": "tpe", "trials": 600, "batch": 120, "depth": 2, "seed": 5, "top_k": 8,
           "tpe": {"n_startup_trials": 20}})",
-      2);
+                                   2);
   const bool halving = GENERATE(false, true);
   CAPTURE(halving);
   config.holdout.fraction = 0.25;

@@ -8,17 +8,17 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "study/study.hpp"
-#include "study/slot_grid_config.hpp"
-#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "strategies/trade_filter/trade_filter_grid_device.hpp"
+#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
+#include "strategies/trade_filter/trade_filter_grid_device.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "study/slot_grid_config.hpp"
+#include "study/study.hpp"
+#include "support/bits.hpp"
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/grid_sampler.hpp"
 #include "tpe/random_sampler.hpp"
-#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace tf = strategies::trade_filter;
@@ -38,7 +38,8 @@ const char* kGrid100k = R"({
 
 }  // namespace
 
-TEST_CASE("trade_filter GPU: every score of a 100,000-combination grid equals the CPU reference", "[gpu][trade_filter]") {
+TEST_CASE("trade_filter GPU: every score of a 100,000-combination grid equals the CPU reference",
+          "[gpu][trade_filter]") {
   REQUIRE(gpu::cuda_available());
   const auto cache = testing::trade_filter_cache(2, 1500, 21);
   const auto config = testing::trade_filter_config(cache, kGrid100k, R"({"sampler": "grid", "batch": 25000})", 50);
@@ -102,10 +103,8 @@ TEST_CASE("trade_filter GPU: every score of a 100,000-combination grid equals th
 TEST_CASE("trade_filter GPU: TPE-like batches of continuous trials equal the CPU reference", "[gpu][trade_filter]") {
   REQUIRE(gpu::cuda_available());
   const auto cache = testing::trade_filter_cache(2, 3000, 22);
-  const auto config = testing::trade_filter_config(
-      cache,
-      testing::trade_filter_continuous_params(0.05, 2.0),
-      R"({"sampler": "tpe", "trials": 8192, "batch": 4096})", 20);
+  const auto config = testing::trade_filter_config(cache, testing::trade_filter_continuous_params(0.05, 2.0),
+                                                   R"({"sampler": "tpe", "trials": 8192, "batch": 4096})", 20);
   auto strategy = engine::make_strategy(config);
   const std::size_t n = GENERATE(1u, 33u, 127u, 128u, 4096u);  // below 128: the warp-per-trial tally
   const int block = GENERATE(32, 256);
@@ -134,10 +133,9 @@ TEST_CASE("trade_filter GPU: TPE-like batches of continuous trials equal the CPU
 TEST_CASE("trade_filter GPU: a pipelined TPE run equals a serial CPU run", "[gpu][trade_filter][determinism]") {
   REQUIRE(gpu::cuda_available());
   const auto cache = testing::trade_filter_cache(2, 3000, 22);
-  const auto config = testing::trade_filter_config(
-      cache,
-      testing::trade_filter_continuous_params(0.05, 2.0),
-      R"({"sampler": "tpe", "trials": 2048, "batch": 256, "depth": 2, "seed": 4})", 20);
+  const auto config =
+      testing::trade_filter_config(cache, testing::trade_filter_continuous_params(0.05, 2.0),
+                                   R"({"sampler": "tpe", "trials": 2048, "batch": 256, "depth": 2, "seed": 4})", 20);
   engine::RunOptions g, c;
   g.executor = "cuda";
   c.executor = "cpu";

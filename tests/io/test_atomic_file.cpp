@@ -36,8 +36,7 @@ TEST_CASE("atomic file: committed whole, or the old file kept and no temporary l
       AtomicFileWriter file(path);
       file.write("half of the new", 15);
       throw std::runtime_error("the writer of the contents failed");
-    } catch (const std::runtime_error&) {
-    }
+    } catch (const std::runtime_error&) {}
     CHECK(testing::read_text(path.string()) == "old contents");
     CHECK(testing::temporaries_beside(path).empty());
   }

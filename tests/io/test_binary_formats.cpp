@@ -13,9 +13,9 @@
 #include <string>
 
 #include "common/candles.hpp"
-#include "storage/journal.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_cache.hpp"
+#include "storage/journal.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "support/bits.hpp"
 #include "support/paths.hpp"
@@ -164,8 +164,7 @@ void journal_batch(std::uint64_t k, engine::BatchRequest& q, engine::BatchResult
 
 TEST_CASE("binary formats: a candles cache of an earlier version reads and is written again byte for byte",
           "[cpu][io][formats]") {
-  same_bytes_as_fixture("candles.bin",
-                        [](const fs::path& p) { io::write_candles_cache(p, three_bars(), kSource); });
+  same_bytes_as_fixture("candles.bin", [](const fs::path& p) { io::write_candles_cache(p, three_bars(), kSource); });
   if (rewriting()) return;
   const Candles back = io::read_candles_cache(fixture("candles.bin"), kSource, "fixture");
   require_same(back, three_bars());
@@ -197,8 +196,7 @@ TEST_CASE("binary formats: a candle set cache of an earlier version reads and is
 
 TEST_CASE("binary formats: a trade_filter cache of an earlier version reads and is written again byte for byte",
           "[cpu][io][formats][trade_filter]") {
-  same_bytes_as_fixture("trade_filter.tfc",
-                        [](const fs::path& p) { io::write_trade_filter_cache(two_trades(), p); });
+  same_bytes_as_fixture("trade_filter.tfc", [](const fs::path& p) { io::write_trade_filter_cache(two_trades(), p); });
   if (rewriting()) return;
   const auto back = io::read_trade_filter_cache(fixture("trade_filter.tfc"));
   const auto want = two_trades();

@@ -6,12 +6,12 @@
 
 #include "support/paths.hpp"
 
+#include <unistd.h>  // for getpid
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
-#include <unistd.h>  // for getpid
 
 #include "common/error.hpp"
 #include "io/candle_set.hpp"
@@ -77,8 +77,8 @@ TEST_CASE("candle set: a long CSV with a symbol column, stored contiguously in n
   CHECK(zed.time_ms[1] - zed.time_ms[0] == 86'400'000);
   // Without a symbol column: one symbol of the given name; a symbol column is ignored by
   // the one-series parser.
-  const CandleSet one = io::parse_candle_set_csv("time,open,high,low,close,volume\n2020-01-01,1,2,0.5,1.5,10\n",
-                                                 "t.csv", "ONE");
+  const CandleSet one =
+      io::parse_candle_set_csv("time,open,high,low,close,volume\n2020-01-01,1,2,0.5,1.5,10\n", "t.csv", "ONE");
   CHECK(one.symbols == std::vector<std::string>{"ONE"});
   CHECK(io::parse_candles_csv("symbol,time,open,high,low,close,volume\nZED,2020-01-02,10,11,9,10.5,100\n"
                               "ABC,2020-01-03,1,2,0.5,1.5,10\n",
@@ -110,9 +110,11 @@ TEST_CASE("candle set: config data from a folder, a list, a long CSV, symbols se
   const fs::path dir = temp_dir("candle-set");
   const fs::path cache = dir / "cache";
   fs::create_directories(dir / "many");
-  write(dir / "many" / "BBB.csv", "time,open,high,low,close,volume\n2021-03-01,5,6,4,5.5,1\n2021-03-02,5.5,6,5,5.8,2\n");
+  write(dir / "many" / "BBB.csv",
+        "time,open,high,low,close,volume\n2021-03-01,5,6,4,5.5,1\n2021-03-02,5.5,6,5,5.8,2\n");
   write(dir / "many" / "AAA.csv",
-        "date,Open,High,Low,Close,Volume\n2020-01-01,1,2,0.5,1.5,10\n2020-01-02,1.5,2,1,1.8,20\n2020-01-03,1.8,2.2,1.7,2,30\n");
+        "date,Open,High,Low,Close,Volume\n2020-01-01,1,2,0.5,1.5,10\n2020-01-02,1.5,2,1,1.8,20\n2020-01-03,1.8,2.2,1.7,"
+        "2,30\n");
   write(dir / "many" / "notes.txt", "not a CSV");
   write(dir / "long.csv", kLong);
   using io::Json;
@@ -127,8 +129,9 @@ TEST_CASE("candle set: config data from a folder, a list, a long CSV, symbols se
     CHECK(set.symbol(0).source == (dir / "many" / "AAA.csv").string());
   }
   SECTION("a list of files (relative to the config's folder), a long CSV among them") {
-    const CandleSet set = io::load_candle_set_data(
-        Json{{"candles", Json::array({"many/BBB.csv", "long.csv"})}, {"cache_dir", cache.string()}}, dir);
+    const CandleSet set = io::load_candle_set_data(Json{{"candles", Json::array({"many/BBB.csv", "long.csv"})},
+                                                        {"cache_dir", cache.string()}},
+                                                   dir);
     CHECK(set.symbols == std::vector<std::string>{"ABC", "BBB", "ZED"});
     CHECK(set.length == std::vector<std::int64_t>{3, 2, 2});
   }
@@ -220,7 +223,8 @@ TEST_CASE("candle generator: different lengths and starts, deterministic, files 
   // Symbol s does not depend on how many symbols are generated.
   o.symbols = 3;
   const CandleSet b = io::generate_candle_set(o);
-  CHECK(b.bars.close == std::vector<double>(a.bars.close.begin(), a.bars.close.begin() + static_cast<std::ptrdiff_t>(b.n_bars())));
+  CHECK(b.bars.close ==
+        std::vector<double>(a.bars.close.begin(), a.bars.close.begin() + static_cast<std::ptrdiff_t>(b.n_bars())));
 
   const fs::path dir = temp_dir("candle-gen");
   io::write_candle_set_dir(a, dir / "dir");

@@ -4,11 +4,11 @@
 
 #include "support/paths.hpp"
 
+#include <unistd.h>  // for getpid
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>  // for getpid
 
 #include "common/error.hpp"
 #include "io/candles_cache.hpp"
@@ -41,7 +41,6 @@ fs::path temp_dir(const std::string& name) {
 }  // namespace
 
 TEST_CASE("candles CSV: every bad value is named by file:line:column", "[cpu][exhaustion][io]") {
-
   struct Case {
     std::string text, where, what;
   };
@@ -59,8 +58,8 @@ TEST_CASE("candles CSV: every bad value is named by file:line:column", "[cpu][ex
       Case{head + "2020-01-01,1,2,0.5,inf,1\n", "t.csv:2:20:", "close: cannot parse \"inf\""},
       Case{head + "2020-01-01,1,2,0.5\n", "t.csv:2:", "expected 6 fields"},
       Case{"time,open,high,low,close\n2020-01-01,1,2,0.5,1.5\n", "t.csv:1:1:", "no volume column"},
-      Case{"foo,open,high,low,close,volume\n", "t.csv:1:1:", "no time column"},
-      Case{head, "t.csv:2:1:", "no bars"}, Case{"", "t.csv:1:1:", "empty file"});
+      Case{"foo,open,high,low,close,volume\n", "t.csv:1:1:", "no time column"}, Case{head, "t.csv:2:1:", "no bars"},
+      Case{"", "t.csv:1:1:", "empty file"});
   CAPTURE(c.text);
   const std::string e = error_of(c.text);
   CHECK_THAT(e, Catch::Contains(c.where));
@@ -70,7 +69,8 @@ TEST_CASE("candles CSV: every bad value is named by file:line:column", "[cpu][ex
 TEST_CASE("candles CSV: headers in any case and order, every time format", "[cpu][exhaustion][io]") {
   // Columns shuffled and capitalised, an extra column, CRLF line ends, quotes.
   const auto c = io::parse_candles_csv(
-      "Volume,CLOSE,extra,Low,High,Open,TimeStamp\r\n5,1.5,x,0.5,2,1,1600000000\r\n6,\"1.6\",y,0.5,2,1,1600000060000\r\n",
+      "Volume,CLOSE,extra,Low,High,Open,TimeStamp\r\n5,1.5,x,0.5,2,1,1600000000\r\n6,\"1.6\",y,0.5,2,1,"
+      "1600000060000\r\n",
       "t.csv");
   REQUIRE(c.size() == 2);
   CHECK(c.time_ms[0] == 1600000000000LL);  // Unix seconds
@@ -98,9 +98,9 @@ TEST_CASE("candles CSV: the real files parse with their time formats", "[cpu][ex
     std::size_t bars;
     std::int64_t first_ms;
   };
-  const F f = GENERATE(F{"backtesting-py/GOOG.csv", 2148, 1092873600000LL},     // 2004-08-19 (date)
-                       F{"backtesting-py/EURUSD.csv", 5000, 1492592400000LL},   // 2017-04-19 09:00:00
-                       F{"backtesting-py/BTCUSD.csv", 156, 1327968000000LL},    // 2012-01-31
+  const F f = GENERATE(F{"backtesting-py/GOOG.csv", 2148, 1092873600000LL},             // 2004-08-19 (date)
+                       F{"backtesting-py/EURUSD.csv", 5000, 1492592400000LL},           // 2017-04-19 09:00:00
+                       F{"backtesting-py/BTCUSD.csv", 156, 1327968000000LL},            // 2012-01-31
                        F{"binance-1m/BTCUSDT_1m_2023-03.csv", 30240, 1677628800000LL},  // +00:00 offset
                        F{"binance-1m/BTCUSD_1m_2023-03.csv", 30240, 1677628800000LL},
                        F{"binance-1m/BTCUSDC_1m_2023-03.csv", 30240, 1677628800000LL});

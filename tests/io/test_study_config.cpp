@@ -39,9 +39,10 @@ TEST_CASE("a valid config is read with its parameters in the order written", "[c
   REQUIRE(again.resolved() == c.resolved());
 }
 
-TEST_CASE("search.tpe.multivariate (preset optuna) is false (the default), true or \"auto\" with its budget", "[cpu][config]") {
-  const auto by_default = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
-                                          R"({"tpe": {"preset": "optuna"}})"));
+TEST_CASE("search.tpe.multivariate (preset optuna) is false (the default), true or \"auto\" with its budget",
+          "[cpu][config]") {
+  const auto by_default =
+      parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})", R"({"tpe": {"preset": "optuna"}})"));
   REQUIRE(by_default.search.tpe.multivariate == tpe::Multivariate::Off);
   const auto automatic = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
                                          R"({"tpe": {"preset": "optuna", "multivariate": "auto"}})"));
@@ -50,8 +51,9 @@ TEST_CASE("search.tpe.multivariate (preset optuna) is false (the default), true 
   REQUIRE(automatic.resolved()["search"]["tpe"]["multivariate"] == "auto");
   REQUIRE(automatic.resolved()["search"]["tpe"]["multivariate_budget"] == tpe::kDefaultMultivariateBudget);
 
-  const auto budget = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
-                                      R"({"tpe": {"preset": "optuna", "multivariate": "auto", "multivariate_budget": 5000}})"));
+  const auto budget =
+      parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
+                      R"({"tpe": {"preset": "optuna", "multivariate": "auto", "multivariate_budget": 5000}})"));
   REQUIRE(budget.search.tpe.multivariate_budget == 5000);
   REQUIRE(io::parse_study_config(budget.resolved(), "resolved", ".").search.tpe.multivariate_budget == 5000);
 
@@ -60,7 +62,8 @@ TEST_CASE("search.tpe.multivariate (preset optuna) is false (the default), true 
   for (const bool on : {false, true}) {
     CAPTURE(on);
     const auto c = parse(base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})",
-                                   on ? R"({"tpe": {"preset": "optuna", "multivariate": true}})" : R"({"tpe": {"preset": "optuna", "multivariate": false}})"));
+                                   on ? R"({"tpe": {"preset": "optuna", "multivariate": true}})"
+                                      : R"({"tpe": {"preset": "optuna", "multivariate": false}})"));
     REQUIRE(c.search.tpe.multivariate == (on ? tpe::Multivariate::On : tpe::Multivariate::Off));
     REQUIRE(c.resolved()["search"]["tpe"]["multivariate"] == on);
     REQUIRE_FALSE(c.resolved()["search"]["tpe"].contains("multivariate_budget"));
@@ -73,25 +76,33 @@ TEST_CASE("config errors name the key and what was expected", "[cpu][config][err
     std::string text, expected;
   };
   const std::vector<Case> cases = {
-      {base_with(R"({"x": {"type": "float", "low": 2, "high": 1}})"), "cfg.json: params.x: low (2) is greater than high (1)"},
-      {base_with(R"({"x": {"type": "float", "low": 0, "high": 1, "log": true}})"), "params.x: a log-scale range needs low > 0"},
-      {base_with(R"({"x": {"type": "float", "low": 0, "high": 1, "step": 0.3}})"), "params.x: step 0.3 does not divide"},
+      {base_with(R"({"x": {"type": "float", "low": 2, "high": 1}})"),
+       "cfg.json: params.x: low (2) is greater than high (1)"},
+      {base_with(R"({"x": {"type": "float", "low": 0, "high": 1, "log": true}})"),
+       "params.x: a log-scale range needs low > 0"},
+      {base_with(R"({"x": {"type": "float", "low": 0, "high": 1, "step": 0.3}})"),
+       "params.x: step 0.3 does not divide"},
       {base_with(R"({"x": {"type": "categorical", "choices": []}})"), "params.x.choices: expected a non-empty list"},
       {base_with(R"({"x": {"values": []}})"), "params.x.values: expected a non-empty list"},
       {base_with(R"({"x": {"type": "categorical", "choices": ["a", "b,c"]}})"),
        "params.x.choices[1]: a choice label may not contain a comma"},
       {base_with(R"({"x": {"type": "float", "low": 0, "high": 1, "color": 1}})"), "params.x.color: unknown key"},
-      {base_with(R"({"x": {"type": "float", "low": "0", "high": 1}})"), "params.x.low: expected a number, got a string"},
+      {base_with(R"({"x": {"type": "float", "low": "0", "high": 1}})"),
+       "params.x.low: expected a number, got a string"},
       {base_with(R"({"x": {"type": "decimal", "low": 0, "high": 1}})"), "params.x.type: \"decimal\" is not one of"},
-      {base_with(R"({"x": {"type": "int", "low": 0.5, "high": 3}})"), "params.x: an int parameter needs integer low and high"},
-      {base_with(R"({"x": 1}, )" R"("y": true})"), "invalid JSON"},
+      {base_with(R"({"x": {"type": "int", "low": 0.5, "high": 3}})"),
+       "params.x: an int parameter needs integer low and high"},
+      {base_with(R"({"x": 1}, )"
+                 R"("y": true})"),
+       "invalid JSON"},
       {base_with(R"({"x": "fast"})"), "params.x: expected a number, a list of values or an object"},
       {base_with(R"({})"), "params: expected at least one parameter"},
       {base_with(R"({"x": 1})", R"({"batch": 0})"), "search.batch: expected an integer in [1,"},
       {base_with(R"({"x": 1})", R"({"depth": 0})"), "search.depth: expected an integer in [1,"},
       {base_with(R"({"x": 1})", R"({"trials": -5})"), "search.trials: expected an integer in [1,"},
       {base_with(R"({"x": 1})", R"({"batch": 2.5})"), "search.batch: expected an integer, got 2.5"},
-      {base_with(R"({"x": 1})", R"({"sampler": "cmaes"})"), "search.sampler: \"cmaes\" is not one of: tpe, random, grid"},
+      {base_with(R"({"x": 1})", R"({"sampler": "cmaes"})"),
+       "search.sampler: \"cmaes\" is not one of: tpe, random, grid"},
       {base_with(R"({"x": 1})", R"({"tpe": {"gamma": 0.2}})"), "search.tpe.gamma: unknown key"},
       {base_with(R"({"x": 1})", R"({"speed": 3})"), "search.speed: unknown key"},
       {base_with(R"({"x": 1})", R"({"tpe": {"preset": "optuna", "multivariate": "yes"}})"),
@@ -120,7 +131,8 @@ TEST_CASE("config errors name the key and what was expected", "[cpu][config][err
 }
 
 TEST_CASE("JSON syntax errors give the line and column", "[cpu][config][errors]") {
-  REQUIRE_THROWS_WITH(io::parse_json_text("{\n  \"a\": 1,\n  \"b\": ]\n}", "x.json"), Catch::StartsWith("x.json:3:8: invalid JSON"));
+  REQUIRE_THROWS_WITH(io::parse_json_text("{\n  \"a\": 1,\n  \"b\": ]\n}", "x.json"),
+                      Catch::StartsWith("x.json:3:8: invalid JSON"));
 }
 
 TEST_CASE("a missing config file is named", "[cpu][config][errors]") {

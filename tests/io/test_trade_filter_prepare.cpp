@@ -41,10 +41,10 @@ struct TempDir {
 /// MARA and TSLA rows mixed in; trades: SOXL 09:30:01-09:30:03 (3 rows), MARA with an
 /// empty window, TSLA (dropped).
 void write_valid(const TempDir& t) {
-  t.write("market/Raw_Market_data_01-02-2024.csv",
-          std::string(kMarketHeader) + mrow("SOXL", 10.0, "09:30:00") + mrow("TSLA", 200, "09:30:00") +
-              mrow("SOXL", 10.1, "09:30:01") + mrow("MARA", 5.0, "09:30:01") + mrow("SOXL", 9.9, "09:30:02") +
-              mrow("SOXL", 10.2, "09:30:03") + mrow("SOXL", 10.3, "09:30:04"));
+  t.write("market/Raw_Market_data_01-02-2024.csv", std::string(kMarketHeader) + mrow("SOXL", 10.0, "09:30:00") +
+                                                       mrow("TSLA", 200, "09:30:00") + mrow("SOXL", 10.1, "09:30:01") +
+                                                       mrow("MARA", 5.0, "09:30:01") + mrow("SOXL", 9.9, "09:30:02") +
+                                                       mrow("SOXL", 10.2, "09:30:03") + mrow("SOXL", 10.3, "09:30:04"));
   t.write("market/Raw_Market_data_01-03-2024.csv", std::string(kMarketHeader) + mrow("SOXL", 11.0, "09:30:02"));
   t.write("market/notes.txt", "ignored");
   t.write("trades.csv", std::string(kLogHeader) +
@@ -83,7 +83,8 @@ TEST_CASE("trade_filter preparation: windows, paths, dropped and empty trades", 
   REQUIRE(d.window_len[0] == 3);
   const double prices[3] = {10.1, 9.9, 10.2};
   for (int k = 0; k < 3; ++k) {
-    const float expected = static_cast<float>((static_cast<double>(static_cast<float>(prices[k])) / 10.0 - 1.0) * 100.0);
+    const float expected =
+        static_cast<float>((static_cast<double>(static_cast<float>(prices[k])) / 10.0 - 1.0) * 100.0);
     REQUIRE(d.path[d.path_offset[0] + k] == expected);
   }
   REQUIRE(d.volatility[0] == 0.5f);
@@ -104,7 +105,8 @@ TEST_CASE("trade_filter preparation: windows, paths, dropped and empty trades", 
 TEST_CASE("trade_filter preparation errors name file, line and column", "[cpu][trade_filter]") {
   TempDir t("tf_errors");
   write_valid(t);
-  const std::string log_ok = std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,10.2,09:30:01,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n";
+  const std::string log_ok =
+      std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,10.2,09:30:01,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n";
   SECTION("missing column in the log") {
     t.write("trades.csv", "Date,Trade Id,Ticker\n01/02/2024,1,SOXL\n");
     require_error(t, "trades.csv:1:1", "missing column \"Entry Price\"");
@@ -114,15 +116,18 @@ TEST_CASE("trade_filter preparation errors name file, line and column", "[cpu][t
     require_error(t, "Raw_Market_data_01-02-2024.csv:1:1", "missing column \"Price\"");
   }
   SECTION("unparsable number") {
-    t.write("trades.csv", std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,10.2,09:30:01,09:30:03,-1,abc,0.9,25,26,27,2,1.5\n");
+    t.write("trades.csv",
+            std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,10.2,09:30:01,09:30:03,-1,abc,0.9,25,26,27,2,1.5\n");
     require_error(t, "trades.csv:2:50", "Entry Volatility Percent: \"abc\" is not a number");
   }
   SECTION("unparsable time") {
-    t.write("trades.csv", std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,10.2,9h30,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n");
+    t.write("trades.csv",
+            std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,10.2,9h30,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n");
     require_error(t, "trades.csv:2:29", "Entry Time: \"9h30\" is not a time");
   }
   SECTION("unparsable date") {
-    t.write("trades.csv", std::string(kLogHeader) + "13/02/2024,1,SOXL,10.0,10.2,09:30:01,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n");
+    t.write("trades.csv",
+            std::string(kLogHeader) + "13/02/2024,1,SOXL,10.0,10.2,09:30:01,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n");
     require_error(t, "trades.csv:2:1", "Date: \"13/02/2024\"");
   }
   SECTION("unparsable market time") {
@@ -131,21 +136,24 @@ TEST_CASE("trade_filter preparation errors name file, line and column", "[cpu][t
     require_error(t, "Raw_Market_data_01-02-2024.csv:2:", "Time: \"09:61:00\"");
   }
   SECTION("zero market price") {
-    t.write("market/Raw_Market_data_01-02-2024.csv",
-            std::string(kMarketHeader) + mrow("SOXL", 10.0, "09:30:00") + "SOXL,0,1,1,1,1,50,100,20,20,20,0.5,1.0,09:30:01\n");
+    t.write("market/Raw_Market_data_01-02-2024.csv", std::string(kMarketHeader) + mrow("SOXL", 10.0, "09:30:00") +
+                                                         "SOXL,0,1,1,1,1,50,100,20,20,20,0.5,1.0,09:30:01\n");
     t.write("trades.csv", log_ok);
     require_error(t, "Raw_Market_data_01-02-2024.csv:3:6", "Price: 0 is not positive");
   }
   SECTION("negative entry price") {
-    t.write("trades.csv", std::string(kLogHeader) + "01/02/2024,1,SOXL,-10.0,10.2,09:30:01,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n");
+    t.write("trades.csv",
+            std::string(kLogHeader) + "01/02/2024,1,SOXL,-10.0,10.2,09:30:01,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n");
     require_error(t, "trades.csv:2:19", "Entry Price: -10 is not positive");
   }
   SECTION("zero exit price") {
-    t.write("trades.csv", std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,0,09:30:01,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n");
+    t.write("trades.csv",
+            std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,0,09:30:01,09:30:03,-1,0.5,0.9,25,26,27,2,1.5\n");
     require_error(t, "trades.csv:2:24", "Exit Price: 0 is not positive");
   }
   SECTION("exit before entry") {
-    t.write("trades.csv", std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,10.2,09:30:03,09:30:01,-1,0.5,0.9,25,26,27,2,1.5\n");
+    t.write("trades.csv",
+            std::string(kLogHeader) + "01/02/2024,1,SOXL,10.0,10.2,09:30:03,09:30:01,-1,0.5,0.9,25,26,27,2,1.5\n");
     require_error(t, "trades.csv:2:38", "Exit Time 09:30:01 is before Entry Time 09:30:03");
   }
   SECTION("short row") {

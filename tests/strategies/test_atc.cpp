@@ -38,8 +38,8 @@ std::vector<double> random_params(std::size_t n, std::uint64_t seed) {
   auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
   std::vector<double> p;
   for (std::size_t i = 0; i < n; ++i) {
-    const double row[atc::kNumSlots] = {k(1, 120), k(1, 120), k(1, 120), k(1, 120), k(1, 120), k(1, 120), k(0, 6),
-                                        u(0, 1),   u(0, 1),   u(-0.2, 0.6), u(-0.6, 0.2), k(0, 60), u(0, 10)};
+    const double row[atc::kNumSlots] = {k(1, 120), k(1, 120), k(1, 120),    k(1, 120),    k(1, 120), k(1, 120), k(0, 6),
+                                        u(0, 1),   u(0, 1),   u(-0.2, 0.6), u(-0.6, 0.2), k(0, 60),  u(0, 10)};
     p.insert(p.end(), row, row + atc::kNumSlots);
   }
   return p;
@@ -173,8 +173,8 @@ TEST_CASE("atc layers and positions on crafted inputs", "[cpu][atc]") {
     // E moved by keep * (1 + l1_prev * rg) with l1_prev = 0 (one long, one short): 0.5.
     CHECK(s.E == 0.5);
     atc::type_step(s, words(0u, 0u).data(), 0, rg, keep);
-    CHECK(s.e[1] == 0.25);   // 0.125 floored (it followed a flat signal: factor keep)
-    CHECK(s.e[0] == 0.5625); // followed a long: 0.75 * 0.75
+    CHECK(s.e[1] == 0.25);    // 0.125 floored (it followed a flat signal: factor keep)
+    CHECK(s.e[0] == 0.5625);  // followed a long: 0.75 * 0.75
     CHECK(s.l1 == 0.0);
   }
   SECTION("combine: sum of l1 E over sum of E, types in order") {
@@ -271,11 +271,10 @@ TEST_CASE("atc over many symbols equals the concatenation of one-symbol runs, ev
         }
         std::vector<double> m(M);
         const auto score = multi.evaluate(p, m.data());
-        const double want = aggregate == strategies::symbols::Aggregate::Sum    ? sum
-                            : aggregate == strategies::symbols::Aggregate::Mean ? sum / static_cast<double>(S)
-                            : aggregate == strategies::symbols::Aggregate::Worst
-                                ? worst
-                                : port / static_cast<double>(S);
+        const double want = aggregate == strategies::symbols::Aggregate::Sum     ? sum
+                            : aggregate == strategies::symbols::Aggregate::Mean  ? sum / static_cast<double>(S)
+                            : aggregate == strategies::symbols::Aggregate::Worst ? worst
+                                                                                 : port / static_cast<double>(S);
         CHECK(same_bits(score.score, want));
         CHECK(m[atc::kMTrades] == trades);
         CHECK(score.violation == (trades < 40 ? 40 - trades : 0.0));

@@ -17,12 +17,12 @@
 
 #include <fmt/format.h>
 
-#include "study/backtest.hpp"
 #include "engine/cpu_executor.hpp"
-#include "study/data_subsets.hpp"
 #include "engine/param_binding.hpp"
-#include "study/study.hpp"
 #include "strategies/symbol_strategy.hpp"
+#include "study/backtest.hpp"
+#include "study/data_subsets.hpp"
+#include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"
 #include "support/identical_runs.hpp"
@@ -126,7 +126,9 @@ TEST_CASE("conformance: parameters outside a strategy's domain are refused when 
         CHECK_THROWS_WITH(tpeopt::testing::conformance_study(c, {{"params", {{p.name, outside}}}}),
                           Catch::Contains("params." + p.name));
         const double inside = p.typical_low;
-        const io::Json range = {{"type", "float"}, {"low", std::min(inside, outside)}, {"high", std::max(inside, outside)}};
+        const io::Json range = {{"type", "float"},
+                                {"low", std::min(inside, outside)},
+                                {"high", std::max(inside, outside)}};
         CHECK_THROWS_WITH(tpeopt::testing::conformance_study(c, {{"params", {{p.name, range}}}}),
                           Catch::Contains("params." + p.name));
       }
@@ -169,7 +171,8 @@ TEST_CASE("conformance: every parameter outside its domain is reported in one me
   }
 }
 
-TEST_CASE("conformance: an integer slot's largest value as read is the top of its domain", "[cpu][conformance][config]") {
+TEST_CASE("conformance: an integer slot's largest value as read is the top of its domain",
+          "[cpu][conformance][config]") {
   std::set<std::string> seen;
   std::size_t checked = 0;
   for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
@@ -247,8 +250,9 @@ TEST_CASE("conformance: data subsets, where a strategy declares them", "[cpu][co
       CHECK(same_bits(oos->evaluate(slots.data(), m.data()).score, h1.holdout->scores[i]));
     }
     // Successive halving over 4 slices of the data.
-    const io::StudyConfig halving = tpeopt::testing::conformance_study(
-        c, {{"search", {{"halving", {{"eta", 2}, {"slices", 4}}}}}, {"objective", {{"min_trades", 0}}}});
+    const io::StudyConfig halving =
+        tpeopt::testing::conformance_study(c, {{"search", {{"halving", {{"eta", 2}, {"slices", 4}}}}},
+                                               {"objective", {{"min_trades", 0}}}});
     tpeopt::testing::require_identical(run(halving, *strategy, false).result, run(halving, *strategy, true).result);
   }
 }

@@ -12,14 +12,14 @@
 #include <boost/random/uniform_real_distribution.hpp>
 
 #include "io/candles_generator.hpp"
-#include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/exhaustion/exhaustion.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"
+#include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "support/bits.hpp"
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/trial_rng.hpp"
-#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -38,8 +38,9 @@ std::vector<double> trade_filter_params(std::uint64_t seed, std::uint64_t k) {
 
 strategies::TradeFilterStrategy trade_filter_strategy(int days, std::uint64_t trades, std::int64_t min_trades = 1) {
   const auto cache = testing::trade_filter_cache(days, trades, 5);
-  return strategies::TradeFilterStrategy(
-      std::make_shared<const strategies::TradeFilterData>(io::read_trade_filter_cache(cache)), min_trades);
+  return strategies::TradeFilterStrategy(std::make_shared<const strategies::TradeFilterData>(
+                                             io::read_trade_filter_cache(cache)),
+                                         min_trades);
 }
 
 /// The exact fixed-point sum behind a trade_filter score (checked to round-trip).
@@ -209,7 +210,8 @@ TEST_CASE("exhaustion: a block's trades equal a backtest of that block alone giv
   // that fall inside trades of the unblocked walk.
   std::vector<strategies::BarBlock> blocks = {{0, 1200}, {0, 10}, {5, 6}, {500, 502}, {1100, 1200}, {37, 611}};
   for (const auto& t : all_trades)
-    if (t.exit_bar > t.entry_bar + 1 && blocks.size() < 24) blocks.push_back({t.entry_bar + 1, std::min(t.exit_bar + 30, 1200)});
+    if (t.exit_bar > t.entry_bar + 1 && blocks.size() < 24)
+      blocks.push_back({t.entry_bar + 1, std::min(t.exit_bar + 30, 1200)});
   // A block from bar 0 that ends inside a trade of the whole-series walk: the same trade
   // opens (same history), and is closed at the block's last bar at the close.
   for (const auto& t : all_trades)

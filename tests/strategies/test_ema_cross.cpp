@@ -21,11 +21,11 @@
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "study/study.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
+#include "study/study.hpp"
 #include "support/bits.hpp"
 
 using namespace tpeopt;
@@ -111,8 +111,9 @@ std::vector<double> random_sets(std::size_t n, int max_span, std::uint64_t seed)
   auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
   std::vector<double> p;
   for (std::size_t i = 0; i < n; ++i) {
-    const double row[ec::kNumSlots] = {k(1, max_span), k(1, max_span), u(0, 1) < 0.3 ? 0.0 : u(0.1, 6),
-                                       u(0, 1) < 0.3 ? 0.0 : u(0.1, 9), u(0, 20), u(0, 10)};
+    const double row[ec::kNumSlots] = {
+        k(1, max_span), k(1, max_span), u(0, 1) < 0.3 ? 0.0 : u(0.1, 6), u(0, 1) < 0.3 ? 0.0 : u(0.1, 9),
+        u(0, 20),       u(0, 10)};
     p.insert(p.end(), row, row + ec::kNumSlots);
   }
   return p;
@@ -165,7 +166,7 @@ TEST_CASE("ema_cross: entries need the fast EMA strictly below first, equality i
   }
   SECTION("warm-up bars (before max(spans) - 1) never arm or signal") {
     Crafted c(8);
-    c.above(2, 7);  // below only at 0 and 1
+    c.above(2, 7);                                  // below only at 0 and 1
     CHECK(c.run(params(0, 0, 0, 0, 3.0)).empty());  // spans 3: first valid bar 2
     const auto t = c.run(params(0, 0, 0, 0, 2.0));  // spans 2: bar 1 is valid and below
     REQUIRE(t.size() == 1);
@@ -260,9 +261,9 @@ TEST_CASE("ema_cross: stops before the exit signal, a stop's bar swallows that b
     Crafted c(12);
     c.flat(100.0);
     c.above(1, 11);
-    c.equal(3);        // cross above at 4 (3 was not above): an entry signal for bar 5 ...
-    c.low[5] = 90.0;   // ... but bar 5 exits on the stop (one order per bar)
-    c.equal(7);        // cross above at 8: entry at 9
+    c.equal(3);       // cross above at 4 (3 was not above): an entry signal for bar 5 ...
+    c.low[5] = 90.0;  // ... but bar 5 exits on the stop (one order per bar)
+    c.equal(7);       // cross above at 8: entry at 9
     const auto t = c.run(params(5.0));
     REQUIRE(t.size() == 2);
     CHECK((t[0].entry_bar == 2 && t[0].exit_bar == 5 && t[0].reason == ec::kStopLoss));
@@ -281,9 +282,9 @@ TEST_CASE("ema_cross: stops before the exit signal, a stop's bar swallows that b
 
 TEST_CASE("ema_cross: fees, returns and metrics", "[cpu][ema_cross]") {
   Crafted c(16);
-  c.above(2, 4);    // entry 3 (103), exit 6 (106): a win
-  c.above(7, 9);    // entry 8 (108), exit 11 (111)
-  c.above(12, 15);  // entry 13, end at 15 (close 115)
+  c.above(2, 4);       // entry 3 (103), exit 6 (106): a win
+  c.above(7, 9);       // entry 8 (108), exit 11 (111)
+  c.above(12, 15);     // entry 13, end at 15 (close 115)
   c.open[11] = 100.0;  // a loss: exits at 100
   c.low[11] = 99.5;
   ec::Summary sum;
@@ -370,7 +371,8 @@ TEST_CASE("ema_cross: the strategy's CPU path (EMA cache, block finder) equals t
 
 // ---- vectorbt on the real data ---------------------------------------------------------------
 
-TEST_CASE("ema_cross: trades equal vectorbt's on the real data (300 random parameter sets)", "[cpu][ema_cross][peers]") {
+TEST_CASE("ema_cross: trades equal vectorbt's on the real data (300 random parameter sets)",
+          "[cpu][ema_cross][peers]") {
   // Fixture: bench/peers/peers.py fixture (vectorbt 1.2.0, numba engine): per set the
   // order-record fills, bars and open flag of every trade and Portfolio.total_return.
   std::ifstream in(tpeopt::testing::source_dir() + "/tests/strategies/fixtures/ema_cross_vectorbt.txt");
@@ -387,8 +389,9 @@ TEST_CASE("ema_cross: trades equal vectorbt's on the real data (300 random param
     if (kind == "data") {
       std::size_t bars = 0;
       ss >> file >> bars;
-      s = std::make_unique<strategies::EmaCrossStrategy>(
-          io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), strategies::EmaCrossOptions{});
+      s = std::make_unique<strategies::EmaCrossStrategy>(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" +
+                                                                              file),
+                                                         strategies::EmaCrossOptions{});
       REQUIRE(static_cast<std::size_t>(s->n_bars()) == bars);
       continue;
     }

@@ -41,7 +41,8 @@ struct Crafted {
     b.s_tr = s_tr.data();
     const ex::TrialSeries t{ema_fast.data(), ema_slow.data(), vol_z.data(), tr_z.data()};
     std::vector<ex::Trade> out;
-    ex::run_backtest(b, ex::unpack_params(v.data()), t, ex::SequentialFinder{}, [&](const ex::Trade& tr) { out.push_back(tr); });
+    ex::run_backtest(b, ex::unpack_params(v.data()), t, ex::SequentialFinder{},
+                     [&](const ex::Trade& tr) { out.push_back(tr); });
     return out;
   }
 };

@@ -32,7 +32,8 @@ struct NaiveTrade {
 };
 
 // Straight from docs/strategies.md's text: one loop, no shared code with strategies/.
-std::vector<NaiveTrade> naive_backtest(const Candles& c, const std::vector<double>& v, int* undefined_sd_bars = nullptr) {
+std::vector<NaiveTrade> naive_backtest(const Candles& c, const std::vector<double>& v,
+                                       int* undefined_sd_bars = nullptr) {
   const int n = static_cast<int>(c.size());
   auto iv = [](double x) { return static_cast<int>(std::floor(x + 0.5)); };
   const int fast = iv(v[0]), slow = iv(v[1]), zw = iv(v[2]), aw = iv(v[3]), max_hold = iv(v[9]);
@@ -48,7 +49,8 @@ std::vector<NaiveTrade> naive_backtest(const Candles& c, const std::vector<doubl
   for (int i = 0; i < n; ++i) {
     tr[i] = c.high[i] - c.low[i];
     if (i > 0)
-      tr[i] = std::max({c.high[i] - c.low[i], std::fabs(c.high[i] - c.close[i - 1]), std::fabs(c.low[i] - c.close[i - 1])});
+      tr[i] =
+          std::max({c.high[i] - c.low[i], std::fabs(c.high[i] - c.close[i - 1]), std::fabs(c.low[i] - c.close[i - 1])});
     sv[i + 1] = sv[i] + c.volume[i];
     qv[i + 1] = qv[i] + c.volume[i] * c.volume[i];
     st[i + 1] = st[i] + tr[i];
@@ -111,8 +113,8 @@ std::vector<NaiveTrade> naive_backtest(const Candles& c, const std::vector<doubl
 std::vector<double> random_params(std::mt19937_64& rng) {
   auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
   auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
-  return {k(1, 60), k(1, 240), k(2, 120), k(1, 60), u(-1, 3), u(-1, 3), u(0, 1), u(0.1, 4), u(0.2, 6), k(1, 100),
-          u(0, 10), u(0, 5)};
+  return {k(1, 60), k(1, 240), k(2, 120), k(1, 60),  u(-1, 3), u(-1, 3),
+          u(0, 1),  u(0.1, 4), u(0.2, 6), k(1, 100), u(0, 10), u(0, 5)};
 }
 
 void require_same(const std::vector<ex::Trade>& got, const std::vector<NaiveTrade>& want) {
@@ -184,14 +186,15 @@ TEST_CASE("exhaustion: warm-up bars and undefined sd never signal (real flat vol
   s.tr_z(3, tz.data());
   std::size_t undefined = 0;
   for (std::size_t i = 2; i < c.size(); ++i) undefined += std::isnan(vz[i]) || std::isnan(tz[i]) ? 1 : 0;
-  CHECK(undefined > 50);  // real cases of sd undefined
+  CHECK(undefined > 50);     // real cases of sd undefined
   CHECK(std::isnan(vz[0]));  // warm-up: fewer than w bars
   CHECK(std::isnan(vz[1]));
   // Low thresholds: every defined bar with the trend and close conditions signals, so the
   // trades show that no undefined or warm-up bar ever did.
   for (int zw : {2, 3, 5, 30}) {
     for (int aw : {1, 14, 200}) {
-      std::vector<double> p = {3, 50, static_cast<double>(zw), static_cast<double>(aw), -100, -100, 0.0, 1.0, 2.0, 3, 0, 0};
+      std::vector<double> p = {3, 50, static_cast<double>(zw), static_cast<double>(aw), -100, -100, 0.0, 1.0, 2.0, 3,
+                               0, 0};
       CAPTURE(zw, aw);
       int undefined_seen = 0;
       const auto want = naive_backtest(c, p, &undefined_seen);

@@ -23,8 +23,8 @@ namespace {
 std::vector<double> random_trial(std::mt19937_64& rng) {
   auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
   auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
-  return {k(1, 80), k(1, 300), k(2, 150), k(1, 80), u(-1, 3), u(-1, 3), u(0, 1), u(0.1, 4), u(0.2, 6), k(1, 200),
-          u(0, 10), u(0, 5)};
+  return {k(1, 80), k(1, 300), k(2, 150), k(1, 80),  u(-1, 3), u(-1, 3),
+          u(0, 1),  u(0.1, 4), u(0.2, 6), k(1, 200), u(0, 10), u(0, 5)};
 }
 
 struct Series {
@@ -46,18 +46,16 @@ Series series_of(const strategies::ExhaustionStrategy& s, const ex::Params& p) {
 /// The trades of the segmented walk: G segments, each with room for `room` trades.
 std::vector<ex::Trade> segmented(const ex::Bars& b, const ex::Params& p, const ex::TrialSeries& t, int G, int room,
                                  int* stitch_walked) {
-  auto cut = [&](int g) {
-    return b.begin + static_cast<int>(static_cast<long long>(b.n - 1 - b.begin) * g / G);
-  };
+  auto cut = [&](int g) { return b.begin + static_cast<int>(static_cast<long long>(b.n - 1 - b.begin) * g / G); };
   std::vector<std::vector<ex::BarPair>> pairs(static_cast<std::size_t>(G));
   std::vector<ex::SegmentRecord> records(static_cast<std::size_t>(G));
   for (int g = 0; g < G; ++g) {  // any order: segments are independent
     auto& mine = pairs[static_cast<std::size_t>(g)];
     // A segment records at most one trade per bar it scans.
     mine.resize(static_cast<std::size_t>(std::max(0, std::min(room, cut(g + 1) - cut(g) + 1))));
-    ex::SegmentRecord r = ex::walk_segment(b, p, t, cut(g), cut(g + 1), room, ex::SequentialFinder{},
-                                           ex::SequentialFinder{},
-                                           [&](int q, const ex::BarPair& bp) { mine[static_cast<std::size_t>(q)] = bp; });
+    ex::SegmentRecord r =
+        ex::walk_segment(b, p, t, cut(g), cut(g + 1), room, ex::SequentialFinder{}, ex::SequentialFinder{},
+                         [&](int q, const ex::BarPair& bp) { mine[static_cast<std::size_t>(q)] = bp; });
     r.trades = mine.data();
     records[static_cast<std::size_t>(g)] = r;
   }
@@ -85,8 +83,10 @@ bool same_trade(const ex::Trade& a, const ex::Trade& b) {
 
 }  // namespace
 
-TEST_CASE("exhaustion: a walk cut into segments and stitched makes run_backtest's trades", "[cpu][exhaustion][segments]") {
-  const std::string file = GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
+TEST_CASE("exhaustion: a walk cut into segments and stitched makes run_backtest's trades",
+          "[cpu][exhaustion][segments]") {
+  const std::string file =
+      GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   CAPTURE(file);
   const strategies::ExhaustionStrategy s(io::read_candles_csv(testing::shared_data_dir() + "/" + file), {});
   std::mt19937_64 rng(11);
@@ -97,10 +97,11 @@ TEST_CASE("exhaustion: a walk cut into segments and stitched makes run_backtest'
     const Series series = series_of(s, p);
     // The whole series, and a block that starts and ends off any cut (as hold-out parts do).
     for (const bool block : {false, true}) {
-      const ex::Bars b = block ? s.host_bars(strategies::BarBlock{s.n_bars() / 7, s.n_bars() - s.n_bars() / 5})
-                               : s.host_bars();
+      const ex::Bars b =
+          block ? s.host_bars(strategies::BarBlock{s.n_bars() / 7, s.n_bars() - s.n_bars() / 5}) : s.host_bars();
       std::vector<ex::Trade> reference;
-      ex::run_backtest(b, p, series.view(), ex::SequentialFinder{}, [&](const ex::Trade& t) { reference.push_back(t); });
+      ex::run_backtest(b, p, series.view(), ex::SequentialFinder{},
+                       [&](const ex::Trade& t) { reference.push_back(t); });
       if (!reference.empty()) ++trials_with_trades;
       for (const int G : {1, 2, 3, 7, 64, 997}) {
         for (const int room : {0, 1, 3, 1 << 20}) {

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "study/study.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
 #include "io/study_config.hpp"
-#include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/candle_checksum.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
+#include "study/study.hpp"
 #include "support/bits.hpp"
 
 using namespace tpeopt;
@@ -54,7 +54,8 @@ io::StudyConfig config(const std::string& data, const std::string& objective_ext
 
 }  // namespace
 
-TEST_CASE("exhaustion over three real symbols equals three one-symbol runs, every aggregate", "[cpu][exhaustion][multi]") {
+TEST_CASE("exhaustion over three real symbols equals three one-symbol runs, every aggregate",
+          "[cpu][exhaustion][multi]") {
   const CandleSet set = io::load_candle_set_data(io::Json{{"candles_dir", kPy}, {"cache_dir", ""}}, kPy);
   REQUIRE(set.symbols == std::vector<std::string>{"BTCUSD", "EURUSD", "GOOG"});
   std::vector<std::unique_ptr<strategies::ExhaustionStrategy>> singles;
@@ -62,11 +63,13 @@ TEST_CASE("exhaustion over three real symbols equals three one-symbol runs, ever
     strategies::ExhaustionOptions o;
     o.objective = ex::Objective::Sharpe;
     o.min_trades = 0;
-    singles.push_back(std::make_unique<strategies::ExhaustionStrategy>(io::read_candles_csv(kPy + "/" + name + ".csv"), o));
+    singles.push_back(
+        std::make_unique<strategies::ExhaustionStrategy>(io::read_candles_csv(kPy + "/" + name + ".csv"), o));
   }
   const std::size_t S = 3, M = ex::kNumMetrics;
   const auto params = random_population(40, 5);
-  for (const auto aggregate : {sym::Aggregate::Sum, sym::Aggregate::Mean, sym::Aggregate::Worst, sym::Aggregate::Portfolio}) {
+  for (const auto aggregate :
+       {sym::Aggregate::Sum, sym::Aggregate::Mean, sym::Aggregate::Worst, sym::Aggregate::Portfolio}) {
     CAPTURE(static_cast<int>(aggregate));
     strategies::ExhaustionOptions o;
     o.objective = ex::Objective::Sharpe;
@@ -92,7 +95,8 @@ TEST_CASE("exhaustion over three real symbols equals three one-symbol runs, ever
         else want = s == 0 ? v : want + v;
         trades += m1[ex::kMTrades];
         for (std::size_t k = 0; k < M; ++k) {
-          if (aggregate == sym::Aggregate::Worst && k == ex::kMMaxDrawdown) agg[k] = s == 0 ? m1[k] : std::max(agg[k], m1[k]);
+          if (aggregate == sym::Aggregate::Worst && k == ex::kMMaxDrawdown)
+            agg[k] = s == 0 ? m1[k] : std::max(agg[k], m1[k]);
           else if (aggregate == sym::Aggregate::Worst && k != ex::kMTrades && k != ex::kMWins)
             agg[k] = s == 0 ? m1[k] : std::min(agg[k], m1[k]);
           else agg[k] = s == 0 ? m1[k] : agg[k] + m1[k];
@@ -114,7 +118,8 @@ TEST_CASE("exhaustion over three real symbols equals three one-symbol runs, ever
   }
 }
 
-TEST_CASE("exhaustion: one symbol through the multi-symbol path gives the one-series bits", "[cpu][exhaustion][multi]") {
+TEST_CASE("exhaustion: one symbol through the multi-symbol path gives the one-series bits",
+          "[cpu][exhaustion][multi]") {
   const std::string file = tpeopt::testing::shared_data_dir() + "/backtesting-py/EURUSD.csv";
   strategies::ExhaustionOptions o;
   o.min_trades = 10;
@@ -147,8 +152,7 @@ TEST_CASE("exhaustion configs: one file is the one-series strategy, a folder or 
   CHECK(m->aggregate_spec().aggregate == sym::Aggregate::Worst);
   auto port = engine::make_strategy(config(R"({"candles": "EURUSD.csv"})", R"(, "aggregate": "portfolio")"));
   CHECK(dynamic_cast<const strategies::ExhaustionSymbolsStrategy*>(port.get()) != nullptr);
-  auto picked = engine::make_strategy(
-      config(R"({"candles": ["GOOG.csv", "EURUSD.csv"], "symbols": ["GOOG"]})", ""));
+  auto picked = engine::make_strategy(config(R"({"candles": ["GOOG.csv", "EURUSD.csv"], "symbols": ["GOOG"]})", ""));
   CHECK(dynamic_cast<const strategies::ExhaustionStrategy*>(picked.get()) != nullptr);
   CHECK_THROWS_WITH(config(R"({"candles": "EURUSD.csv"})", R"(, "aggregate": "median")"),
                     Catch::Contains("objective.aggregate"));

@@ -11,11 +11,11 @@
 #include <sstream>
 #include <string>
 
-#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/bollinger/bollinger.hpp"
 #include "strategies/donchian/donchian.hpp"
 #include "strategies/signal_strategy.hpp"
+#include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/paths.hpp"
 
@@ -108,9 +108,9 @@ void check_fixture(const std::string& name) {
   CHECK(differing_sets == 0);
   CHECK(sets == 300);
   CHECK(trades > 10000);
-  CHECK(shorts > trades / 10);             // both sides trade
-  CHECK(stops > trades / 50);              // and the ATR stop fires
-  CHECK(bit_identical == 2 * trades);      // the fills are the same IEEE operations as vectorbt's
+  CHECK(shorts > trades / 10);         // both sides trade
+  CHECK(stops > trades / 50);          // and the ATR stop fires
+  CHECK(bit_identical == 2 * trades);  // the fills are the same IEEE operations as vectorbt's
 }
 
 }  // namespace

@@ -47,8 +47,9 @@ std::string code_only(const std::string& s) {
       const std::size_t end = e == std::string::npos ? n : e + 2;
       blank(i, end);
       i = end;
-    } else if (c == '"' && i > 0 && s[i - 1] == 'R' && (i < 2 || !ident_char(s[i - 2]) || s[i - 2] == '8' ||
-                                                         s[i - 2] == 'L' || s[i - 2] == 'u' || s[i - 2] == 'U')) {
+    } else if (c == '"' && i > 0 && s[i - 1] == 'R' &&
+               (i < 2 || !ident_char(s[i - 2]) || s[i - 2] == '8' || s[i - 2] == 'L' || s[i - 2] == 'u' ||
+                s[i - 2] == 'U')) {
       // Raw string R"delim( ... )delim".
       const std::size_t open = s.find('(', i);
       if (open == std::string::npos) return out;
@@ -135,7 +136,7 @@ TEST_CASE("source rules: the range-for check finds a subscripted call result and
   CHECK(dangling_range_fors("for (const auto& e : registry().entries()) {}").empty());
   CHECK(dangling_range_fors("for (const auto& [k, v] : std::map<int, int>{}) {}").empty());
   CHECK(dangling_range_fors("for (std::size_t i = 0; i < f()[0].n; ++i) {}").empty());  // a classic for
-  CHECK(dangling_range_fors("for (auto* v : {&a, &b}) d.add((*v)[i]);").empty());      // the body is not the range
+  CHECK(dangling_range_fors("for (auto* v : {&a, &b}) d.add((*v)[i]);").empty());       // the body is not the range
   CHECK(dangling_range_fors("// for (auto& t : f()[0]) {}\n/* for (auto& t : f()[0]) */").empty());
   CHECK(dangling_range_fors("s = \"for (auto& t : f()[0])\"; c = ')'; n = 1'000;").empty());
   CHECK(dangling_range_fors("j = R\"x(for (auto& t : f()[0]) {} )\" )x\"; for_each(f()[0]);").empty());

@@ -8,16 +8,16 @@
 #include <random>
 
 #include "engine/param_binding.hpp"
-#include "study/study.hpp"
-#include "study/slot_grid_config.hpp"
-#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
-#include "strategies/trade_filter/trade_filter_prepare.hpp"
+#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
+#include "strategies/trade_filter/trade_filter_prepare.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
+#include "study/slot_grid_config.hpp"
+#include "study/study.hpp"
+#include "support/bits.hpp"
 #include "support/trade_filter_fixture.hpp"
 #include "tpe/grid_sampler.hpp"
-#include "support/bits.hpp"
 
 using namespace tpeopt;
 namespace tf = strategies::trade_filter;
@@ -113,8 +113,8 @@ TEST_CASE("trade_filter record bisection equals the linear walk", "[cpu][trade_f
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0, 1);
   for (int trial = 0; trial < 300; ++trial) {
-    double p[7] = {u(rng) * 0.8, u(rng) * 1.1, u(rng) * 35, u(rng) * 35, u(rng) * 35, 0.05 + u(rng) * 1.5,
-                   -(0.05 + u(rng) * 1.5)};
+    double p[7] = {u(rng) * 0.8, u(rng) * 1.1,        u(rng) * 35,           u(rng) * 35,
+                   u(rng) * 35,  0.05 + u(rng) * 1.5, -(0.05 + u(rng) * 1.5)};
     if (trial % 3 == 0) {  // thresholds exactly on path values
       const std::size_t k = static_cast<std::size_t>(u(rng) * static_cast<double>(data->path.size()));
       const float r = data->path[k];
@@ -193,10 +193,9 @@ TEST_CASE("trade_filter grid top K equals a brute-force sort", "[cpu][trade_filt
 
 TEST_CASE("trade_filter TPE run: pipelined equals serial", "[cpu][trade_filter][determinism]") {
   const auto cache = testing::trade_filter_cache(1, 600, 11);
-  const auto config = testing::trade_filter_config(
-      cache,
-      testing::trade_filter_continuous_params(0.1, 1.5),
-      R"({"sampler": "tpe", "trials": 400, "batch": 64, "depth": 2, "seed": 3})", 10);
+  const auto config =
+      testing::trade_filter_config(cache, testing::trade_filter_continuous_params(0.1, 1.5),
+                                   R"({"sampler": "tpe", "trials": 400, "batch": 64, "depth": 2, "seed": 3})", 10);
   engine::RunOptions serial, pipelined;
   serial.executor = pipelined.executor = "cpu";
   serial.serial = true;

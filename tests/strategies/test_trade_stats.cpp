@@ -33,7 +33,7 @@ TEST_CASE("Sharpe: returns equal but for rounding have a Sharpe ratio of 0", "[c
   // -1e-5, as computed from its own prices.
   const ReturnStats stops =
       stats_of({-9.99999999995449e-06, -1.0000000000065512e-05, -9.999999999843467e-06, -9.99999999995449e-06});
-  REQUIRE(stops.m2 > 0.0);                             // a rounding residue, not a spread
+  REQUIRE(stops.m2 > 0.0);                            // a rounding residue, not a spread
   CHECK(std::fabs(undefended_sharpe(stops)) > 1e10);  // what dividing by it gives
   CHECK(sharpe(stops) == 0.0);
   // Exactly equal returns, no trades.

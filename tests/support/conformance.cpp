@@ -61,7 +61,8 @@ std::vector<ConformanceCase> conformance_cases() {
     for (const auto& sample : entry.samples(conformance_data())) {
       io::Json config = sample.config;
       config["strategy"] = entry.name;
-      config["search"] = {{"sampler", "random"}, {"trials", 64}, {"batch", 16}, {"depth", 2}, {"seed", 3}, {"top_k", 5}};
+      config["search"] = {{"sampler", "random"}, {"trials", 64}, {"batch", 16},
+                          {"depth", 2},          {"seed", 3},    {"top_k", 5}};
       if (!config.contains("params")) {
         io::Json params = io::Json::object();
         for (const auto& p : entry.params.specs()) {

@@ -39,8 +39,7 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& output_file
 ProcessResult finish(pid_t pid, const std::string& output_file) {
   int status = 0;
   struct rusage usage {};
-  while (wait4(pid, &status, 0, &usage) < 0) {
-  }
+  while (wait4(pid, &status, 0, &usage) < 0) {}
   ProcessResult r;
   r.max_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);

@@ -43,16 +43,11 @@ inline Axis categorical_axis(const char* name, std::vector<double> choices) {
 // Every kind of axis, including two with a single value (they must never move).
 inline SearchSpace mixed_space() {
   SearchSpace s;
-  s.axes = {float_axis("x", -5.0, 5.0),
-            int_axis("n", -3, 12),
-            float_axis("s", 0.0, 10.0, 0.5),
-            float_axis("lr", 1e-4, 1.0, 0.0, true),
-            int_axis("k", 1, 1000, 1.0, true),
-            categorical_axis("c", {10.0, 20.0, 30.0, 40.0}),
-            int_axis("m", 0, 30, 3),
-            float_axis("fixed", 2.5, 2.5),
-            categorical_axis("one", {7.0}),
-            int_axis("bit", 0, 1)};
+  s.axes = {float_axis("x", -5.0, 5.0),        int_axis("n", -3, 12),
+            float_axis("s", 0.0, 10.0, 0.5),   float_axis("lr", 1e-4, 1.0, 0.0, true),
+            int_axis("k", 1, 1000, 1.0, true), categorical_axis("c", {10.0, 20.0, 30.0, 40.0}),
+            int_axis("m", 0, 30, 3),           float_axis("fixed", 2.5, 2.5),
+            categorical_axis("one", {7.0}),    int_axis("bit", 0, 1)};
   return s;
 }
 

@@ -2,20 +2,20 @@
 
 namespace tpeopt::testing {
 
-io::StudyConfig functions_config(const std::string& function, int dim, double low, double high,
-                                 std::uint64_t trials, std::uint64_t batch, std::uint64_t depth, std::uint64_t seed,
+io::StudyConfig functions_config(const std::string& function, int dim, double low, double high, std::uint64_t trials,
+                                 std::uint64_t batch, std::uint64_t depth, std::uint64_t seed,
                                  const std::string& sampler) {
   io::Json j = {{"strategy", "functions"},
                 {"function", function},
-                {"search", {{"sampler", sampler}, {"trials", trials}, {"batch", batch}, {"depth", depth}, {"seed", seed}}}};
+                {"search",
+                 {{"sampler", sampler}, {"trials", trials}, {"batch", batch}, {"depth", depth}, {"seed", seed}}}};
   io::Json params = io::Json::object();
   for (int i = 0; i < dim; ++i) params["x" + std::to_string(i)] = {{"type", "float"}, {"low", low}, {"high", high}};
   j["params"] = params;
   return io::parse_study_config(j, "test-config", ".");
 }
 
-io::StudyConfig mixed_space_config(std::uint64_t trials, std::uint64_t batch, std::uint64_t depth,
-                                   std::uint64_t seed) {
+io::StudyConfig mixed_space_config(std::uint64_t trials, std::uint64_t batch, std::uint64_t depth, std::uint64_t seed) {
   io::Json j = {{"strategy", "functions"},
                 {"function", "sphere"},
                 {"search", {{"trials", trials}, {"batch", batch}, {"depth", depth}, {"seed", seed}}}};

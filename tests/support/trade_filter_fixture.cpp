@@ -22,8 +22,8 @@ fs::path trade_filter_cache(int days, std::uint64_t trades, std::uint64_t seed) 
   std::lock_guard lock(mutex);
   const auto key = std::make_tuple(days, trades, seed);
   if (auto it = made.find(key); it != made.end()) return it->second;
-  const fs::path dir = fs::temp_directory_path() / fmt::format("tpeopt_tf_fixture_{}_{}_{}_{}", days, trades, seed,
-                                                                static_cast<long>(::getpid()));
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("tpeopt_tf_fixture_{}_{}_{}_{}", days, trades, seed, static_cast<long>(::getpid()));
   fs::remove_all(dir);
   io::TradeFilterGeneratorOptions o;
   o.out = dir;

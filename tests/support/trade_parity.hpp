@@ -50,9 +50,8 @@ std::size_t count_differing_trials(const std::vector<CpuTrial<Trade>>& cpu, cons
     for (std::size_t k = 0; same && k < c.metrics.size(); ++k) same = same_bits(c.metrics[k], g.metrics[k]);
     for (std::size_t k = 0; same && k < c.trades.size(); ++k) same = same_trade(c.trades[k], g.trades[k]);
     if (!same && differing++ == 0)
-      UNSCOPED_INFO("first differing trial " << i << ": cpu " << c.trades.size() << " trades, score "
-                                             << c.score.score << "; gpu " << g.trades.size() << " trades, score "
-                                             << g.score);
+      UNSCOPED_INFO("first differing trial " << i << ": cpu " << c.trades.size() << " trades, score " << c.score.score
+                                             << "; gpu " << g.trades.size() << " trades, score " << g.score);
     *total_trades += c.trades.size();
   }
   return differing;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "study/study.hpp"
 #include "io/study_config.hpp"
+#include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/sampler_fixtures.hpp"
 #include "support/study_fixtures.hpp"
@@ -86,7 +86,8 @@ TEST_CASE("Batch TPE: the same trials for every thread count and at every depth,
   REQUIRE(std::memcmp(different.data(), expected.data(), different.size() * sizeof(double)) != 0);
 }
 
-TEST_CASE("Batch TPE: a study's pipelined and serial runs are identical bit for bit", "[cpu][tpe][batch][determinism][pipeline]") {
+TEST_CASE("Batch TPE: a study's pipelined and serial runs are identical bit for bit",
+          "[cpu][tpe][batch][determinism][pipeline]") {
   const std::uint64_t depth = GENERATE(1u, 2u, 3u);
   const std::uint64_t batch = GENERATE(64u, 20u);
   CAPTURE(depth, batch);
@@ -257,8 +258,7 @@ TEST_CASE("Batch TPE: each operator's share follows its successes", "[cpu][tpe][
     for (double v : shares) CHECK(v >= 0.05 - 1e-12);  // min_share
 }
 
-TEST_CASE("Batch TPE out-searches random search and the GA at 20,000 trials in batches of 1,000",
-          "[cpu][tpe][batch]") {
+TEST_CASE("Batch TPE out-searches random search and the GA at 20,000 trials in batches of 1,000", "[cpu][tpe][batch]") {
   // Rastrigin-10 and a rotated ellipsoid, median of 5 seeds, the pipeline's schedule at depth
   // 2 (the default), the GA with its defaults.
   constexpr std::size_t d = 10;
@@ -270,7 +270,8 @@ TEST_CASE("Batch TPE out-searches random search and the GA at 20,000 trials in b
       BatchTpeSampler t(space, Direction::Minimize, seed);
       tpe::GaSampler g(space, Direction::Minimize, seed);
       tpe::RandomSampler r(space, seed);
-      for (auto [sampler, out] : {std::pair<tpe::Sampler*, std::vector<double>*>{&t, &best_tpe}, {&g, &best_ga}, {&r, &best_random}}) {
+      for (auto [sampler, out] :
+           {std::pair<tpe::Sampler*, std::vector<double>*>{&t, &best_tpe}, {&g, &best_ga}, {&r, &best_random}}) {
         double best = std::numeric_limits<double>::infinity();
         run_schedule(*sampler, d, 20000, 1000, 2, [&](const double* p, std::uint64_t i) {
           const TrialOutcome o = objective(p, i);
@@ -314,7 +315,8 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
     }
     return std::string("(accepted)");
   };
-  CHECK_THAT(message({{"multivariate", true}}), Catch::Contains("search.tpe.multivariate: only with \"preset\": \"optuna\""));
+  CHECK_THAT(message({{"multivariate", true}}),
+             Catch::Contains("search.tpe.multivariate: only with \"preset\": \"optuna\""));
   CHECK_THAT(message({{"preset", "optuna"}, {"good_fraction", 0.2}}),
              Catch::Contains("search.tpe.good_fraction: only with \"preset\": \"batch\""));
   CHECK_THAT(message({{"good_fraction", 0.0}}), Catch::Contains("search.tpe.good_fraction"));

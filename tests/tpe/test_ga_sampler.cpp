@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "study/study.hpp"
 #include "io/study_config.hpp"
 #include "strategies/functions/functions.hpp"
+#include "study/study.hpp"
+#include "support/bits.hpp"
+#include "support/sampler_fixtures.hpp"
 #include "support/study_fixtures.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/random_sampler.hpp"
-#include "support/bits.hpp"
-#include "support/sampler_fixtures.hpp"
 
 using namespace tpeopt;
 using tpe::Axis;
@@ -162,10 +162,8 @@ TEST_CASE("GA: parameters stay in their domains over many generations", "[cpu][g
       for (std::size_t t = 2 * batch; t < n_trials; ++t)
         closest = std::min(closest, std::fabs(position(axis, ends[t * d + a]) - position(axis, end)));
       CAPTURE(a, closest);
-      if (axis.step > 0.0 && !axis.log)
-        CHECK(closest == 0.0);
-      else
-        CHECK(closest < 0.01);
+      if (axis.step > 0.0 && !axis.log) CHECK(closest == 0.0);
+      else CHECK(closest < 0.01);
     }
   }
 }
@@ -190,19 +188,20 @@ TEST_CASE("GA: elitism never loses the best told trial", "[cpu][ga]") {
   std::vector<TrialOutcome> told;
   std::vector<double> params;
   bool best_always_first = true;
-  params = run_schedule(sampler, d, n_trials, batch, 2,
-                        [&](const double* p, std::uint64_t t) {
-                          told.push_back(worsening(p, t));
-                          return told.back();
-                        },
-                        [&](std::size_t n_told) {
-                          std::uint64_t best = 0;
-                          for (std::uint64_t t = 1; t < n_told; ++t)
-                            if (ranks_before(told[t], t, told[best], best)) best = t;
-                          const auto pool = sampler.pool_trials();
-                          REQUIRE(pool.size() == config.population);
-                          best_always_first = best_always_first && pool.front() == best;
-                        });
+  params = run_schedule(
+      sampler, d, n_trials, batch, 2,
+      [&](const double* p, std::uint64_t t) {
+        told.push_back(worsening(p, t));
+        return told.back();
+      },
+      [&](std::size_t n_told) {
+        std::uint64_t best = 0;
+        for (std::uint64_t t = 1; t < n_told; ++t)
+          if (ranks_before(told[t], t, told[best], best)) best = t;
+        const auto pool = sampler.pool_trials();
+        REQUIRE(pool.size() == config.population);
+        best_always_first = best_always_first && pool.front() == best;
+      });
   // With elite 0 the pool is the last generation's best, so the first generation's best is
   // lost: the test can tell the two apart.
   CHECK(best_always_first == (elite > 0));
@@ -471,8 +470,7 @@ TEST_CASE("GA: search.ga is read, validated by key and written back resolved", "
          "search.ga.crossover_rate: expected a probability in [0, 1]"},
         {R"({"sampler": "ga", "ga": {"mutation_rate": -0.1}})",
          "search.ga.mutation_rate: expected a probability in [0, 1]"},
-        {R"({"sampler": "ga", "ga": {"mutation_scale": 0}})",
-         "search.ga.mutation_scale: expected a number in (0, 10]"},
+        {R"({"sampler": "ga", "ga": {"mutation_scale": 0}})", "search.ga.mutation_scale: expected a number in (0, 10]"},
         {R"({"sampler": "ga", "ga": {"blend_alpha": "wide"}})",
          "search.ga.blend_alpha: expected a number, got a string"},
         {R"({"sampler": "ga", "ga": {"elitism": 2}})",

@@ -15,12 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include "support/bits.hpp"
+#include "support/test_rng.hpp"
 #include "tpe/fast_acquisition.hpp"
 #include "tpe/observed_kernels.hpp"
 #include "tpe/parzen_estimator.hpp"
 #include "tpe/sorted_runs.hpp"
-#include "support/bits.hpp"
-#include "support/test_rng.hpp"
 #include "tpe/trial_rng.hpp"
 
 using namespace tpeopt::tpe;
@@ -83,12 +83,14 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
   widened.low = low - step / 2;
   widened.high = high + step / 2;
   widened.step = 0.0;
-  auto snap = [&](double x) { return step > 0.0 ? std::clamp(low + std::round((x - low) / step) * step, low, high) : x; };
+  auto snap = [&](double x) {
+    return step > 0.0 ? std::clamp(low + std::round((x - low) / step) * step, low, high) : x;
+  };
   ParzenParameters params;
   params.consider_endpoints = endpoints;
   const double prior_mu = 0.5 * (low + high), prior_weight = 1.0;
 
-  std::vector<double> column;       // by observation index
+  std::vector<double> column;        // by observation index
   std::vector<std::uint32_t> order;  // the reference: sorted by (value, index)
   // The kernels' runs as the sampler keeps them (one run up to 262,144 observations; this
   // test reaches 2,398), and a second set of kernels over the same observations spread over
@@ -138,8 +140,8 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
     if (!kernels.ready()) continue;
 
     // The prior's position in the reference order (after the observations equal to it).
-    const std::size_t prior_at = static_cast<std::size_t>(
-        std::count_if(column.begin(), column.end(), [&](double x) { return x <= prior_mu; }));
+    const std::size_t prior_at =
+        static_cast<std::size_t>(std::count_if(column.begin(), column.end(), [&](double x) { return x <= prior_mu; }));
     const std::size_t n_below = default_gamma(n);
     for (int shape = 0; shape < 6; ++shape) {
       CAPTURE(batch, n, shape, endpoints, seed, side, kind, levels);
@@ -166,8 +168,8 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
       for (std::size_t i = 0; i < n; ++i) in_above[i] = is_below[i] ? 0 : 1;
 
       GridTable running, direct, running_spread;
-      REQUIRE(kernels.log_density(runs, column.data(), is_below.data(), below, w, total, prior_weight, running,
-                                  scratch));
+      REQUIRE(
+          kernels.log_density(runs, column.data(), is_below.data(), below, w, total, prior_weight, running, scratch));
       REQUIRE(spread_kernels.log_density(spread, column.data(), is_below.data(), below, w, total, prior_weight,
                                          running_spread, scratch));
       CHECK(tpeopt::testing::same_bits(running.node, running_spread.node));
@@ -188,9 +190,8 @@ TEST_CASE("Observed kernels: running sums equal g built from the sorted observat
         for (std::size_t r = 0; r < above.size(); ++r) pe_weight[above[r]] = pe.weights()[r];
         GridTable widened_g;
         GridScratch pe_scratch;
-        REQUIRE(log_density_grid_sorted(order.data(), n, column.data(), in_above.data(), pe_weight.data(),
-                                        above.size(), pe.weights().back(), widened, params, kernels.cells(),
-                                        widened_g, pe_scratch));
+        REQUIRE(log_density_grid_sorted(order.data(), n, column.data(), in_above.data(), pe_weight.data(), above.size(),
+                                        pe.weights().back(), widened, params, kernels.cells(), widened_g, pe_scratch));
         std::vector<double> from_widened, from_estimator;
         REQUIRE(discrete_masses(widened_g, model, from_widened, pe_scratch));
         REQUIRE(grid_masses(pe, 0, model, from_estimator, pe_scratch));

@@ -140,7 +140,8 @@ TEST_CASE("bandwidths and weights of three observations, by hand", "[cpu][tpe]")
   for (std::size_t k = 0; k < 4; ++k) {
     const double mu = clipped.mus(0)[k], s = clipped.sigmas(0)[k];
     const double z = (0.5 - mu) / s;
-    const double mass = 0.5 * std::erfc(-(5.0 - mu) / s / std::sqrt(2.0)) - 0.5 * std::erfc(-(-5.0 - mu) / s / std::sqrt(2.0));
+    const double mass =
+        0.5 * std::erfc(-(5.0 - mu) / s / std::sqrt(2.0)) - 0.5 * std::erfc(-(-5.0 - mu) / s / std::sqrt(2.0));
     p += 0.25 * std::exp(-0.5 * z * z) / (std::sqrt(2 * M_PI) * s * mass);
   }
   std::vector<double> scratch;
@@ -241,10 +242,8 @@ TEST_CASE("truncated-normal numerics against mpmath", "[cpu][tpe]") {
   for (const auto& r : ref.at("ndtri_exp")) {
     const double y = r[0].get<double>(), expected = r[1].get<double>();
     CAPTURE(y, expected, truncnorm::ndtri_exp(y));
-    if (expected == 0.0)
-      CHECK(std::fabs(truncnorm::ndtri_exp(y)) < 1e-15);
-    else
-      CHECK(close(truncnorm::ndtri_exp(y), expected, 1e-14));
+    if (expected == 0.0) CHECK(std::fabs(truncnorm::ndtri_exp(y)) < 1e-15);
+    else CHECK(close(truncnorm::ndtri_exp(y), expected, 1e-14));
   }
   // ppf inverts the truncated CDF: Phi(x) = Phi(a) + u (Phi(b) - Phi(a)).
   for (double a : {-3.0, -0.5, 0.0, 0.2, 2.0}) {

@@ -35,7 +35,8 @@ std::vector<std::uint32_t> reference_order(const std::vector<double>& values) {
 }  // namespace
 
 TEST_CASE("order_key preserves the order of doubles", "[tpe][fast]") {
-  const std::vector<double> v = {-1e300, -2.5, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.5, 1.0, std::nextafter(1.0, 2.0), 1e300};
+  const std::vector<double> v = {-1e300, -2.5, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.5, 1.0, std::nextafter(1.0, 2.0),
+                                 1e300};
   for (std::size_t i = 0; i + 1 < v.size(); ++i) {
     CAPTURE(v[i], v[i + 1]);
     if (v[i] < v[i + 1]) CHECK(order_key(v[i]) < order_key(v[i + 1]));

@@ -11,10 +11,10 @@
 #include <limits>
 #include <vector>
 
+#include "support/test_rng.hpp"
 #include "tpe/fast_acquisition.hpp"
 #include "tpe/parzen_estimator.hpp"
 #include "tpe/tpe_sampler.hpp"
-#include "support/test_rng.hpp"
 #include "tpe/trial_rng.hpp"
 #include "tpe/truncated_normal.hpp"
 
@@ -140,10 +140,8 @@ double draw_cdf(const detail::CandidateTable& t, double x) {
   std::size_t lo = 0, hi = M - 1;  // last j with Q_j <= x
   while (lo < hi) {
     const std::size_t mid = (lo + hi + 1) / 2;
-    if (t.q[2 * mid] <= x)
-      lo = mid;
-    else
-      hi = mid - 1;
+    if (t.q[2 * mid] <= x) lo = mid;
+    else hi = mid - 1;
   }
   const double dq = t.q[2 * lo + 1];
   const double frac = dq > 0.0 ? std::clamp((x - t.q[2 * lo]) / dq, 0.0, 1.0) : 1.0;

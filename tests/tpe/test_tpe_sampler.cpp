@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "support/bits.hpp"
 #include "tpe/ga_sampler.hpp"
 #include "tpe/random_sampler.hpp"
 #include "tpe/tpe_sampler.hpp"
-#include "support/bits.hpp"
 
 using namespace tpeopt::tpe;
 
@@ -48,14 +48,10 @@ Axis categorical_axis(const char* name, std::vector<double> choices) {
 // Every kind of axis, including two with a single value.
 SearchSpace mixed_space() {
   SearchSpace s;
-  s.axes = {float_axis("x", -5.0, 5.0),
-            int_axis("n", -3, 12),
-            float_axis("s", 0.0, 10.0, 0.5),
-            float_axis("lr", 1e-4, 1.0, 0.0, true),
-            int_axis("k", 1, 1000, 1.0, true),
-            categorical_axis("c", {10.0, 20.0, 30.0, 40.0}),
-            int_axis("m", 0, 30, 3),
-            float_axis("fixed", 2.5, 2.5),
+  s.axes = {float_axis("x", -5.0, 5.0),        int_axis("n", -3, 12),
+            float_axis("s", 0.0, 10.0, 0.5),   float_axis("lr", 1e-4, 1.0, 0.0, true),
+            int_axis("k", 1, 1000, 1.0, true), categorical_axis("c", {10.0, 20.0, 30.0, 40.0}),
+            int_axis("m", 0, 30, 3),           float_axis("fixed", 2.5, 2.5),
             categorical_axis("one", {7.0})};
   return s;
 }
@@ -143,8 +139,7 @@ TEST_CASE("TPE: same seed gives the same trials, for every thread count", "[cpu]
   CHECK_FALSE(same_bits(run_tpe(seed, config, n_trials, batch, 1), reference));
 }
 
-TEST_CASE("TPE auto: the joint model while a trial costs at most the budget, one per axis after",
-          "[cpu][tpe]") {
+TEST_CASE("TPE auto: the joint model while a trial costs at most the budget, one per axis after", "[cpu][tpe]") {
   // The same told trials (adopted from the random sampler) in samplers of each model; an
   // auto sampler must propose, bit for bit, what the joint one does at its budget and what
   // the per-axis one does one kernel term under it.
@@ -280,8 +275,8 @@ TEST_CASE("TPE: startup trials are the random sampler's", "[cpu][tpe]") {
 
 TEST_CASE("TPE: 2000 trials stay in their domains and on their grids", "[cpu][tpe]") {
   // Multivariate runs fewer trials: its exact joint densities on stepped axes are not cached.
-  const auto [multivariate, n_trials] = GENERATE(std::pair<bool, std::size_t>{false, 2000},
-                                                 std::pair<bool, std::size_t>{true, 1000});
+  const auto [multivariate, n_trials] =
+      GENERATE(std::pair<bool, std::size_t>{false, 2000}, std::pair<bool, std::size_t>{true, 1000});
   CAPTURE(multivariate, n_trials);
   TpeConfig config;
   config.multivariate = multivariate ? Multivariate::On : Multivariate::Off;
@@ -440,8 +435,8 @@ TEST_CASE("TPE: failed (NaN) trials are ignored", "[cpu][tpe]") {
   control_near7 /= static_cast<double>(kStudies);
   CAPTURE(near7, control_near7);
   std::printf("failed trials ignored: seed %llu: near 7 %.4f, control %.4f (%llu studies x %zu proposals)\n",
-              static_cast<unsigned long long>(seed), near7, control_near7,
-              static_cast<unsigned long long>(kStudies), kPerStudy);
+              static_cast<unsigned long long>(seed), near7, control_near7, static_cast<unsigned long long>(kStudies),
+              kPerStudy);
   CHECK(near7 > 0.7);
   CHECK(control_near7 < 0.3);
 
@@ -520,7 +515,7 @@ TEST_CASE("TPE fast: g's running sums built over many tells propose what one tel
   // smallest and change when a neighbour arrives.
   for (std::size_t t = 0; t < n; ++t) {
     if (t % 20 == 0) continue;
-    rows[t * d + 0] = -5.0 + 0.05 * (rows[t * d + 0] + 5.0);         // x: [-5, -4.5]
+    rows[t * d + 0] = -5.0 + 0.05 * (rows[t * d + 0] + 5.0);          // x: [-5, -4.5]
     rows[t * d + 3] = 1e-4 * std::pow(rows[t * d + 3] / 1e-4, 0.05);  // lr: log10 in [-4, -3.8]
   }
   std::vector<TrialOutcome> outcomes(n);
@@ -557,8 +552,8 @@ TEST_CASE("Samplers refuse to adopt values their axes cannot take", "[cpu][tpe]"
     std::size_t axis;
     double value;
   };
-  for (const Bad bad : {Bad{0, 5.5}, Bad{1, 2.5}, Bad{2, 7.25}, Bad{3, 0.0}, Bad{4, 1001.0}, Bad{5, 15.0},
-                        Bad{6, 4.0}, Bad{7, 2.0}, Bad{8, 8.0}, Bad{0, std::numeric_limits<double>::quiet_NaN()}}) {
+  for (const Bad bad : {Bad{0, 5.5}, Bad{1, 2.5}, Bad{2, 7.25}, Bad{3, 0.0}, Bad{4, 1001.0}, Bad{5, 15.0}, Bad{6, 4.0},
+                        Bad{7, 2.0}, Bad{8, 8.0}, Bad{0, std::numeric_limits<double>::quiet_NaN()}}) {
     CAPTURE(bad.axis, bad.value);
     std::vector<double> broken = rows;
     broken[2 * d + bad.axis] = bad.value;  // trial 12 of the block adopted at 10

@@ -58,7 +58,8 @@ TEST_CASE("told outcomes: each sampler proposes the same after explicit pruned o
   const auto direction = GENERATE(tpe::Direction::Minimize, tpe::Direction::Maximize);
   CAPTURE(kind, direction == tpe::Direction::Minimize);
   const std::size_t d = testing::mixed_space().size(), n = 48;
-  auto explicit_told = make(kind, direction), pairs_told = make(kind, direction), states_dropped = make(kind, direction);
+  auto explicit_told = make(kind, direction), pairs_told = make(kind, direction),
+       states_dropped = make(kind, direction);
   std::vector<double> a(n * d), b(n * d), c(n * d);
   for (std::uint64_t block = 0; block < 3; ++block) {
     const std::uint64_t first = block * n;
