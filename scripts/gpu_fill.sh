@@ -8,7 +8,8 @@
 # Steps (default: all): tests ([gpu], the parity tests among them), bench (bench_exhaustion
 # --bars 1000000, before then after), runs (`tpeopt run` TPE on a generated 1,000,000-bar
 # series, batches of 4,096 and of 65,536, before then after: trials/s, device occupancy, and
-# the digests, which must not change). Results: $OUT/gpu_fill/, packed into
+# the digests, which must not change), per_trial (GPU time per trial of ema_cross, atc and
+# exhaustion on the bundled data at batches of 4,096 and 65,536). Results: $OUT/gpu_fill/, packed into
 # $OUT/gpu_fill.tar.gz, and $OUT/summary.txt.
 set -uo pipefail
 BEFORE="$(cd "${BEFORE:-.carry/before}" && pwd)"
@@ -52,6 +53,22 @@ for step in "${steps[@]}"; do
           rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"  # large; timings.csv and summary.json stay
         done
       done | tee "$S/runs.txt" ;;
+    per_trial)
+      # GPU time per trial at batches of 4,096 and of 65,536 (random trials, depth 1, so each
+      # batch's executor time is its own): exec_ms summed over the batches after the first
+      # (the first computes the series), over their trials.
+      for ex in ema_cross_btc atc_backtesting_py exhaustion_eurusd; do
+        python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["search"]["sampler"]="random"; c["data"]={k:(sys.argv[2]+"/"+v if isinstance(v,str) and v.startswith("../") else v) for k,v in c["data"].items()}; json.dump(c,open(sys.argv[3],"w"))' \
+          "examples/$ex.json" "$PWD/examples" "$S/$ex.json"
+        for b in 4096 65536; do
+          name="pt_${ex}_$b"
+          timeout 120 "$BIN/tpeopt" run -c "$S/$ex.json" --executor cuda --batch "$b" --depth 1 --trials $((3 * 65536)) \
+            -q --out "$S/$name" > "$S/$name.log" 2>&1
+          python3 -c 'import csv,sys; r=list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))[1:]; n=sum(int(x["trials"]) for x in r); ms=sum(float(x["exec_ms"]) for x in r); occ=[float(x["device_occupancy"]) for x in r if x.get("device_occupancy")]; o=sum(occ)/len(occ) if occ else -1; print(sys.argv[2], "batch", sys.argv[3] + ":", n, "trials after the first batch, exec %.1f ms, %.2f ns per trial, occupancy %.3f" % (ms, 1e6 * ms / n, o))' \
+            "$S/$name/timings.csv" "$ex" "$b" || tail -3 "$S/$name.log"
+          rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"
+        done
+      done | tee "$S/per_trial.txt" ;;
   esac
 done
 {
@@ -61,6 +78,7 @@ done
     [ -f "$S/bench_exhaustion_$v.txt" ] && { echo "== bench_exhaustion $v"; grep -E '^\|' "$S/bench_exhaustion_$v.txt"; }
   done
   [ -f "$S/runs.txt" ] && cat "$S/runs.txt"
+  [ -f "$S/per_trial.txt" ] && cat "$S/per_trial.txt"
 } > "$OUT/summary.txt"
 tar -czf "$OUT/gpu_fill.tar.gz" -C "$OUT" gpu_fill && rm -rf "$S"
 ls -la "$OUT"

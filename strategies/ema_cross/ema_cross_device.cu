@@ -28,6 +28,7 @@
 #include "gpu/cuda_check.cuh"
 #include "gpu/device_buffers.hpp"
 #include "gpu/device_trade_lists.cuh"
+#include "gpu/host_series.cuh"
 #include "gpu/occupancy_probe.cuh"
 #include "gpu/series_slots.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
@@ -315,28 +316,14 @@ class EmaCrossDevice final : public DeviceStrategy {
   bool ema_on_host(std::size_t new_spans) const {
     if (options_.ema_on == EmaCrossDeviceOptions::EmaOn::Host) return true;
     if (options_.ema_on == EmaCrossDeviceOptions::EmaOn::Device) return false;
-    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
-    return new_spans <= threads;
+    return gpu::few_enough_for_host(new_spans);
   }
 
-  /// The series of `tasks` computed on the host, several chains at once, and uploaded
-  /// into their slots (pageable copies: the host vectors may go when the call returns).
+  /// The series of `tasks` computed on the host by the CPU reference's function (the same
+  /// bits) and uploaded into their slots (gpu/host_series.cuh).
   void host_emas(const std::vector<EmaTask>& tasks, cudaStream_t stream) {
-    const std::size_t nt = tasks.size();
-    std::vector<std::vector<double>> out(nt);
-    const std::size_t threads = std::min<std::size_t>(nt, std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (std::size_t w = 0; w < threads; ++w)
-      pool.emplace_back([&, w] {
-        for (std::size_t k = w; k < nt; k += threads) {
-          out[k].resize(static_cast<std::size_t>(n_));
-          strategy_.ema(tasks[k].span, out[k].data());
-        }
-      });
-    for (auto& t : pool) t.join();
-    for (std::size_t k = 0; k < nt; ++k)
-      CUDA_CHECK(cudaMemcpyAsync(pool_.data() + static_cast<std::size_t>(tasks[k].slot) * n_, out[k].data(),
-                                 static_cast<std::size_t>(n_) * sizeof(double), cudaMemcpyHostToDevice, stream));
+    gpu::upload_host_series(tasks, static_cast<std::size_t>(n_), pool_.data(), stream,
+                            [&](const EmaTask& t, double* out) { strategy_.ema(t.span, out); });
   }
 
   void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<int>& part_spans,

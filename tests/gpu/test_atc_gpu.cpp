@@ -24,6 +24,7 @@
 #include "strategies/atc/atc_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 #include "support/bits.hpp"
+#include "support/exhaustion_params.hpp"
 #include "tpe/search_space.hpp"
 
 using namespace tpeopt;
@@ -45,19 +46,6 @@ std::vector<double> atc_params(std::size_t n, std::uint64_t seed, int max_len) {
                                         k(1, max_len), k(0, 8),       u(0, 2),       u(0, 2),       u(-0.3, 0.7),
                                         u(-0.7, 0.3),  k(0, 80),      u(0, 20)};
     p.insert(p.end(), row, row + atc::kNumSlots);
-  }
-  return p;
-}
-
-std::vector<double> exhaustion_params(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
-  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
-  std::vector<double> p;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double row[ex::kNumSlots] = {k(1, 80), k(1, 300), k(2, 150), k(1, 80),  u(-1, 3), u(-1, 3),
-                                       u(0, 1),  u(0.1, 4), u(0.2, 6), k(1, 200), u(0, 10), u(0, 5)};
-    p.insert(p.end(), row, row + ex::kNumSlots);
   }
   return p;
 }
@@ -251,7 +239,8 @@ TEST_CASE("exhaustion over several symbols: CUDA executor equals the CPU executo
     for (const auto aggregate : {sym::Aggregate::Sum, sym::Aggregate::Worst, sym::Aggregate::Portfolio}) {
       CAPTURE(set->n_symbols(), static_cast<int>(aggregate));
       const strategies::ExhaustionSymbolsStrategy s(*set, {}, aggregate, true);
-      CHECK(executor_differing(s, slot_space(s, bounds), exhaustion_params(512, 3), ex::kNumSlots) == 0);
+      CHECK(executor_differing(s, slot_space(s, bounds), tpeopt::testing::random_exhaustion_params(512, 3),
+                               ex::kNumSlots) == 0);
     }
   }
 }

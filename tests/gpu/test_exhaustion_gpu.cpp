@@ -24,6 +24,7 @@
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "study/study.hpp"
+#include "support/exhaustion_params.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -31,19 +32,6 @@ namespace ex = strategies::exhaustion;
 namespace {
 
 using tpeopt::testing::same_bits;
-
-std::vector<double> random_population(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
-  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
-  std::vector<double> p;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double row[ex::kNumSlots] = {k(1, 80), k(1, 300), k(2, 150), k(1, 80),  u(-1, 3), u(-1, 3),
-                                       u(0, 1),  u(0.1, 4), u(0.2, 6), k(1, 200), u(0, 10), u(0, 5)};
-    p.insert(p.end(), row, row + ex::kNumSlots);
-  }
-  return p;
-}
 
 using CpuTrial = testing::CpuTrial<ex::Trade>;
 
@@ -72,7 +60,7 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
   const std::uint64_t seed = 77 + n;
   CAPTURE(file, n, seed);
   const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
-  const auto params = random_population(n, seed);
+  const auto params = tpeopt::testing::random_exhaustion_params(n, seed);
   const auto cpu = cpu_reference(s, params);
   struct Launch {
     bool warp, filter, cap;
@@ -129,7 +117,7 @@ TEST_CASE("exhaustion GPU over blocks of bars equals the CPU reference exactly",
   }
   const auto s = whole.with_blocks(blocks, 3);
   const std::size_t n = 1024;
-  const auto params = random_population(n, seed * 11);
+  const auto params = tpeopt::testing::random_exhaustion_params(n, seed * 11);
   const auto cpu = cpu_reference(*s, params);
   std::size_t violated = 0;
   for (const auto& c : cpu) violated += c.score.violation > 0.0 ? 1 : 0;
@@ -176,7 +164,7 @@ TEST_CASE("exhaustion GPU filter: thresholds on and beyond the level edges", "[g
       2.5,    3.0,   11.9375, 12.0,    40.0};
   const std::vector<double> cloc_values = {0.0,  1.0 / 256.0,   0.25, 0.5, std::nextafter(0.5, 0.0),
                                            0.75, 255.0 / 256.0, 1.0};
-  auto base = random_population(1024, 99);
+  auto base = tpeopt::testing::random_exhaustion_params(1024, 99);
   for (std::size_t i = 0; i < 1024; ++i) {
     double* p = &base[i * ex::kNumSlots];
     p[ex::kVolZ] = pick(z_values);

@@ -25,6 +25,7 @@
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "support/bits.hpp"
+#include "support/exhaustion_params.hpp"
 #include "support/paths.hpp"
 #include "support/trade_parity.hpp"
 #include "tpe/search_space.hpp"
@@ -35,24 +36,11 @@ using tpeopt::testing::same_bits;
 
 namespace {
 
-std::vector<double> population(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
-  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
-  std::vector<double> p;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double row[ex::kNumSlots] = {k(1, 80), k(1, 300), k(2, 150), k(1, 80),  u(-1, 3), u(-1, 3),
-                                       u(0, 1),  u(0.1, 4), u(0.2, 6), k(1, 200), u(0, 10), u(0, 5)};
-    p.insert(p.end(), row, row + ex::kNumSlots);
-  }
-  return p;
-}
-
 strategies::ExhaustionStrategy load(const std::string& file) {
   return strategies::ExhaustionStrategy(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
 }
 
-/// Slots as axes (bounds containing population()'s ranges): a request's values are the slots.
+/// Slots as axes (bounds containing random_exhaustion_params()'s ranges): a request's values are the slots.
 tpe::SearchSpace slot_space(const strategies::Strategy& s) {
   const double bounds[ex::kNumSlots][2] = {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},
                                            {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},   {0, 10}};
@@ -100,7 +88,7 @@ TEST_CASE("exhaustion GPU: walks cut into segments and stitched equal the CPU re
   const std::size_t n = GENERATE(1u, 24u, 512u);
   CAPTURE(file, n);
   const auto s = load(file);
-  const auto params = population(n, 500 + n);
+  const auto params = tpeopt::testing::random_exhaustion_params(n, 500 + n);
   const auto cpu = testing::cpu_trials<ex::Trade>(s, params, ex::kNumSlots);
   using EmaOn = gpu::ExhaustionDeviceOptions::EmaOn;
   struct Cut {
@@ -144,7 +132,8 @@ TEST_CASE("CUDA executor: batches overlapping on the device give the bits of one
   // Sizes that take the segmented kernels (few trials), the one-walk kernel (many) and both.
   const std::vector<std::size_t> sizes = {700, 4096, 33, 20000, 1, 2048};
   std::vector<engine::BatchRequest> batches;
-  for (std::size_t k = 0; k < sizes.size(); ++k) batches.push_back(request(k, population(sizes[k], 900 + k)));
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    batches.push_back(request(k, tpeopt::testing::random_exhaustion_params(sizes[k], 900 + k)));
   // Three in flight at all times: submit k + 3 before k completes.
   std::vector<engine::BatchResult> got;
   std::size_t next = 0;
@@ -191,7 +180,7 @@ TEST_CASE("exhaustion device: launches on three streams at once, evicting each o
   std::vector<std::unique_ptr<Lane>> lanes;
   for (int k = 0; k < 3; ++k) {
     auto lane = std::make_unique<Lane>();
-    lane->params = population(n, 70 + k);
+    lane->params = tpeopt::testing::random_exhaustion_params(n, 70 + k);
     lane->d_params = gpu::DeviceBuffer<double>(n * ex::kNumSlots);
     lane->d_scores = gpu::DeviceBuffer<double>(n);
     lane->d_viol = gpu::DeviceBuffer<double>(n);

@@ -19,6 +19,7 @@
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
+#include "support/exhaustion_params.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -27,19 +28,6 @@ namespace sym = strategies::symbols;
 namespace {
 
 using tpeopt::testing::same_bits;
-
-std::vector<double> random_population(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
-  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
-  std::vector<double> p;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double row[ex::kNumSlots] = {k(1, 80), k(1, 300), k(2, 150), k(1, 80),  u(-1, 3), u(-1, 3),
-                                       u(0, 1),  u(0.1, 4), u(0.2, 6), k(1, 200), u(0, 10), u(0, 5)};
-    p.insert(p.end(), row, row + ex::kNumSlots);
-  }
-  return p;
-}
 
 const std::string kPy = tpeopt::testing::shared_data_dir() + "/backtesting-py";
 
@@ -67,7 +55,7 @@ TEST_CASE("exhaustion over three real symbols equals three one-symbol runs, ever
         std::make_unique<strategies::ExhaustionStrategy>(io::read_candles_csv(kPy + "/" + name + ".csv"), o));
   }
   const std::size_t S = 3, M = ex::kNumMetrics;
-  const auto params = random_population(40, 5);
+  const auto params = tpeopt::testing::random_exhaustion_params(40, 5);
   for (const auto aggregate :
        {sym::Aggregate::Sum, sym::Aggregate::Mean, sym::Aggregate::Worst, sym::Aggregate::Portfolio}) {
     CAPTURE(static_cast<int>(aggregate));
@@ -129,7 +117,7 @@ TEST_CASE("exhaustion: one symbol through the multi-symbol path gives the one-se
   CHECK(strategies::candle_set_checksum(one) == plain.data_checksums()[0]);
   for (const auto aggregate : {sym::Aggregate::Sum, sym::Aggregate::Mean, sym::Aggregate::Worst}) {
     const strategies::ExhaustionSymbolsStrategy multi(one, o, aggregate, true);
-    const auto params = random_population(30, 8);
+    const auto params = tpeopt::testing::random_exhaustion_params(30, 8);
     for (std::size_t i = 0; i < 30; ++i) {
       std::vector<double> a(ex::kNumMetrics), b(ex::kNumMetrics);
       const auto ra = plain.evaluate(&params[i * ex::kNumSlots], a.data());
