@@ -251,13 +251,26 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
     summary.sm_busy_ms += t.sm_busy_ms;
     summary.sm_span_ms += t.sm_span_ms;
 
+    // ask(k+D) goes to the executor before batch k is recorded: the record (the journal's
+    // fsync, trials.csv) takes milliseconds in which the device would otherwise wait for
+    // its next batch (docs/design.md, "Pipeline protocol"). The order changes no result:
+    // ask(k+D) depends on the tells, not on the record. A batch told to the sampler is
+    // recorded even when the ask after it fails.
+    const bool stopping = observer.stop_requested() && k + 1 < n_batches;
+    if (!stopping && k + settings.depth < n_batches) {
+      try {
+        issue(k + settings.depth);
+      } catch (...) {
+        observer.on_batch(current.request, result, t);
+        throw;
+      }
+    }
     observer.on_batch(current.request, result, t);
 
-    if (observer.stop_requested() && k + 1 < n_batches) {
+    if ((stopping || observer.stop_requested()) && k + 1 < n_batches) {
       summary.stopped_early = true;
       break;  // the driver's destructor drops the batches in flight
     }
-    if (k + settings.depth < n_batches) issue(k + settings.depth);
   }
   if (!summary.stopped_early) driver->finish();
   driver.reset();

@@ -14,7 +14,8 @@
 namespace tpeopt::engine {
 
 /// Receives each batch once it is told, in batch order, on the sampler thread.
-/// Throwing from on_batch stops the run with that error.
+/// Throwing from on_batch stops the run with that error. Batch k is seen after ask(k+D)
+/// was sent to the executor (docs/design.md, "Pipeline protocol").
 class BatchObserver {
  public:
   virtual ~BatchObserver() = default;
