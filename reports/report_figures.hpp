@@ -19,7 +19,7 @@ std::string params_figure(const RunReportData& run);
 /// executor (busy, idle gaps), on timings.csv's common clock in ms.
 std::string timeline_figure(const RunReportData& run, std::size_t last_batches);
 
-/// The best trial's equity after each trade (engine/run_report_data.hpp), a line per symbol
+/// The best trial's equity after each trade (reports/run_report_data.hpp), a line per symbol
 /// (the first 8 by name), over time.
 std::string equity_figure(const RunReportData& run);
 

@@ -40,7 +40,7 @@ struct RunOptions {
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config);
 /// make_strategy, writing what was loaded to `log` (null: nowhere), a line per file or symbol
 /// ("tpeopt: loaded FILE: N bars, FIRST .. LAST"). `data_bytes` (optional) receives the host
-/// bytes of the loaded data (io/data_log.hpp), for the memory check (engine/memory_check.hpp).
+/// bytes of the loaded data (io/data_log.hpp), for the memory check (study/memory_check.hpp).
 std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& config, std::ostream* log,
                                                     std::uint64_t* data_bytes = nullptr);
 /// Throws Error (the config, the strategy and where its study runs) when tpeopt's executors

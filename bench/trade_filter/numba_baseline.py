@@ -7,7 +7,7 @@ parameter combination and, for each, over every trade: filter on the entry metri
 then walk price[start..end] until the target or the stop is hit, else take the logged
 Trade Percent Change. Parallel over combinations (numba prange), float32 data.
 
-It reads the same prepared cache as bench_trade_filter (io/trade_filter_cache.hpp
+It reads the same prepared cache as bench_trade_filter (strategies/trade_filter/trade_filter_cache.hpp
 documents the layout), so both run on the same data on the same machine:
 
     bench_trade_filter --data bench_data/trade_filter      # generates and prepares
@@ -38,7 +38,7 @@ from numba import njit, prange  # noqa: E402
 
 
 def read_cache(path):
-    """Sections of io/trade_filter_cache.hpp, as numpy arrays."""
+    """Sections of strategies/trade_filter/trade_filter_cache.hpp, as numpy arrays."""
     with open(path, "rb") as f:
         buf = f.read()
     if buf[:8] != b"TPFCACHE":

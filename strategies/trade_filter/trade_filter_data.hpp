@@ -1,9 +1,9 @@
 #pragma once
 // The prepared data of the trade_filter strategy (seed 001): a trade log whose trades
 // carry their entry metrics and the return path of their price window. Built once by
-// io/trade_filter_prepare.hpp, stored by io/trade_filter_cache.hpp, shared read-only
-// by the CPU reference and the CUDA kernels (the device keeps only the trade arrays
-// and the record arrays, not the paths).
+// trade_filter_prepare.hpp, stored by trade_filter_cache.hpp (this folder), shared
+// read-only by the CPU reference and the CUDA kernels (the device keeps only the trade
+// arrays and the record arrays, not the paths).
 //
 // Layout, for n trades (structure of arrays, trade order = order of the log):
 //   path_offset[n + 1]  trade i's path is path[path_offset[i] .. path_offset[i + 1]):
