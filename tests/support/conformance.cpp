@@ -37,7 +37,7 @@ const strategies::SampleData& conformance_data() {
   static const strategies::SampleData data = [] {
     strategies::SampleData d;
     d.candles_csv = fs::path(source_dir()) / "data" / "backtesting-py" / "EURUSD.csv";
-    d.scratch = make_temp_dir("conformance");
+    d.scratch = make_process_temp_dir("conformance");
     d.candles_dir = d.scratch / "three_symbols";
     const Candles eurusd = io::read_candles_csv(d.candles_csv);
     CandleSet three;

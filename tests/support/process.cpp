@@ -10,10 +10,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -93,6 +95,24 @@ std::string make_temp_dir(const std::string& tag) {
   const auto p = std::filesystem::temp_directory_path() / ("tpeopt-" + tag + "-" + std::to_string(rng()));
   std::filesystem::create_directories(p);
   return p.string();
+}
+
+std::string make_process_temp_dir(const std::string& tag) {
+  struct RemovedAtExit {
+    std::mutex mutex;
+    std::vector<std::filesystem::path> dirs;
+    ~RemovedAtExit() {
+      for (const auto& d : dirs) {
+        std::error_code ec;
+        std::filesystem::remove_all(d, ec);  // best effort: the process is ending
+      }
+    }
+  };
+  static RemovedAtExit removed;
+  std::string dir = make_temp_dir(tag);
+  std::lock_guard lock(removed.mutex);
+  removed.dirs.push_back(dir);
+  return dir;
 }
 
 }  // namespace tpeopt::testing

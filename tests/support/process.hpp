@@ -37,4 +37,9 @@ ProcessResult run_cli(std::vector<std::string> args);
 /// A fresh empty directory under the system's temp folder.
 std::string make_temp_dir(const std::string& tag);
 
+/// A fresh empty directory under the system's temp folder that is removed when the test
+/// process exits: for data a process builds once and its tests share (ctest runs each test
+/// case in a process of its own, so such folders would otherwise pile up, one per case).
+std::string make_process_temp_dir(const std::string& tag);
+
 }  // namespace tpeopt::testing

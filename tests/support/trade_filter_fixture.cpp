@@ -1,7 +1,5 @@
 #include "support/trade_filter_fixture.hpp"
 
-#include <unistd.h>
-
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -11,6 +9,7 @@
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_generator.hpp"
 #include "strategies/trade_filter/trade_filter_prepare.hpp"
+#include "support/process.hpp"
 
 namespace tpeopt::testing {
 
@@ -22,9 +21,7 @@ fs::path trade_filter_cache(int days, std::uint64_t trades, std::uint64_t seed) 
   std::lock_guard lock(mutex);
   const auto key = std::make_tuple(days, trades, seed);
   if (auto it = made.find(key); it != made.end()) return it->second;
-  const fs::path dir = fs::temp_directory_path() /
-                       fmt::format("tpeopt_tf_fixture_{}_{}_{}_{}", days, trades, seed, static_cast<long>(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = make_process_temp_dir(fmt::format("tf_fixture_{}_{}_{}", days, trades, seed));
   io::TradeFilterGeneratorOptions o;
   o.out = dir;
   o.days = days;

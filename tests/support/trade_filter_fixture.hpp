@@ -1,6 +1,7 @@
 #pragma once
 // Generated trade_filter data for tests: generated once per (days, trades, seed) into
-// a temp folder, prepared into a cache, and a config built around it.
+// a temp folder (removed when the test process exits), prepared into a cache, and a
+// config built around it.
 #include <filesystem>
 #include <string>
 
