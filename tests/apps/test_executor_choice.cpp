@@ -18,7 +18,7 @@ TEST_CASE("run and verify with executor cuda and no CUDA device are refused befo
     WARN("skipped: this machine has a CUDA device");
     return;
   }
-  const std::string tmp = testing::make_temp_dir("executor_choice");
+  const std::string tmp = testing::make_process_temp_dir("executor_choice");
   const std::string config = testing::source_dir() + "/examples/functions_rastrigin.json";
   for (const char* command : {"run", "verify"}) {
     CAPTURE(command);

@@ -45,7 +45,7 @@ std::vector<std::string> split(const std::string& line) {
 
 TEST_CASE("tpeopt run with a hold-out and halving shows in-sample and out-of-sample side by side",
           "[cpu][subsets][holdout][cli]") {
-  const std::string tmp = testing::make_temp_dir("subsets_cli");
+  const std::string tmp = testing::make_process_temp_dir("subsets_cli");
   const auto cache = testing::trade_filter_cache(12, 900, 9);
   io::Json config = {{"strategy", "trade_filter"},
                      {"data", {{"cache", cache.string()}, {"holdout", {{"fraction", 0.25}}}}},
@@ -135,7 +135,7 @@ TEST_CASE("tpeopt run with a hold-out and halving shows in-sample and out-of-sam
 
 TEST_CASE("tpeopt run with walk-forward runs each fold in its own directory and tables the folds",
           "[cpu][subsets][walk_forward][cli]") {
-  const std::string tmp = testing::make_temp_dir("walk_forward_cli");
+  const std::string tmp = testing::make_process_temp_dir("walk_forward_cli");
   const auto cache = testing::trade_filter_cache(12, 900, 9);
   io::Json config = {{"strategy", "trade_filter"},
                      {"data", {{"cache", cache.string()}, {"walk_forward", 3}}},
@@ -190,7 +190,7 @@ TEST_CASE("tpeopt run with walk-forward runs each fold in its own directory and 
 
 TEST_CASE("the exhaustion hold-out and halving example runs: one digest on 1 and 2 threads, hold-out reported",
           "[cpu][subsets][holdout][cli]") {
-  const std::string tmp = testing::make_temp_dir("subsets_example");
+  const std::string tmp = testing::make_process_temp_dir("subsets_example");
   const std::string example = testing::source_dir() + "/examples/exhaustion_eurusd_holdout.json";
   std::string digest[2];
   for (int threads = 1; threads <= 2; ++threads) {
@@ -214,7 +214,7 @@ TEST_CASE("a study whose strategy cannot be cut into parts is refused before its
           "[cpu][subsets][cli]") {
   // Every strategy that reads data can be cut into parts; the functions strategy reads none:
   // successive halving is refused by the engine, a hold-out (a key of `data`) by the config.
-  const std::string tmp = testing::make_temp_dir("subsets_refused");
+  const std::string tmp = testing::make_process_temp_dir("subsets_refused");
   const io::Json params = {{"x0", {{"type", "float"}, {"low", -1.0}, {"high", 1.0}}},
                            {"x1", {{"type", "float"}, {"low", -1.0}, {"high", 1.0}}}};
   for (const char* key : {"search.halving", "data"}) {

@@ -141,7 +141,7 @@ TEST_CASE("caller-scored strategy: tpeopt's executors and commands refuse it, wr
   CHECK_THROWS_WITH(engine::run_study(c, *strategy, engine::RunOptions{}),
                     Catch::Contains("tpeopt.resume(DIR, objective)"));
 
-  const fs::path tmp = testing::make_temp_dir("caller_cli");
+  const fs::path tmp = testing::make_process_temp_dir("caller_cli");
   const fs::path config = tmp / "caller.json";
   std::ofstream(config) << study_json().dump();
   // `tpeopt grid` refuses continuous ranges first: its config lists values.
@@ -217,7 +217,7 @@ TEST_CASE("caller-scored strategy: a run the caller's function stopped resumes t
           "[cpu][caller][resume]") {
   const io::StudyConfig c = study();
   const auto strategy = engine::make_strategy(c);
-  const fs::path tmp = testing::make_temp_dir("caller_resume");
+  const fs::path tmp = testing::make_process_temp_dir("caller_resume");
   auto run_into = [&](const fs::path& dir, engine::Executor& e, std::vector<engine::ReplayedBatch> replay,
                       bool resume) {
     auto recorder = resume ? engine::RunRecorder::resume(dir, c, *strategy, c.executor, replay)

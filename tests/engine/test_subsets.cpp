@@ -255,7 +255,7 @@ TEST_CASE("halving: pipelined and serial runs are identical, and so is a resumed
   require_identical(pipelined.result, serial.result);
 
   // A run recorded into a directory, then "resumed" from the first batches of its journal.
-  const std::string dir = testing::make_temp_dir("halving_resume") + "/run";
+  const std::string dir = testing::make_process_temp_dir("halving_resume") + "/run";
   {
     auto recorder = engine::RunRecorder::create(dir, config, *full, "cpu");
     engine::RunOptions o;

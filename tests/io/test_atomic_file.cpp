@@ -15,7 +15,7 @@ using namespace tpeopt;
 namespace fs = std::filesystem;
 
 TEST_CASE("atomic file: committed whole, or the old file kept and no temporary left", "[cpu][io]") {
-  const fs::path dir = testing::make_temp_dir("atomic_file");
+  const fs::path dir = testing::make_process_temp_dir("atomic_file");
   const fs::path path = dir / "out.bin";
   write_file_atomically(path, "old contents", false);
   REQUIRE(testing::read_text(path.string()) == "old contents");

@@ -19,6 +19,7 @@
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "support/bits.hpp"
 #include "support/paths.hpp"
+#include "support/process.hpp"
 
 using namespace tpeopt;
 namespace fs = std::filesystem;
@@ -40,8 +41,7 @@ bool rewriting() {
 
 /// A fresh path in the temporary folder for the test's own output.
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "tpeopt-binary-formats";
-  fs::create_directories(dir);
+  static const fs::path dir = testing::make_process_temp_dir("binary-formats");
   const fs::path p = dir / name;
   fs::remove(p);
   return p;
