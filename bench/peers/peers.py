@@ -17,7 +17,7 @@ Subcommands:
            version and engines); --time-only then times without comparing again, but only
            when tpeopt writes byte-identical trades (the comparison takes ~1.5 h on 2 cores).
   fixture  vectorbt's trades for a few hundred random parameter sets on the real data of
-           data/ (the repository's copies of the shared series), written as the compact text fixture that
+           data/ (the repository's real series, data/README.md), written as the compact text fixture that
            tests/strategies/test_ema_cross.cpp reads.
 
 Data of the workloads: the generated walk of bench_ema_cross.cpp (splitmix64 integer

@@ -309,7 +309,7 @@ TEST_CASE("resume refuses changed data", "[cpu][long-runs][exhaustion]") {
   const std::string tmp = testing::make_temp_dir("data-changed");
   // A real slice: the first 600 bars of EURUSD.
   {
-    std::ifstream in(testing::shared_data_dir() + "/backtesting-py/EURUSD.csv");
+    std::ifstream in(testing::data_dir() + "/backtesting-py/EURUSD.csv");
     std::ofstream out(tmp + "/bars.csv");
     std::string line;
     for (int i = 0; i < 601 && std::getline(in, line); ++i) out << line << '\n';

@@ -1,7 +1,7 @@
 // [gpu]: the atc kernels and the multi-symbol exhaustion device reproduce the CPU reference
 // exactly (docs/strategies.md, "Candle data sets of many symbols"): per-symbol objectives, equities and metrics and the
 // aggregated scores, bit for bit, on 100 generated symbols of different lengths and start
-// dates and on the real data sets of ../shared/data, with the grouped and the simple atc
+// dates and on the repository's real data sets (data/), with the grouped and the simple atc
 // kernels, forced splits into parts and chunks, and through the CUDA executor under every
 // aggregate. Run on the GPU machine.
 #include <catch2/catch.hpp>
@@ -196,7 +196,7 @@ TEST_CASE("atc GPU equals the CPU bit for bit on the real data sets", "[gpu][atc
   REQUIRE(gpu::cuda_available());
   const std::string dir = GENERATE(as<std::string>{}, "backtesting-py", "binance-1m");
   CAPTURE(dir);
-  const std::string path = tpeopt::testing::shared_data_dir() + "/" + dir;
+  const std::string path = tpeopt::testing::data_dir() + "/" + dir;
   const CandleSet set = io::load_candle_set_data(io::Json{{"candles_dir", path}, {"cache_dir", ""}}, path);
   REQUIRE(set.n_symbols() == 3);
   for (const auto objective : {atc::Objective::TotalReturn, atc::Objective::Sharpe}) {
@@ -230,7 +230,7 @@ TEST_CASE("atc CUDA executor scores equal the CPU executor's bits under every ag
 
 TEST_CASE("exhaustion over several symbols: CUDA executor equals the CPU executor's bits", "[gpu][exhaustion][multi]") {
   REQUIRE(gpu::cuda_available());
-  const std::string binance = tpeopt::testing::shared_data_dir() + "/binance-1m";
+  const std::string binance = tpeopt::testing::data_dir() + "/binance-1m";
   const CandleSet real = io::load_candle_set_data(io::Json{{"candles_dir", binance}, {"cache_dir", ""}}, binance);
   const CandleSet gen = generated(20, 3000, 500, 44);
   const std::vector<std::array<double, 2>> bounds = {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},

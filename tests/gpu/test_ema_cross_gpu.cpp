@@ -1,6 +1,6 @@
 // [gpu]: the ema_cross kernels reproduce the CPU reference exactly: the same trades (bars,
 // reasons, fills, returns) and the same score and metric bits, for random populations of
-// 1, 24, 512 and 4096 trials on every data set of ../shared/data, with the warp kernel
+// 1, 24, 512 and 4096 trials on every data set of the repository's data/, with the warp kernel
 // (4, 8 and 16 steps per load round) and the one-thread-per-trial kernel, EMAs computed
 // on the host and on the device,
 // several block sizes and a series cache small enough to split a batch into parts; and
@@ -77,7 +77,7 @@ TEST_CASE("ema_cross GPU trade lists equal the CPU reference exactly", "[gpu][em
   const std::size_t n = GENERATE(1u, 24u, 512u, 4096u);
   const std::uint64_t seed = 91 + n;
   CAPTURE(file, n, seed);
-  const strategies::EmaCrossStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  const strategies::EmaCrossStrategy s(io::read_candles_csv(tpeopt::testing::data_dir() + "/" + file), {});
   const int max_span = std::max(2, std::min(400, s.n_bars() / 2));
   const auto params = random_population(n, max_span, seed);
   const auto cpu = cpu_reference(s, params);
@@ -144,9 +144,9 @@ TEST_CASE("ema_cross CUDA executor scores equal the CPU executor's bits", "[gpu]
   REQUIRE(gpu::cuda_available());
   const std::string path = tpeopt::testing::source_dir() + "/examples/ema_cross_btc.json";
   io::Json json = io::parse_json_text(io::read_file_bytes(path), path);
-  // The example points at ../shared/data beside the repository; tests read it wherever
-  // TPEOPT_SHARED_DATA_DIR says (the GPU machine keeps it elsewhere).
-  json["data"]["candles"] = tpeopt::testing::shared_data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv";
+  // The example's path is relative to examples/; the tests' copy of the tree may be
+  // elsewhere (TPEOPT_SOURCE_DIR on the GPU machine), so the data is named from it.
+  json["data"]["candles"] = tpeopt::testing::data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv";
   const auto config = io::parse_study_config(json, path, tpeopt::testing::source_dir() + "/examples");
   auto strategy = engine::make_strategy(config);
   engine::CpuExecutor cpu(*strategy, engine::ParamBinding(*strategy, config.space, config.fixed), 2);

@@ -1,6 +1,6 @@
 // [gpu]: the exhaustion kernels reproduce the CPU reference exactly: the same trades
 // (bars, reasons, prices, returns) and the same score bits, for populations of 1, 24, 512
-// and 4096 random trials on every data set of ../shared/data, with the filtered and the
+// and 4096 random trials on every data set of the repository's data/, with the filtered and the
 // plain warp finders and the one-thread-per-trial kernel, several block sizes and a forced
 // split of the batch into parts; thresholds on the filter's level edges; the same over
 // blocks of bars (docs/strategies.md, "Data subsets") in any order. Run on the GPU machine.
@@ -59,7 +59,7 @@ TEST_CASE("exhaustion GPU trade lists equal the CPU reference exactly", "[gpu][e
   const std::size_t n = GENERATE(1u, 24u, 512u, 4096u);
   const std::uint64_t seed = 77 + n;
   CAPTURE(file, n, seed);
-  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::data_dir() + "/" + file), {});
   const auto params = tpeopt::testing::random_exhaustion_params(n, seed);
   const auto cpu = cpu_reference(s, params);
   struct Launch {
@@ -95,7 +95,7 @@ TEST_CASE("exhaustion GPU over blocks of bars equals the CPU reference exactly",
       GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   const std::uint64_t seed = GENERATE(3u, 4u);
   CAPTURE(file, seed);
-  const strategies::ExhaustionStrategy whole(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  const strategies::ExhaustionStrategy whole(io::read_candles_csv(tpeopt::testing::data_dir() + "/" + file), {});
   const int n_bars = whole.n_bars();
   std::mt19937_64 rng(seed);
   std::vector<strategies::BarBlock> blocks;
@@ -154,7 +154,7 @@ TEST_CASE("exhaustion GPU filter: thresholds on and beyond the level edges", "[g
   const std::string file =
       GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   CAPTURE(file);
-  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(tpeopt::testing::data_dir() + "/" + file), {});
   std::mt19937_64 rng(2024);
   auto pick = [&](const std::vector<double>& v) {
     return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];

@@ -37,7 +37,7 @@ using tpeopt::testing::same_bits;
 namespace {
 
 strategies::ExhaustionStrategy load(const std::string& file) {
-  return strategies::ExhaustionStrategy(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file), {});
+  return strategies::ExhaustionStrategy(io::read_candles_csv(tpeopt::testing::data_dir() + "/" + file), {});
 }
 
 /// Slots as axes (bounds containing random_exhaustion_params()'s ranges): a request's values are the slots.

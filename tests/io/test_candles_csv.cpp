@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kData = tpeopt::testing::shared_data_dir();
+const std::string kData = tpeopt::testing::data_dir();
 const std::string head = "time,open,high,low,close,volume\n";
 
 std::string error_of(const std::string& text) {

@@ -314,7 +314,7 @@ TEST_CASE("ema_cross: fees, returns and metrics", "[cpu][ema_cross]") {
 // ---- the EMA and the CPU path ------------------------------------------------------------------
 
 TEST_CASE("ema_cross: the EMA equals vectorbt's ewm_mean (adjust=False) bit for bit", "[cpu][ema_cross]") {
-  const Candles c = io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv");
+  const Candles c = io::read_candles_csv(tpeopt::testing::data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv");
   const strategies::EmaCrossStrategy s(c, {});
   std::vector<double> mine(c.size());
   for (const int span : {1, 2, 3, 7, 10, 57, 200, 1000, 5000}) {
@@ -332,7 +332,7 @@ TEST_CASE("ema_cross: the EMA equals vectorbt's ewm_mean (adjust=False) bit for 
 TEST_CASE("ema_cross: the strategy's CPU path (EMA cache, block finder) equals the plain walk", "[cpu][ema_cross]") {
   for (const char* file : {"binance-1m/BTCUSDC_1m_2023-03.csv", "backtesting-py/GOOG.csv"}) {
     CAPTURE(file);
-    const Candles c = io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" + file);
+    const Candles c = io::read_candles_csv(tpeopt::testing::data_dir() + "/" + file);
     const strategies::EmaCrossStrategy cached(c, {});
     strategies::EmaCrossOptions no_cache;
     no_cache.ema_cache_bytes = 0;
@@ -389,7 +389,7 @@ TEST_CASE("ema_cross: trades equal vectorbt's on the real data (300 random param
     if (kind == "data") {
       std::size_t bars = 0;
       ss >> file >> bars;
-      s = std::make_unique<strategies::EmaCrossStrategy>(io::read_candles_csv(tpeopt::testing::shared_data_dir() + "/" +
+      s = std::make_unique<strategies::EmaCrossStrategy>(io::read_candles_csv(tpeopt::testing::data_dir() + "/" +
                                                                               file),
                                                          strategies::EmaCrossOptions{});
       REQUIRE(static_cast<std::size_t>(s->n_bars()) == bars);

@@ -20,7 +20,7 @@ namespace ex = strategies::exhaustion;
 
 namespace {
 
-const std::string kData = tpeopt::testing::shared_data_dir();
+const std::string kData = tpeopt::testing::data_dir();
 
 using tpeopt::testing::same_bits;
 

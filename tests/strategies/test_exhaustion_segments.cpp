@@ -88,7 +88,7 @@ TEST_CASE("exhaustion: a walk cut into segments and stitched makes run_backtest'
   const std::string file =
       GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   CAPTURE(file);
-  const strategies::ExhaustionStrategy s(io::read_candles_csv(testing::shared_data_dir() + "/" + file), {});
+  const strategies::ExhaustionStrategy s(io::read_candles_csv(testing::data_dir() + "/" + file), {});
   std::mt19937_64 rng(11);
   std::size_t trials_with_trades = 0, stitched_trades = 0, adopted_trades = 0;
   for (int trial = 0; trial < 40; ++trial) {

@@ -29,7 +29,7 @@ namespace {
 
 using tpeopt::testing::same_bits;
 
-const std::string kPy = tpeopt::testing::shared_data_dir() + "/backtesting-py";
+const std::string kPy = tpeopt::testing::data_dir() + "/backtesting-py";
 
 io::StudyConfig config(const std::string& data, const std::string& objective_extra) {
   const std::string text = R"({"strategy": "exhaustion", "data": )" + data +
@@ -108,7 +108,7 @@ TEST_CASE("exhaustion over three real symbols equals three one-symbol runs, ever
 
 TEST_CASE("exhaustion: one symbol through the multi-symbol path gives the one-series bits",
           "[cpu][exhaustion][multi]") {
-  const std::string file = tpeopt::testing::shared_data_dir() + "/backtesting-py/EURUSD.csv";
+  const std::string file = tpeopt::testing::data_dir() + "/backtesting-py/EURUSD.csv";
   strategies::ExhaustionOptions o;
   o.min_trades = 10;
   const strategies::ExhaustionStrategy plain(io::read_candles_csv(file), o);

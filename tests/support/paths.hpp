@@ -12,8 +12,8 @@ inline std::string source_dir() {
   return env && *env ? env : TPEOPT_SOURCE_DIR;
 }
 
-/// The real series shipped in the repository's data/ folder (data/README.md): copies of the
-/// project's shared data, under the same relative names (binance-1m/..., backtesting-py/...).
-inline std::string shared_data_dir() { return source_dir() + "/data"; }
+/// The real series shipped in the repository's data/ folder (data/README.md, a SOURCE.md
+/// per folder): binance-1m/..., backtesting-py/....
+inline std::string data_dir() { return source_dir() + "/data"; }
 
 }  // namespace tpeopt::testing
