@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include "support/paths.hpp"
+#include "support/result_bits.hpp"
+#include "support/slot_space.hpp"
 
 #include <array>
 #include <cstring>
@@ -116,19 +118,6 @@ gpu::AtcGpuResults device_results(const strategies::AtcStrategy& s, const std::v
   return out;
 }
 
-/// Slots as axes (bounds wide enough for the random rows above).
-tpe::SearchSpace slot_space(const strategies::Strategy& s, const std::vector<std::array<double, 2>>& bounds) {
-  tpe::SearchSpace space;
-  for (std::size_t k = 0; k < s.param_names().size(); ++k) {
-    tpe::Axis a;
-    a.name = s.param_names()[k];
-    a.low = bounds[k][0];
-    a.high = bounds[k][1];
-    space.axes.push_back(a);
-  }
-  return space;
-}
-
 /// CPU executor vs CUDA executor on one request (the slot rows themselves): differing trials.
 std::size_t executor_differing(const strategies::Strategy& s, const tpe::SearchSpace& space,
                                const std::vector<double>& params, std::size_t n_slots) {
@@ -140,15 +129,8 @@ std::size_t executor_differing(const strategies::Strategy& s, const tpe::SearchS
   const auto rc = cpu.evaluate(r);
   auto exe = gpu::make_cuda_executor(s, engine::ParamBinding(s, space, {}));
   std::size_t differing = 0;
-  for (int repeat = 0; repeat < 2; ++repeat) {  // the second batch reads the cached series
-    const auto rg = exe->evaluate(r);
-    for (std::size_t i = 0; i < r.n_trials; ++i) {
-      bool same = same_bits(rc.scores[i], rg.scores[i]) && same_bits(rc.violations[i], rg.violations[i]);
-      for (std::size_t m = 0; m < rc.n_metrics; ++m)
-        same = same && same_bits(rc.metrics[i * rc.n_metrics + m], rg.metrics[i * rg.n_metrics + m]);
-      differing += same ? 0 : 1;
-    }
-  }
+  for (int repeat = 0; repeat < 2; ++repeat)  // the second batch reads the cached series
+    differing += testing::differing_trials(rc, exe->evaluate(r));
   return differing;
 }
 
@@ -224,7 +206,7 @@ TEST_CASE("atc CUDA executor scores equal the CPU executor's bits under every ag
     strategies::AtcOptions o;
     o.aggregate = aggregate;
     const strategies::AtcStrategy s(set, o);
-    CHECK(executor_differing(s, slot_space(s, bounds), atc_params(300, 17, 200), atc::kNumSlots) == 0);
+    CHECK(executor_differing(s, testing::slot_space(s, bounds), atc_params(300, 17, 200), atc::kNumSlots) == 0);
   }
 }
 
@@ -233,13 +215,12 @@ TEST_CASE("exhaustion over several symbols: CUDA executor equals the CPU executo
   const std::string binance = tpeopt::testing::data_dir() + "/binance-1m";
   const CandleSet real = io::load_candle_set_data(io::Json{{"candles_dir", binance}, {"cache_dir", ""}}, binance);
   const CandleSet gen = generated(20, 3000, 500, 44);
-  const std::vector<std::array<double, 2>> bounds = {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},
-                                                     {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},   {0, 10}};
+  const auto bounds = testing::exhaustion_slot_bounds();
   for (const CandleSet* set : {&real, &gen}) {
     for (const auto aggregate : {sym::Aggregate::Sum, sym::Aggregate::Worst, sym::Aggregate::Portfolio}) {
       CAPTURE(set->n_symbols(), static_cast<int>(aggregate));
       const strategies::ExhaustionSymbolsStrategy s(*set, {}, aggregate, true);
-      CHECK(executor_differing(s, slot_space(s, bounds), tpeopt::testing::random_exhaustion_params(512, 3),
+      CHECK(executor_differing(s, testing::slot_space(s, bounds), tpeopt::testing::random_exhaustion_params(512, 3),
                                ex::kNumSlots) == 0);
     }
   }

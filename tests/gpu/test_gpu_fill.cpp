@@ -27,6 +27,8 @@
 #include "support/bits.hpp"
 #include "support/exhaustion_params.hpp"
 #include "support/paths.hpp"
+#include "support/result_bits.hpp"
+#include "support/slot_space.hpp"
 #include "support/trade_parity.hpp"
 #include "tpe/search_space.hpp"
 
@@ -40,21 +42,6 @@ strategies::ExhaustionStrategy load(const std::string& file) {
   return strategies::ExhaustionStrategy(io::read_candles_csv(tpeopt::testing::data_dir() + "/" + file), {});
 }
 
-/// Slots as axes (bounds containing random_exhaustion_params()'s ranges): a request's values are the slots.
-tpe::SearchSpace slot_space(const strategies::Strategy& s) {
-  const double bounds[ex::kNumSlots][2] = {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},
-                                           {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},   {0, 10}};
-  tpe::SearchSpace space;
-  for (std::size_t k = 0; k < s.param_names().size(); ++k) {
-    tpe::Axis a;
-    a.name = s.param_names()[k];
-    a.low = bounds[k][0];
-    a.high = bounds[k][1];
-    space.axes.push_back(a);
-  }
-  return space;
-}
-
 engine::BatchRequest request(std::uint64_t index, const std::vector<double>& params) {
   engine::BatchRequest r;
   r.batch_index = index;
@@ -65,18 +52,6 @@ engine::BatchRequest request(std::uint64_t index, const std::vector<double>& par
 }
 
 /// Trials whose score, violation or metrics differ in any bit.
-std::size_t differing(const engine::BatchResult& a, const engine::BatchResult& b) {
-  REQUIRE(a.n_trials == b.n_trials);
-  REQUIRE(a.n_metrics == b.n_metrics);
-  std::size_t d = 0;
-  for (std::size_t i = 0; i < a.n_trials; ++i) {
-    bool same = same_bits(a.scores[i], b.scores[i]) && same_bits(a.violations[i], b.violations[i]);
-    for (std::size_t m = 0; m < a.n_metrics; ++m)
-      same = same && same_bits(a.metrics[i * a.n_metrics + m], b.metrics[i * b.n_metrics + m]);
-    d += same ? 0 : 1;
-  }
-  return d;
-}
 
 }  // namespace
 
@@ -121,7 +96,7 @@ TEST_CASE("CUDA executor: batches overlapping on the device give the bits of one
           "[gpu][overlap]") {
   REQUIRE(gpu::cuda_available());
   const auto s = load("binance-1m/BTCUSDT_1m_2023-03.csv");
-  const auto space = slot_space(s);
+  const auto space = testing::slot_space(s, testing::exhaustion_slot_bounds());
   engine::CpuExecutor cpu(s, engine::ParamBinding(s, space, {}), 0);
   gpu::CudaExecutorOptions one, three;
   one.max_in_flight = 1;
@@ -147,8 +122,8 @@ TEST_CASE("CUDA executor: batches overlapping on the device give the bits of one
     CHECK(got[k].batch_index == k);
     const auto on_one_stream = serial->evaluate(batches[k]);
     const auto reference = cpu.evaluate(batches[k]);
-    CHECK(differing(got[k], on_one_stream) == 0);
-    CHECK(differing(got[k], reference) == 0);
+    CHECK(testing::differing_trials(got[k], on_one_stream) == 0);
+    CHECK(testing::differing_trials(got[k], reference) == 0);
     // The occupancy probe measured every batch: some SM time, never more than the span.
     CHECK(got[k].timings.sm_span_ms > 0.0);
     CHECK(got[k].timings.sm_busy_ms > 0.0);

@@ -2,6 +2,7 @@
 // Random exhaustion parameter sets for the tests that compare executors: integer windows and
 // float thresholds drawn over the ranges where trials trade (a few to a few hundred trades on
 // the bundled series), one row of ex::kNumSlots slots a trial.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -23,6 +24,12 @@ inline std::vector<double> random_exhaustion_params(std::size_t n, std::uint64_t
     p.insert(p.end(), row, row + ex::kNumSlots);
   }
   return p;
+}
+
+/// Bounds per slot that contain random_exhaustion_params()'s ranges (for slot_space.hpp).
+inline std::vector<std::array<double, 2>> exhaustion_slot_bounds() {
+  return {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},
+          {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},   {0, 10}};
 }
 
 }  // namespace tpeopt::testing
