@@ -51,15 +51,19 @@ std::string json_cell(const io::Json& v) {
   return escape(v.dump());
 }
 
+/// The run's state beside the report's title: complete, interrupted, or interrupted before
+/// summary.json was written.
+std::string status_badge(const ReportTotals& t) {
+  if (t.from_summary && t.complete) return R"(<span class="status complete">complete</span>)";
+  return t.from_summary ? R"(<span class="status interrupted">interrupted</span>)"
+                        : R"(<span class="status interrupted">interrupted: no summary.json</span>)";
+}
+
 /// An exact grid's summary: combinations and segments instead of trials and batches.
 std::string grid_summary_section(const RunReportData& run) {
   const auto& c = run.config;
   const auto& t = run.totals;
-  const bool complete = t.from_summary && t.complete;
-  std::string status =
-      complete ? R"(<span class="status complete">complete</span>)"
-               : (t.from_summary ? R"(<span class="status interrupted">interrupted</span>)"
-                                 : R"(<span class="status interrupted">interrupted: no summary.json</span>)");
+  std::string status = status_badge(t);
   const bool feasible = run.summary.is_object() ? run.summary.value("feasible_found", true)
                                                 : !run.top.empty() && run.top[0].value("violation", 0.0) == 0.0;
   if (!feasible && !run.top.empty()) status += R"( <span class="status interrupted">no feasible trial</span>)";
@@ -94,11 +98,7 @@ std::string summary_section(const RunReportData& run) {
   if (run.grid) return grid_summary_section(run);
   const auto& c = run.config;
   const auto& t = run.totals;
-  const bool complete = t.from_summary && t.complete;
-  std::string status =
-      complete ? R"(<span class="status complete">complete</span>)"
-               : (t.from_summary ? R"(<span class="status interrupted">interrupted</span>)"
-                                 : R"(<span class="status interrupted">interrupted: no summary.json</span>)");
+  std::string status = status_badge(t);
   TrialCounts counts;
   for (const ReportTrial& trial : run.trials) counts.add(trial.score, trial.violation, trial.pruned);
   const bool none_feasible = !run.trials.empty() && counts.feasible == 0;
