@@ -21,6 +21,7 @@
 #include "storage/run_directory.hpp"
 #include "study/data_subsets.hpp"
 #include "study/study.hpp"
+#include "tpe/grid_sampler.hpp"
 
 namespace tpeopt::app {
 
@@ -42,8 +43,7 @@ struct GridCommand {
     // them reported before the data is read.
     io::ConfigErrors errors;
     for (const auto& a : config.space.axes)
-      if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
-        errors.add(fmt::format("params.{}: a grid needs a list of values or a stepped range", a.name));
+      if (tpe::grid_points(a) == 0) errors.add(tpe::grid_axis_error(a));
     errors.throw_if_any(config.source);
     if (!executor.empty()) config.executor = executor;
     const std::string exec = engine::resolve_executor(config.executor);

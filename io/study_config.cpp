@@ -11,6 +11,7 @@
 #include "io/csv_rows.hpp"
 #include "io/ga_config.hpp"
 #include "io/given_params.hpp"
+#include "tpe/grid_sampler.hpp"
 
 namespace tpeopt::io {
 
@@ -505,8 +506,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       if (entry && !entry->params_from_config) strategies::check_given_params(entry->params, given, c.strategy, errors);
       if (c.search.sampler == "grid")
         for (const auto& a : c.space.axes)
-          if (a.kind != tpe::Axis::Kind::Categorical && a.step <= 0.0)
-            errors.add(fmt::format("params.{}: the grid sampler needs a list of values or a stepped range", a.name));
+          if (tpe::grid_points(a) == 0) errors.add(tpe::grid_axis_error(a));
     }
 
     // the strategy's own part: its data, its objective names, root keys of its own

@@ -11,8 +11,8 @@ strategies::SlotGrid make_slot_grid(const io::StudyConfig& config, const strateg
   engine::ParamBinding check(strategy, config.space, config.fixed);  // names, required slots, ranges
   std::vector<std::uint64_t> radix;
   for (const auto& a : config.space.axes) {
-    const std::uint64_t r = a.kind == tpe::Axis::Kind::Categorical ? a.n_choices() : a.n_steps();
-    if (r == 0) throw make_error("params.{}: a grid needs a list of values or a stepped range", a.name);
+    const std::uint64_t r = tpe::grid_points(a);
+    if (r == 0) throw Error(tpe::grid_axis_error(a));
     radix.push_back(r);
   }
   tpe::GridSampler sampler(config.space);

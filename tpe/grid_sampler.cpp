@@ -1,13 +1,21 @@
 #include "tpe/grid_sampler.hpp"
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 
 namespace tpeopt::tpe {
 
+std::uint64_t grid_points(const Axis& a) { return a.kind == Axis::Kind::Categorical ? a.n_choices() : a.n_steps(); }
+
+std::string grid_axis_error(const Axis& a) {
+  return fmt::format("params.{}: a grid needs a list of values or a stepped range", a.name);
+}
+
 GridSampler::GridSampler(SearchSpace space) : space_(std::move(space)) {
   for (const auto& a : space_.axes) {
-    const std::uint64_t r = a.kind == Axis::Kind::Categorical ? a.n_choices() : a.n_steps();
-    if (r == 0) throw make_error("params.{}: the grid sampler needs a list of values or a stepped range", a.name);
+    const std::uint64_t r = grid_points(a);
+    if (r == 0) throw Error(grid_axis_error(a));
     if (size_ > (std::uint64_t{1} << 62) / r)
       throw make_error("params: the grid has more than 2^62 combinations; narrow it");
     radix_.push_back(r);

@@ -1,8 +1,18 @@
 #pragma once
+#include <cstdint>
+#include <string>
+
 #include "tpe/sampler.hpp"
 #include "tpe/search_space.hpp"
 
 namespace tpeopt::tpe {
+
+/// How many values a grid takes on axis `a`: a values list's or a categorical's choices,
+/// or a stepped range's points; 0 for a continuous range, which no grid can enumerate.
+std::uint64_t grid_points(const Axis& a);
+
+/// The one message for an axis a grid cannot enumerate (config checks and samplers alike).
+std::string grid_axis_error(const Axis& a);
 
 /// Exhaustive search: trial t is combination t of the cartesian product of the axes'
 /// values (a values list, a categorical's choices, or a stepped range's grid points),

@@ -51,8 +51,6 @@ engine::BatchRequest request(std::uint64_t index, const std::vector<double>& par
   return r;
 }
 
-/// Trials whose score, violation or metrics differ in any bit.
-
 }  // namespace
 
 TEST_CASE("exhaustion GPU: walks cut into segments and stitched equal the CPU reference exactly",

@@ -122,7 +122,7 @@ TEST_CASE("config errors name the key and what was expected", "[cpu][config][err
       {R"({"strategy": "functions", "function": "sphere", "objective": {"direction": "up"}, "params": {"x": 1}})",
        "objective.direction: \"up\" is not one of: minimize, maximize"},
       {base_with(R"({"x": {"type": "float", "low": 0, "high": 1}})", R"({"sampler": "grid"})"),
-       "params.x: the grid sampler needs a list of values or a stepped range"},
+       "params.x: a grid needs a list of values or a stepped range"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.text);

@@ -6,26 +6,19 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <random>
 #include <vector>
 
 #include "io/candles_csv.hpp"
 #include "strategies/exhaustion/exhaustion.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "support/bits.hpp"
+#include "support/exhaustion_params.hpp"
 #include "support/paths.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
 
 namespace {
-
-std::vector<double> random_trial(std::mt19937_64& rng) {
-  auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
-  auto k = [&](int a, int b) { return static_cast<double>(std::uniform_int_distribution<int>(a, b)(rng)); };
-  return {k(1, 80), k(1, 300), k(2, 150), k(1, 80),  u(-1, 3), u(-1, 3),
-          u(0, 1),  u(0.1, 4), u(0.2, 6), k(1, 200), u(0, 10), u(0, 5)};
-}
 
 struct Series {
   std::vector<double> ef, es, vz, tz;
@@ -89,11 +82,10 @@ TEST_CASE("exhaustion: a walk cut into segments and stitched makes run_backtest'
       GENERATE(as<std::string>{}, "backtesting-py/EURUSD.csv", "binance-1m/BTCUSDT_1m_2023-03.csv");
   CAPTURE(file);
   const strategies::ExhaustionStrategy s(io::read_candles_csv(testing::data_dir() + "/" + file), {});
-  std::mt19937_64 rng(11);
+  const auto rows = testing::random_exhaustion_params(40, 11);
   std::size_t trials_with_trades = 0, stitched_trades = 0, adopted_trades = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const auto v = random_trial(rng);
-    const ex::Params p = ex::unpack_params(v.data());
+    const ex::Params p = ex::unpack_params(rows.data() + trial * ex::kNumSlots);
     const Series series = series_of(s, p);
     // The whole series, and a block that starts and ends off any cut (as hold-out parts do).
     for (const bool block : {false, true}) {

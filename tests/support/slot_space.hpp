@@ -4,6 +4,8 @@
 #include <array>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "strategies/strategy.hpp"
 #include "tpe/search_space.hpp"
 
@@ -11,6 +13,7 @@ namespace tpeopt::testing {
 
 /// One axis per slot of `s`, with bounds[k] as slot k's [low, high] (wide enough for the rows fed).
 inline tpe::SearchSpace slot_space(const strategies::Strategy& s, const std::vector<std::array<double, 2>>& bounds) {
+  REQUIRE(bounds.size() == s.param_names().size());
   tpe::SearchSpace space;
   for (std::size_t k = 0; k < s.param_names().size(); ++k) {
     tpe::Axis a;
