@@ -58,6 +58,7 @@
 #include "io/candles_generator.hpp"
 #include "strategies/atc/atc_device.hpp"
 #include "strategies/atc/atc_strategy.hpp"
+#include "tests/support/slot_space.hpp"
 #include "tpe/search_space.hpp"
 
 using namespace tpeopt;
@@ -87,17 +88,10 @@ std::vector<double> random_params(std::size_t n, std::uint64_t seed, int max_len
 
 /// Slots as axes, so a request's values are the slot rows themselves.
 tpe::SearchSpace slot_space(const strategies::Strategy& s) {
-  const double bounds[atc::kNumSlots][2] = {{1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {0, 250},
-                                            {0, 10},   {0, 99},   {-1, 1},   {-1, 1},   {0, 1e6},  {0, 100}};
-  tpe::SearchSpace space;
-  for (std::size_t k = 0; k < s.param_names().size(); ++k) {
-    tpe::Axis a;
-    a.name = s.param_names()[k];
-    a.low = bounds[k][0];
-    a.high = bounds[k][1];
-    space.axes.push_back(a);
-  }
-  return space;
+  const std::vector<std::array<double, 2>> bounds = {{1, 1000}, {1, 1000}, {1, 1000}, {1, 1000}, {1, 1000},
+                                                     {1, 1000}, {0, 250},  {0, 10},   {0, 99},   {-1, 1},
+                                                     {-1, 1},   {0, 1e6},  {0, 100}};
+  return testing::slot_space(s, bounds);
 }
 
 engine::BatchRequest request(const std::vector<double>& params, std::size_t n) {

@@ -87,6 +87,8 @@
 #include "gpu/cuda_executor.hpp"
 #include "scaleout/split_executor.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "tests/support/exhaustion_params.hpp"
+#include "tests/support/slot_space.hpp"
 #include "tpe/search_space.hpp"
 
 #ifdef TPEOPT_WITH_CUDA
@@ -143,20 +145,10 @@ std::vector<double> random_params(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
-/// Slots as axes, so a request's values are the slot vectors themselves.
+/// Slots as axes, so a request's values are the slot vectors themselves; the bounds contain
+/// random_params' ranges (check_param_range validates them).
 tpe::SearchSpace slot_space(const strategies::Strategy& s) {
-  tpe::SearchSpace space;
-  // Bounds that contain random_params' ranges (check_param_range validates them).
-  const double bounds[ex::kNumSlots][2] = {{1, 500}, {1, 500},  {2, 500},  {1, 500},  {-10, 10}, {-10, 10},
-                                           {0, 1},   {0.1, 20}, {0.1, 20}, {1, 1000}, {0, 10},   {0, 10}};
-  for (std::size_t k = 0; k < s.param_names().size(); ++k) {
-    tpe::Axis a;
-    a.name = s.param_names()[k];
-    a.low = bounds[k][0];
-    a.high = bounds[k][1];
-    space.axes.push_back(a);
-  }
-  return space;
+  return testing::slot_space(s, testing::exhaustion_slot_bounds());
 }
 
 engine::BatchRequest request(const std::vector<double>& params, std::size_t n) {

@@ -63,6 +63,7 @@
 #include "io/candles_csv.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
+#include "tests/support/slot_space.hpp"
 #include "tpe/search_space.hpp"
 
 #ifdef TPEOPT_WITH_CUDA
@@ -159,16 +160,8 @@ std::vector<double> read_params_csv(const std::string& path) {
 
 /// Slots as axes, so a request's values are the slot vectors themselves.
 tpe::SearchSpace slot_space(const strategies::Strategy& s) {
-  const double bounds[ec::kNumSlots][2] = {{1, 1e7}, {1, 1e7}, {0, 99}, {0, 1e5}, {0, 1e3}, {0, 1e3}};
-  tpe::SearchSpace space;
-  for (std::size_t k = 0; k < s.param_names().size(); ++k) {
-    tpe::Axis a;
-    a.name = s.param_names()[k];
-    a.low = bounds[k][0];
-    a.high = bounds[k][1];
-    space.axes.push_back(a);
-  }
-  return space;
+  const std::vector<std::array<double, 2>> bounds = {{1, 1e7}, {1, 1e7}, {0, 99}, {0, 1e5}, {0, 1e3}, {0, 1e3}};
+  return testing::slot_space(s, bounds);
 }
 
 engine::BatchRequest request(const std::vector<double>& params) {
