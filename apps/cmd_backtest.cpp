@@ -15,7 +15,7 @@
 #include "common/error.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "storage/run_directory.hpp"
 #include "strategies/symbol_strategy.hpp"
 #include "study/backtest.hpp"

@@ -16,7 +16,7 @@
 #include "common/cli_paths.hpp"
 #include "common/error.hpp"
 #include "io/config_errors.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "storage/grid_run.hpp"
 #include "storage/run_directory.hpp"
 #include "study/data_subsets.hpp"

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/strategy.hpp"
 #include "study/study.hpp"
 

@@ -28,7 +28,7 @@ struct ExecutorTimings {
   Clock::time_point begin{};
   Clock::time_point end{};
   double busy_ms = 0.0;
-  /// Device occupancy (gpu/occupancy.hpp): SM-ms in which an SM ran a block of the batch,
+  /// Device occupancy (strategies/device/occupancy.hpp): SM-ms in which an SM ran a block of the batch,
   /// and n_SMs x the span of the batch's kernels. Both 0 when not measured (the CPU
   /// executor; a strategy whose kernels carry no probe). Batches split over rungs or
   /// devices add both.

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "io/given_params.hpp"
+#include "config/given_params.hpp"
 
 namespace tpeopt::engine {
 

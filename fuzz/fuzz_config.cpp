@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

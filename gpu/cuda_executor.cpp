@@ -1,6 +1,6 @@
 // The CUDA executor: data uploaded once (by the DeviceStrategy), pinned staging, device
 // buffers and a stream per in-flight batch, device events for timing, and an occupancy
-// probe per batch (gpu/occupancy.hpp).
+// probe per batch (strategies/device/occupancy.hpp).
 #include "gpu/cuda_executor.hpp"
 
 #include <algorithm>
@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "gpu/cuda_check.cuh"
-#include "gpu/device_buffers.hpp"
-#include "gpu/device_strategy.hpp"
-#include "gpu/occupancy.hpp"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
+#include "strategies/device/device_strategy.hpp"
+#include "strategies/device/occupancy.hpp"
 
 namespace tpeopt::gpu {
 
@@ -85,7 +85,7 @@ struct Slot {
   OwnedStream stream;  // first member: destroyed last, once the buffers are gone
   PinnedBuffer<double> h_params, h_results;
   DeviceBuffer<double> d_params, d_results;
-  DeviceBuffer<unsigned long long> d_probe;  ///< the batch's occupancy probe (gpu/occupancy.hpp)
+  DeviceBuffer<unsigned long long> d_probe;  ///< the batch's occupancy probe (strategies/device/occupancy.hpp)
   PinnedBuffer<unsigned long long> h_probe;
   std::size_t part = 1;  ///< trials per device part of this batch
   Event start, stop;

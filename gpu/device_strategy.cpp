@@ -1,5 +1,5 @@
 // Finds the device twin of a host strategy through the registry.
-#include "gpu/device_strategy.hpp"
+#include "strategies/device/device_strategy.hpp"
 
 #include "common/error.hpp"
 #include "strategies/registry.hpp"

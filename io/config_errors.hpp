@@ -1,7 +1,7 @@
 #pragma once
 // The errors of one config file, collected so that a single message reports them all: a
 // user fixes a file in one pass instead of one run per mistake. The config loader
-// (io/study_config.cpp) and each strategy's parser (StrategyEntry::parse) record into one
+// (config/study_config.cpp) and each strategy's parser (StrategyEntry::parse) record into one
 // collector; parts of a config that do not depend on each other are checked each in its
 // own `check`, so an error in one does not hide the errors of the others.
 #include <cstddef>

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 
 namespace tpeopt::engine {
 

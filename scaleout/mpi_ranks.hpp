@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/executor.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 
 namespace tpeopt::engine::mpi {
 

@@ -2,12 +2,7 @@
 """The include graph between the project's rooms, and a check that it has no cycle.
 
 A room is a unit of code with one place in the dependency order (docs/design.md, "Module
-map"): a top-level folder, except where ROOMS below names files otherwise: io/'s study
-config sits above the strategies (it asks their registry to parse a config) while io/'s
-loaders sit below them, so the config is a room of its own; gpu/'s device glue (the
-DeviceStrategy interface, buffers, trade lists, the signal strategies' twin) and the
-strategies' CUDA twins use each other, and are compiled together into the strategies'
-library, so the glue belongs to the strategies' room while gpu/'s executor sits above them.
+map"), and each room is one top-level folder: the folder of a file is its room.
 
 Every `#include "folder/..."` of a product source (tests, benchmarks and fuzzers are left
 out: they may include anything) is an arrow from the including file's room to the included
@@ -18,24 +13,12 @@ file's room. The check fails when the arrows between rooms form a cycle, naming 
   scripts/include_graph.py --dot      # the room graph in Graphviz dot
 """
 import argparse
-import fnmatch
 import os
 import re
 import sys
 
 # Product folders, lowest first (the order only sorts the output).
-FOLDERS = ["common", "tpe", "io", "strategies", "gpu", "engine", "scaleout", "study", "storage", "reports", "apps"]
-
-# Files whose room is not their folder's name: (glob relative to the repository root, room).
-ROOMS = [
-    ("io/study_config.*", "config"),
-    ("io/given_params.hpp", "config"),
-    ("io/ga_config.*", "config"),
-    ("gpu/cuda_executor.*", "gpu"),
-    ("gpu/device_strategy.cpp", "gpu"),
-    ("gpu/cuda_unavailable.cpp", "gpu"),
-    ("gpu/*", "strategies"),
-]
+FOLDERS = ["common", "tpe", "io", "strategies", "config", "gpu", "engine", "scaleout", "study", "storage", "reports", "apps"]
 
 SOURCE_SUFFIXES = (".hpp", ".cpp", ".cuh", ".cu", ".h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
@@ -43,9 +26,6 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 
 def room_of(path):
     """The room of a path relative to the repository root, or None outside the product."""
-    for pattern, room in ROOMS:
-        if fnmatch.fnmatchcase(path, pattern):
-            return room
     top = path.split("/", 1)[0]
     return top if top in FOLDERS else None
 

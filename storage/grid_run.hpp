@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "storage/record_file.hpp"
 #include "strategies/exact_grid.hpp"
 #include "strategies/strategy.hpp"

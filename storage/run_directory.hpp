@@ -16,7 +16,7 @@
 
 #include "engine/pipeline.hpp"
 #include "engine/study_result.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "storage/journal.hpp"
 #include "strategies/strategy.hpp"
 #include "study/study.hpp"

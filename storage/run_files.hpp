@@ -9,7 +9,7 @@
 #include <string>
 
 #include "io/json_fields.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/strategy.hpp"
 
 namespace tpeopt::engine {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/strategy.hpp"
 
 namespace tpeopt::engine {

@@ -41,7 +41,7 @@ class DeviceStrategy;
 
 namespace tpeopt::strategies {
 
-/// The config's `objective` as written (io/study_config.cpp checks its shape; the strategy
+/// The config's `objective` as written (config/study_config.cpp checks its shape; the strategy
 /// checks the names and picks its defaults).
 struct ObjectiveInput {
   std::string name;  ///< the strategy's default objective when the config has none

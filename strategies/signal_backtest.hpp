@@ -1,7 +1,7 @@
 #pragma once
 // One trial of a long/short signal strategy over one symbol (strategies/long_short.hpp), as
 // both the CPU reference (strategies/signal_strategy.hpp) and the CUDA twin
-// (gpu/signal_device.cuh) run it: TPEOPT_HD, so the two share every operation.
+// (strategies/device/signal_device.cuh) run it: TPEOPT_HD, so the two share every operation.
 //
 // A signal strategy is a `Logic` struct of TPEOPT_HD static functions (docs/writing-a-
 // strategy.md, "Walk-through"):

@@ -3,7 +3,7 @@
 // (strategies/signal_backtest.hpp) over a candle data set of one or more symbols, with
 // everything else a candle strategy needs done once, here: per-symbol results aggregated by
 // objective.aggregate, data subsets (blocks of bars per symbol, strategies/candle_atoms.hpp),
-// the per-parameter series cache, and the trades. Its CUDA twin is gpu/signal_device.cuh.
+// the per-parameter series cache, and the trades. Its CUDA twin is strategies/device/signal_device.cuh.
 #include <algorithm>
 #include <cstdint>
 #include <limits>

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/registry.hpp"
 
 namespace tpeopt::engine {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/strategy.hpp"
 #include "study/study.hpp"
 

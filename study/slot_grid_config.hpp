@@ -3,7 +3,7 @@
 // (strategies/exact_grid.hpp): every slot's values in the order of tpe/grid_sampler.hpp (the
 // config's axes, last one fastest; values lists, categorical choices or stepped ranges),
 // fixed numbers and defaults as one-value slots.
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/exact_grid.hpp"
 #include "strategies/strategy.hpp"
 

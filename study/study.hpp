@@ -9,7 +9,7 @@
 #include "engine/executor.hpp"
 #include "engine/pipeline.hpp"
 #include "engine/study_result.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/strategy.hpp"
 #include "tpe/sampler.hpp"
 

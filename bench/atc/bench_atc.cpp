@@ -106,6 +106,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+#ifdef TPEOPT_WITH_CUDA
 /// Trials of `params` (the first n) whose GPU per-symbol rows or aggregates differ from the CPU's.
 std::size_t check_parity(const strategies::AtcStrategy& s, const std::vector<double>& params, std::size_t n) {
   const auto g = gpu::gpu_atc_evaluate(s, params.data(), n);
@@ -135,6 +136,11 @@ std::size_t check_parity(const strategies::AtcStrategy& s, const std::vector<dou
   for (const int b : bad) differing += static_cast<std::size_t>(b);
   return differing;
 }
+#else
+// Built without the CUDA toolkit: there is no device twin to compare (cuda_available() is
+// false, so this is never called).
+std::size_t check_parity(const strategies::AtcStrategy&, const std::vector<double>&, std::size_t) { return 0; }
+#endif
 
 }  // namespace
 

@@ -94,7 +94,7 @@
 #ifdef TPEOPT_WITH_CUDA
 #include <cuda_runtime_api.h>
 
-#include "gpu/device_buffers.hpp"
+#include "strategies/device/device_buffers.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #endif
 

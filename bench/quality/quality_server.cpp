@@ -32,7 +32,7 @@
 
 #include "common/error.hpp"
 #include "engine/param_binding.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "study/data_subsets.hpp"
 #include "study/study.hpp"
 

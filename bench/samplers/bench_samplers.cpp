@@ -32,8 +32,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "io/ga_config.hpp"
-#include "io/study_config.hpp"
+#include "config/ga_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_generator.hpp"
 #include "strategies/trade_filter/trade_filter_prepare.hpp"

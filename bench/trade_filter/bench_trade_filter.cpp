@@ -39,7 +39,7 @@
 #include "common/worker_pool.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_generator.hpp"

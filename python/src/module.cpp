@@ -21,7 +21,7 @@
 
 #include "common/error.hpp"
 #include "common/host_memory.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "objective_executor.hpp"
 #include "storage/grid_run.hpp"
 #include "storage/recorded_study.hpp"
@@ -426,7 +426,7 @@ NB_MODULE(_tpeopt, m) {
   m.doc() = "The C++ core of tpeopt (use the tpeopt package, not this module).";
   nb::exception<tpeopt::Error>(m, "Error", PyExc_RuntimeError);
 
-  nb::class_<Config>(m, "Config", "A validated study config (io/study_config.hpp).")
+  nb::class_<Config>(m, "Config", "A validated study config (config/study_config.hpp).")
       .def_prop_ro("source", [](const Config& c) { return c.source; })
       .def_prop_ro("strategy", [](const Config& c) { return c.strategy; })
       .def_prop_ro("sampler", [](const Config& c) { return c.search.sampler; })

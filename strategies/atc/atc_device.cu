@@ -1,6 +1,6 @@
 // The CUDA twin of strategies::AtcStrategy. Every number comes from the TPEOPT_HD functions of
 // strategies/atc/atc.hpp, as in the CPU reference, and the per-symbol results are aggregated
-// by strategies/symbol_aggregate.hpp's function (gpu/symbol_aggregate.cuh).
+// by strategies/symbol_aggregate.hpp's function (strategies/device/symbol_aggregate.cuh).
 //
 // Data: the closes and returns of all symbols, contiguous, with per-symbol offset, length
 // and signal-word offset arrays, uploaded once (seed 002's "true batch" layout: one launch
@@ -30,12 +30,12 @@
 #include <string>
 #include <vector>
 
-#include "gpu/cuda_check.cuh"
-#include "gpu/device_buffers.hpp"
-#include "gpu/launch_size.cuh"
-#include "gpu/occupancy_probe.cuh"
-#include "gpu/series_slots.hpp"
-#include "gpu/symbol_aggregate.cuh"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
+#include "strategies/device/launch_size.cuh"
+#include "strategies/device/occupancy_probe.cuh"
+#include "strategies/device/series_slots.hpp"
+#include "strategies/device/symbol_aggregate.cuh"
 #include "strategies/atc/atc.hpp"
 #include "strategies/atc/atc_device.hpp"
 
@@ -93,7 +93,7 @@ struct TrialLaunch {
   double* objective_out;  ///< [symbol][chunk trial]
   double* equity_out;     ///< [symbol][chunk trial]
   double* metrics_out;    ///< [symbol][chunk trial][metric]
-  OccupancyProbe probe;   ///< the batch's (gpu/occupancy.hpp)
+  OccupancyProbe probe;   ///< the batch's (strategies/device/occupancy.hpp)
 };
 
 /// Writes symbol s's row of a trial: finish_symbol's metrics and equity, and its objective

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "gpu/device_strategy.hpp"
+#include "strategies/device/device_strategy.hpp"
 #include "strategies/atc/atc_strategy.hpp"
 
 namespace tpeopt::gpu {

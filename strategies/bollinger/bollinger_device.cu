@@ -1,6 +1,6 @@
 // The CUDA twin of the bollinger strategy: the signal strategies' device template
-// (gpu/signal_device.cuh) for bollinger::Logic, as the registry names it.
-#include "gpu/signal_device.cuh"
+// (strategies/device/signal_device.cuh) for bollinger::Logic, as the registry names it.
+#include "strategies/device/signal_device.cuh"
 #include "strategies/bollinger/bollinger.hpp"
 
 namespace tpeopt::gpu {

@@ -1,6 +1,6 @@
 // The CUDA twin of the donchian strategy: the signal strategies' device template
-// (gpu/signal_device.cuh) for donchian::Logic, as the registry names it.
-#include "gpu/signal_device.cuh"
+// (strategies/device/signal_device.cuh) for donchian::Logic, as the registry names it.
+#include "strategies/device/signal_device.cuh"
 #include "strategies/donchian/donchian.hpp"
 
 namespace tpeopt::gpu {

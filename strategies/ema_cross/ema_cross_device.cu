@@ -25,12 +25,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpu/cuda_check.cuh"
-#include "gpu/device_buffers.hpp"
-#include "gpu/device_trade_lists.cuh"
-#include "gpu/host_series.cuh"
-#include "gpu/occupancy_probe.cuh"
-#include "gpu/series_slots.hpp"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
+#include "strategies/device/device_trade_lists.cuh"
+#include "strategies/device/host_series.cuh"
+#include "strategies/device/occupancy_probe.cuh"
+#include "strategies/device/series_slots.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
 
@@ -163,7 +163,7 @@ struct Launch {
   const long long* trade_offsets;  ///< record pass: first trade's index per batch trial
   ec::Trade* trades;               ///< record pass: output
   Warmer sink;
-  OccupancyProbe probe;  ///< the batch's (gpu/occupancy.hpp)
+  OccupancyProbe probe;  ///< the batch's (strategies/device/occupancy.hpp)
 };
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
@@ -320,7 +320,7 @@ class EmaCrossDevice final : public DeviceStrategy {
   }
 
   /// The series of `tasks` computed on the host by the CPU reference's function (the same
-  /// bits) and uploaded into their slots (gpu/host_series.cuh).
+  /// bits) and uploaded into their slots (strategies/device/host_series.cuh).
   void host_emas(const std::vector<EmaTask>& tasks, cudaStream_t stream) {
     gpu::upload_host_series(tasks, static_cast<std::size_t>(n_), pool_.data(), stream,
                             [&](const EmaTask& t, double* out) { strategy_.ema(t.span, out); });

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "gpu/device_strategy.hpp"
+#include "strategies/device/device_strategy.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 
 namespace tpeopt::gpu {

@@ -52,13 +52,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpu/cuda_check.cuh"
-#include "gpu/device_buffers.hpp"
-#include "gpu/device_trade_lists.cuh"
-#include "gpu/host_series.cuh"
-#include "gpu/occupancy_probe.cuh"
-#include "gpu/series_slots.hpp"
-#include "gpu/symbol_aggregate.cuh"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
+#include "strategies/device/device_trade_lists.cuh"
+#include "strategies/device/host_series.cuh"
+#include "strategies/device/occupancy_probe.cuh"
+#include "strategies/device/series_slots.hpp"
+#include "strategies/device/symbol_aggregate.cuh"
 #include "strategies/exhaustion/exhaustion.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 
@@ -389,7 +389,7 @@ struct TrialLaunch {
   ex::Trade* trades;               ///< record pass: output
   double* equity;                  ///< optional: each trial's final compounded equity (multi-symbol portfolio)
   Warmer warm;                     ///< never = NaN, sink: a scratch double
-  OccupancyProbe probe;            ///< the batch's (gpu/occupancy.hpp); null: not measured
+  OccupancyProbe probe;            ///< the batch's (strategies/device/occupancy.hpp); null: not measured
 };
 
 enum Mode : int { kSimple = 0, kWarp = 1, kFiltered = 2 };
@@ -1159,7 +1159,7 @@ class SeriesStore {
   }
 
   /// The EMAs of `tasks` computed on the host by the CPU reference's function (the same
-  /// bits) and uploaded into their slots (gpu/host_series.cuh).
+  /// bits) and uploaded into their slots (strategies/device/host_series.cuh).
   void host_emas(const std::vector<EmaTask>& tasks, cudaStream_t stream) {
     gpu::upload_host_series(tasks, static_cast<std::size_t>(n_), pool_.data(), stream,
                             [&](const EmaTask& t, double* out) { ex::ema_series(h_close_.data(), n_, t.span, out); });

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "gpu/device_strategy.hpp"
+#include "strategies/device/device_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 

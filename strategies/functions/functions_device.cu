@@ -1,7 +1,7 @@
 // The CUDA twin of strategies::FunctionsStrategy: one thread per trial, the same
 // TPEOPT_HD function as the CPU reference.
-#include "gpu/cuda_check.cuh"
-#include "gpu/occupancy_probe.cuh"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/occupancy_probe.cuh"
 #include "strategies/functions/functions.hpp"
 #include "strategies/functions/functions_device.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA twin of strategies::FunctionsStrategy (host-visible header, no device code).
-#include "gpu/device_strategy.hpp"
+#include "strategies/device/device_strategy.hpp"
 #include "strategies/functions/functions_strategy.hpp"
 
 namespace tpeopt::gpu {

@@ -1,8 +1,8 @@
 // Kernels of the trade_filter device twin (see trade_filter_kernel.hpp).
 #include <algorithm>
 
-#include "gpu/cuda_check.cuh"
-#include "gpu/occupancy_probe.cuh"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/occupancy_probe.cuh"
 #include "strategies/trade_filter/trade_filter_device.hpp"
 #include "strategies/trade_filter/trade_filter_device_data.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"

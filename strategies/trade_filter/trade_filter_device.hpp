@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "gpu/device_strategy.hpp"
+#include "strategies/device/device_strategy.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"
 #include "strategies/trade_filter/trade_filter_grid.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"

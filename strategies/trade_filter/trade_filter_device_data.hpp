@@ -3,7 +3,7 @@
 // arrays the fast exact methods need (not the paths or the prices).
 #include <memory>
 
-#include "gpu/device_buffers.hpp"
+#include "strategies/device/device_buffers.hpp"
 #include "strategies/trade_filter/trade_filter.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 

@@ -5,8 +5,8 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "gpu/cuda_check.cuh"
-#include "gpu/device_buffers.hpp"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
 #include "strategies/trade_filter/trade_filter_device.hpp"
 #include "strategies/trade_filter/trade_filter_device_data.hpp"
 #include "strategies/trade_filter/trade_filter_grid_device.hpp"

@@ -20,7 +20,7 @@
 
 #include "io/candles_cache.hpp"
 #include "io/candles_csv.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/registry.hpp"
 #include "study/memory_check.hpp"
 #include "study/study.hpp"

@@ -266,7 +266,7 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
     const auto resumed = run_cli({"resume", legacy, "--executor", "cpu", "-q"});
     INFO(resumed.output);
     REQUIRE(resumed.exit_code == 0);
-    REQUIRE(digest_of(legacy) == summary.at("digest"));
+    REQUIRE(digest_of(legacy) == summary.at("digest").get<std::string>());
   }
   require_refused(per_axis_dir, 3, 5);
   // Multivariate TPE's trials are version 4 (Optuna 4.9's bandwidths); a multivariate run

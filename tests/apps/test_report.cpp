@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "io/json_fields.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "reports/run_report_data.hpp"
 #include "support/files.hpp"
 #include "support/paths.hpp"

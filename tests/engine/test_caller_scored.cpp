@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "storage/recorded_study.hpp"
 #include "storage/run_directory.hpp"
 #include "strategies/registry.hpp"

@@ -1,4 +1,4 @@
-// [cpu]: the device occupancy figure (gpu/occupancy.hpp) and the timeline of batches that
+// [cpu]: the device occupancy figure (strategies/device/occupancy.hpp) and the timeline of batches that
 // overlap on the device (engine/batch_timings.hpp). The probe's rule is the one the kernels
 // run (probe_block_start / probe_block_end), replayed here over block intervals with plain
 // operations and compared with the union of the intervals computed directly.
@@ -11,7 +11,7 @@
 
 #include "engine/batch_timings.hpp"
 #include "engine/pipeline.hpp"
-#include "gpu/occupancy.hpp"
+#include "strategies/device/occupancy.hpp"
 
 using namespace tpeopt;
 

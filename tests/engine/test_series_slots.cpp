@@ -1,4 +1,4 @@
-// The device series cache's bookkeeping (gpu/series_slots.hpp): host-only code shared by
+// The device series cache's bookkeeping (strategies/device/series_slots.hpp): host-only code shared by
 // every CUDA twin, so tested here, on the CPU.
 #include <catch2/catch.hpp>
 
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/series_slots.hpp"
+#include "strategies/device/series_slots.hpp"
 
 using tpeopt::gpu::DenseSlotTable;
 using tpeopt::gpu::SeriesSlots;

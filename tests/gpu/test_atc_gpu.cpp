@@ -19,7 +19,7 @@
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "gpu/cuda_executor.hpp"
-#include "gpu/device_buffers.hpp"
+#include "strategies/device/device_buffers.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_generator.hpp"
 #include "strategies/atc/atc_device.hpp"

@@ -21,7 +21,7 @@
 #include "engine/param_binding.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/candles_csv.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "study/study.hpp"

@@ -18,9 +18,9 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "gpu/cuda_check.cuh"
+#include "strategies/device/cuda_check.cuh"
 #include "gpu/cuda_executor.hpp"
-#include "gpu/device_buffers.hpp"
+#include "strategies/device/device_buffers.hpp"
 #include "io/candles_csv.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"

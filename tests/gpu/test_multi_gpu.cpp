@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpu/cuda_executor.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "study/study.hpp"
 #include "support/paths.hpp"
 

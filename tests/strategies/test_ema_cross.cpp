@@ -22,7 +22,7 @@
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "io/candles_csv.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "study/study.hpp"

@@ -13,7 +13,7 @@
 #include "common/error.hpp"
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/candle_checksum.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/bollinger/bollinger.hpp"
 #include "strategies/donchian/donchian.hpp"
 #include "strategies/signal_strategy.hpp"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/messages.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/registry.hpp"
 
 namespace tpeopt::testing {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 
 namespace tpeopt::testing {
 

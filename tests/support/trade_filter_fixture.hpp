@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 
 namespace tpeopt::testing {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/sampler_fixtures.hpp"

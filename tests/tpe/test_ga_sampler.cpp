@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 #include "strategies/functions/functions.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"

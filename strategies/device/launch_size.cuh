@@ -8,7 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gpu/cuda_check.cuh"
+#include "strategies/device/cuda_check.cuh"
 
 namespace tpeopt::gpu {
 

@@ -3,13 +3,13 @@
 // chain over the whole series: on the GPU it is one lane's long walk, which holds up a batch
 // that brings only a few new spans. So a twin computes a few new series on host threads,
 // with the CPU reference's own function (the same bits), and uploads them into their slots
-// of its series pool (gpu/series_slots.hpp).
+// of its series pool (strategies/device/series_slots.hpp).
 #include <algorithm>
 #include <cstddef>
 #include <thread>
 #include <vector>
 
-#include "gpu/cuda_check.cuh"
+#include "strategies/device/cuda_check.cuh"
 
 namespace tpeopt::gpu {
 

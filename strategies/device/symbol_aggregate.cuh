@@ -6,7 +6,7 @@
 // .cu files of the symbol strategies (each gets its own copy of the kernel).
 #include <cuda_runtime_api.h>
 
-#include "gpu/cuda_check.cuh"
+#include "strategies/device/cuda_check.cuh"
 #include "strategies/symbol_aggregate.hpp"
 
 namespace tpeopt::gpu {

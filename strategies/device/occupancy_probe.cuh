@@ -1,10 +1,10 @@
 #pragma once
-// The device side of gpu/occupancy.hpp: a guard that records its block's SM, start and end
+// The device side of strategies/device/occupancy.hpp: a guard that records its block's SM, start and end
 // into a batch's probe. A kernel constructs it first thing, in every thread (its constructor
 // has a block barrier, so no thread may return before it), and the block's last thread to
 // leave records the end, whatever return it leaves by. A null probe costs a barrier at the
 // start and a shared-memory load at the end. CUDA translation units only.
-#include "gpu/occupancy.hpp"
+#include "strategies/device/occupancy.hpp"
 
 namespace tpeopt::gpu {
 

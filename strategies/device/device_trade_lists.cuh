@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "gpu/cuda_check.cuh"
-#include "gpu/device_buffers.hpp"
-#include "gpu/device_strategy.hpp"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
+#include "strategies/device/device_strategy.hpp"
 
 namespace tpeopt::gpu {
 

@@ -1,4 +1,4 @@
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,8 +9,8 @@
 #include "common/error.hpp"
 #include "io/config_errors.hpp"
 #include "io/csv_rows.hpp"
-#include "io/ga_config.hpp"
-#include "io/given_params.hpp"
+#include "config/ga_config.hpp"
+#include "config/given_params.hpp"
 #include "tpe/grid_sampler.hpp"
 
 namespace tpeopt::io {
@@ -497,7 +497,11 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     } else if (errors.check([&] { JsonFields params(root.at("params"), "params"); })) {
       if (root.at("params").empty()) errors.add("params: expected at least one parameter");
       std::vector<strategies::GivenParam> given;
-      for (const auto& [name, spec] : root.at("params").items()) {
+      for (const auto& item : root.at("params").items()) {
+        // Named copies, not structured bindings: a lambda may capture a structured binding
+        // only from C++20 compilers that implement P1091 (Clang 16), and Debian's Clang is 14.
+        const std::string name = item.key();
+        const Json& spec = item.value();
         c.param_order.push_back(name);
         const std::string path = "params." + name;
         if (!errors.check([&] { given.push_back(parse_param(c, name, spec, path)); }))

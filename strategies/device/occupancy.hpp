@@ -5,7 +5,7 @@
 // figure.
 //
 // How it is measured: the kernels of a batch open each block with a BlockOccupancy guard
-// (gpu/occupancy_probe.cuh) over a small device buffer of 64-bit words, the probe:
+// (strategies/device/occupancy_probe.cuh) over a small device buffer of 64-bit words, the probe:
 //   first, last   the earliest block start and the latest block end (%globaltimer, ns)
 //   blocks        blocks recorded
 //   busy[sm]      per SM: + end - start of each period in which it ran a block of the batch

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gpu/occupancy.hpp"
+#include "strategies/device/occupancy.hpp"
 #include "strategies/strategy.hpp"
 
 namespace tpeopt::gpu {
@@ -20,7 +20,7 @@ struct DeviceBatch {
   double* violations = nullptr;  ///< n
   double* metrics = nullptr;     ///< n x n_metrics
   std::size_t n = 0;
-  /// The batch's occupancy probe (gpu/occupancy.hpp); kernels that carry it open each block
+  /// The batch's occupancy probe (strategies/device/occupancy.hpp); kernels that carry it open each block
   /// with a BlockOccupancy guard. Null: not measured.
   OccupancyProbe probe{};
 };

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "gpu/cuda_check.cuh"
+#include "strategies/device/cuda_check.cuh"
 
 namespace tpeopt::gpu {
 

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
-#include "io/study_config.hpp"
+#include "config/study_config.hpp"
 
 using namespace tpeopt;
 

@@ -1,7 +1,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/error.hpp"
-#include "gpu/cuda_check.cuh"
+#include "strategies/device/cuda_check.cuh"
 
 namespace tpeopt::gpu {
 

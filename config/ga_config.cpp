@@ -1,4 +1,4 @@
-#include "io/ga_config.hpp"
+#include "config/ga_config.hpp"
 
 #include "common/error.hpp"
 

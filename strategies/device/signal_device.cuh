@@ -12,7 +12,7 @@
 //  (b) the trial kernel: one thread per (trial, symbol) walks the symbol's blocks with
 //      strategies::run_signal_symbol and writes the symbol's row (objective, equity, metrics;
 //      and, when recording, its trades from the trial's offset);
-//  (c) the aggregation over symbols, one thread per trial (gpu/symbol_aggregate.cuh).
+//  (c) the aggregation over symbols, one thread per trial (strategies/device/symbol_aggregate.cuh).
 // A batch whose distinct series do not fit in the cache runs as parts of consecutive trials,
 // and one whose per-symbol rows do not fit as chunks (same results). No atomics.
 // CUDA translation units only (no fmt).
@@ -23,13 +23,13 @@
 #include <unordered_set>
 #include <vector>
 
-#include "gpu/cuda_check.cuh"
-#include "gpu/device_buffers.hpp"
-#include "gpu/device_strategy.hpp"
-#include "gpu/device_trade_lists.cuh"
-#include "gpu/occupancy_probe.cuh"
-#include "gpu/series_slots.hpp"
-#include "gpu/symbol_aggregate.cuh"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
+#include "strategies/device/device_strategy.hpp"
+#include "strategies/device/device_trade_lists.cuh"
+#include "strategies/device/occupancy_probe.cuh"
+#include "strategies/device/series_slots.hpp"
+#include "strategies/device/symbol_aggregate.cuh"
 #include "strategies/export.hpp"
 #include "strategies/long_short_export.hpp"
 #include "strategies/signal_strategy.hpp"
@@ -99,7 +99,7 @@ struct SignalTrialLaunch {
   double* metrics_out;             ///< [symbol][chunk trial][metric]
   const long long* trade_offsets;  ///< recording: first trade of (batch trial i, symbol k) at [i * n + k]
   ls::Trade* trades;               ///< recording: output
-  OccupancyProbe probe;            ///< the batch's (gpu/occupancy.hpp)
+  OccupancyProbe probe;            ///< the batch's (strategies/device/occupancy.hpp)
 };
 
 template <typename Logic>
