@@ -66,8 +66,6 @@ namespace atc = strategies::atc;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
 /// Random rows: lengths 2..max_len per type, robustness 0..4, lambda 0..1, decay 0..0.2,
 /// thresholds around +-0.1, cutout 0..50, fees 0..10 bp.
 std::vector<double> random_params(std::size_t n, std::uint64_t seed, int max_len) {
@@ -107,6 +105,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 #ifdef TPEOPT_WITH_CUDA
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
 /// Trials of `params` (the first n) whose GPU per-symbol rows or aggregates differ from the CPU's.
 std::size_t check_parity(const strategies::AtcStrategy& s, const std::vector<double>& params, std::size_t n) {
   const auto g = gpu::gpu_atc_evaluate(s, params.data(), n);

@@ -276,8 +276,9 @@ Row time_cpu(const Workload& w, unsigned threads, int repeats, engine::BatchResu
   return row;
 }
 
-/// Scores, violations and metrics of every set bit for bit; the number of differing sets.
-std::size_t count_differing(const engine::BatchResult& a, const engine::BatchResult& b) {
+/// Scores, violations and metrics of every set bit for bit; the number of differing sets (the
+/// CUDA comparison's; unused in a build without CUDA).
+[[maybe_unused]] std::size_t count_differing(const engine::BatchResult& a, const engine::BatchResult& b) {
   std::size_t d = 0;
   for (std::size_t i = 0; i < a.n_trials; ++i) {
     bool same = same_bits(a.scores[i], b.scores[i]) && same_bits(a.violations[i], b.violations[i]);

@@ -97,12 +97,12 @@ const char* kSeedGrid =
   "min_adx28": [0, 20, 30], "min_adx14": [0, 20, 30], "min_adx7": [0, 20, 30],
   "target_pct": [0.2, 0.3, 0.4, 0.5], "stop_pct": [-0.5, -0.4, -0.3]})";
 
-const char* kContinuous = R"({"min_volatility": {"type": "float", "low": 0, "high": 0.8},
+[[maybe_unused]] const char* kContinuous = R"({"min_volatility": {"type": "float", "low": 0, "high": 0.8},
   "min_ratio": {"type": "float", "low": 0, "high": 1.1}, "min_adx28": {"type": "float", "low": 0, "high": 35},
   "min_adx14": {"type": "float", "low": 0, "high": 35}, "min_adx7": {"type": "float", "low": 0, "high": 35},
   "target_pct": {"type": "float", "low": 0.1, "high": 2.0}, "stop_pct": {"type": "float", "low": -2.0, "high": -0.1}})";
 
-std::string list(int n, double low, double step) {
+[[maybe_unused]] std::string list(int n, double low, double step) {
   std::string s = "[";
   for (int i = 0; i < n; ++i) s += fmt::format("{}{:.6g}", i ? ", " : "", low + step * i);
   return s + "]";

@@ -101,10 +101,6 @@ std::vector<double> vectorbt_ema(const std::vector<double>& a, int span) {
   return out;
 }
 
-const char* const kRealFiles[] = {"binance-1m/BTCUSDT_1m_2023-03.csv", "binance-1m/BTCUSD_1m_2023-03.csv",
-                                  "binance-1m/BTCUSDC_1m_2023-03.csv", "backtesting-py/EURUSD.csv",
-                                  "backtesting-py/GOOG.csv",           "backtesting-py/BTCUSD.csv"};
-
 std::vector<double> random_sets(std::size_t n, int max_span, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto u = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
