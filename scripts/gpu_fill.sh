@@ -8,9 +8,13 @@
 # Steps (default: all): tests ([gpu], the parity tests among them), bench (bench_exhaustion
 # --bars 1000000, before then after), runs (`tpeopt run` TPE on a generated 1,000,000-bar
 # series, batches of 4,096 and of 65,536, before then after: trials/s, device occupancy, and
-# the digests, which must not change), per_trial (GPU time per trial of ema_cross, atc and
-# exhaustion on the bundled data at batches of 4,096 and 65,536). Results: $OUT/gpu_fill/, packed into
-# $OUT/gpu_fill.tar.gz, and $OUT/summary.txt.
+# the digests, which must not change), per_trial (GPU time per trial of ema_cross, atc,
+# exhaustion, bollinger and donchian on the bundled data at batches of 4,096 and 65,536),
+# replay (after runs: the 4,096-trial TPE run's own batches replayed by
+# bench_exhaustion_replay: each batch's launch on the host and on the device, warm and as in
+# the run, and the sequence through the executor with 1 and 2 batches in flight), ncu (the
+# kernels' own durations in a shorter run of the same config at batch 4,096). Results:
+# $OUT/gpu_fill/, packed into $OUT/gpu_fill.tar.gz, and $OUT/summary.txt.
 set -uo pipefail
 BEFORE="$(cd "${BEFORE:-.carry/before}" && pwd)"
 BIN="$(cd "${BIN:-.carry/after}" && pwd)"
@@ -21,6 +25,7 @@ mkdir -p "$S"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(tests bench runs)
 RUN_TRIALS="${RUN_TRIALS:-262144}"
+TMPDIR_TRIALS="$(mktemp -d)/run_after_4096_trials"
 {
   date -u '+%Y-%m-%d %H:%M UTC'
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
@@ -50,14 +55,45 @@ for step in "${steps[@]}"; do
             --trials "$RUN_TRIALS" -q --out "$S/$name" > "$S/$name.log" 2>&1
           echo "$name: $(grep -E '^trials:' "$S/$name.log") $(grep -E '^device occupancy' "$S/$name.log")" \
             "$(grep -o '"digest": "[0-9a-f]*"' "$S/$name/summary.json")"
-          rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"  # large; timings.csv and summary.json stay
+          # large: timings.csv and summary.json stay; the replay step reads the after run's trials
+          [ "$name" = run_after_4096 ] && mv "$S/$name/trials.csv" "$TMPDIR_TRIALS.csv"
+          rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"
         done
       done | tee "$S/runs.txt" ;;
+    replay)
+      [ -f "$TMPDIR_TRIALS.csv" ] || { echo "replay: run the runs step first"; continue; }
+      timeout 240 "$BIN/bench_exhaustion_replay" --candles bench/subsets/gen/SYM0000.csv --trials "$TMPDIR_TRIALS.csv" \
+        --fixed fee_bp=1.0,slippage_bp=0.5 --batches 0,1,2,3,4,5,8,9,16,17,32,33,62,63 > "$S/replay.txt" 2>&1
+      echo "replay exit $?" >> "$S/replay.txt"
+      grep -E '^\|' "$S/replay.txt" | tail -30 ;;
+    ncu)
+      # Kernel durations only (one metric, no replay passes to speak of): 16 batches of 4,096.
+      command -v ncu >/dev/null || { echo "ncu: not found"; continue; }
+      timeout 300 ncu --metrics gpu__time_duration.sum --csv --log-file "$S/ncu_4096.csv" "$BIN/tpeopt" run \
+        -c bench/subsets/exhaustion_full.json --executor cuda --batch 4096 --depth 2 --trials 65536 -q \
+        --out "$S/ncu_run" > "$S/ncu_run.log" 2>&1
+      echo "ncu exit $?" >> "$S/ncu_run.log"
+      rm -f "$S/ncu_run/trials.csv" "$S/ncu_run/journal.bin"
+      python3 - "$S/ncu_4096.csv" <<'PY' | tee "$S/ncu_summary.txt"
+import csv, sys, collections
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
+head, rows = rows[0], rows[1:]
+k, v, u = head.index("Kernel Name"), head.index("Metric Value"), head.index("Metric Unit")
+total = collections.defaultdict(float); count = collections.Counter()
+for r in rows:
+    ms = float(r[v].replace(",", "")) / (1e6 if r[u] == "nsecond" else 1e3 if r[u] == "usecond" else 1.0)
+    name = r[k].split("(")[0].split("<")[0]
+    total[name] += ms; count[name] += 1
+for name in sorted(total, key=total.get, reverse=True):
+    print(f"{name}: {count[name]} launches, {total[name]:.1f} ms")
+print(f"all kernels: {sum(total.values()):.1f} ms")
+PY
+      ;;
     per_trial)
       # GPU time per trial at batches of 4,096 and of 65,536 (random trials, depth 1, so each
       # batch's executor time is its own): exec_ms summed over the batches after the first
       # (the first computes the series), over their trials.
-      for ex in ema_cross_btc atc_backtesting_py exhaustion_eurusd; do
+      for ex in ema_cross_btc atc_backtesting_py exhaustion_eurusd bollinger_eurusd donchian_eurusd; do
         python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["search"]["sampler"]="random"; c["data"]={k:(sys.argv[2]+"/"+v if isinstance(v,str) and v.startswith("../") else v) for k,v in c["data"].items()}; json.dump(c,open(sys.argv[3],"w"))' \
           "examples/$ex.json" "$PWD/examples" "$S/$ex.json"
         for b in 4096 65536; do
@@ -79,6 +115,8 @@ done
   done
   [ -f "$S/runs.txt" ] && cat "$S/runs.txt"
   [ -f "$S/per_trial.txt" ] && cat "$S/per_trial.txt"
+  [ -f "$S/replay.txt" ] && grep -E '^\|' "$S/replay.txt"
+  [ -f "$S/ncu_summary.txt" ] && cat "$S/ncu_summary.txt"
 } > "$OUT/summary.txt"
 tar -czf "$OUT/gpu_fill.tar.gz" -C "$OUT" gpu_fill && rm -rf "$S"
 ls -la "$OUT"
