@@ -57,6 +57,7 @@ BatchResult HalvingExecutor::evaluate(const BatchRequest& request) {
     out.timings.busy_ms += res.timings.busy_ms;
     out.timings.sm_busy_ms += res.timings.sm_busy_ms;
     out.timings.sm_span_ms += res.timings.sm_span_ms;
+    out.timings.sm_new_span_ms += res.timings.sm_new_span_ms;
     for (std::size_t j = 0; j < alive.size(); ++j) {
       const std::size_t i = alive[j];
       out.scores[i] = res.scores[j];

@@ -33,6 +33,11 @@ struct ExecutorTimings {
   /// executor; a strategy whose kernels carry no probe). Batches split over rungs or
   /// devices add both.
   double sm_busy_ms = 0.0, sm_span_ms = 0.0;
+  /// n_SMs x the part of the batch's kernel span that earlier batches' spans on the same device
+  /// did not cover (strategies/device/occupancy.hpp, uncovered_span_ns): summed over a run, the
+  /// SM time of the union of the spans, the denominator of the run's device occupancy when
+  /// batches overlap on the device. Batches split over rungs or devices add it.
+  double sm_new_span_ms = 0.0;
 };
 
 /// The outcome of a BatchRequest, in trial order.

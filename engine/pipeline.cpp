@@ -249,7 +249,7 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
     summary.overlap_ms += t.overlap_ms;
     summary.idle_ms += t.idle_ms;
     summary.sm_busy_ms += t.sm_busy_ms;
-    summary.sm_span_ms += t.sm_span_ms;
+    if (!replayed) summary.sm_span_ms += result.timings.sm_new_span_ms;
 
     // ask(k+D) goes to the executor before batch k is recorded: the record (the journal's
     // fsync, trials.csv) takes milliseconds in which the device would otherwise wait for

@@ -241,6 +241,8 @@ class CudaExecutor final : public engine::Executor {
     const SmTime sm = sm_time_from_probe(s.h_probe.data(), probe_ids_, n_sm_);
     r.timings.sm_busy_ms = sm.busy_ms;
     r.timings.sm_span_ms = sm.span_ms;
+    r.timings.sm_new_span_ms = static_cast<double>(n_sm_) *
+                               static_cast<double>(uncovered_span_ns(s.h_probe.data(), covered_until_ns_)) / 1e6;
     return r;
   }
 
@@ -272,6 +274,7 @@ class CudaExecutor final : public engine::Executor {
   std::size_t next_slot_ = 0;
   std::size_t part_trials_ = 1;  ///< trials per device part (see submit)
   std::deque<Slot*> in_flight_;
+  unsigned long long covered_until_ns_ = 0;  ///< the end of the batches' kernel spans so far (uncovered_span_ns)
   std::unique_ptr<Event> anchor_event_;  // made once options_.device is current
   Clock::time_point anchor_time_;
 };

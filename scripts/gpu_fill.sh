@@ -63,13 +63,13 @@ for step in "${steps[@]}"; do
     replay)
       [ -f "$TMPDIR_TRIALS.csv" ] || { echo "replay: run the runs step first"; continue; }
       timeout 240 "$BIN/bench_exhaustion_replay" --candles bench/subsets/gen/SYM0000.csv --trials "$TMPDIR_TRIALS.csv" \
-        --fixed fee_bp=1.0,slippage_bp=0.5 --batches 0,1,2,3,4,5,8,9,16,17,32,33,62,63 > "$S/replay.txt" 2>&1
+        --fixed fee_bp=1.0,slippage_bp=0.5 --regroup 65536 --batches 0,1,2,3,4,5,8,9,16,17,32,33,62,63 > "$S/replay.txt" 2>&1
       echo "replay exit $?" >> "$S/replay.txt"
       grep -E '^\|' "$S/replay.txt" | tail -30 ;;
     ncu)
       # Kernel durations only (one metric, no replay passes to speak of): 16 batches of 4,096.
       command -v ncu >/dev/null || { echo "ncu: not found"; continue; }
-      timeout 300 ncu --metrics gpu__time_duration.sum --csv --log-file "$S/ncu_4096.csv" "$BIN/tpeopt" run \
+      timeout "${NCU_TIMEOUT:-150}" ncu --metrics gpu__time_duration.sum --csv --log-file "$S/ncu_4096.csv" "$BIN/tpeopt" run \
         -c bench/subsets/exhaustion_full.json --executor cuda --batch 4096 --depth 2 --trials 65536 -q \
         --out "$S/ncu_run" > "$S/ncu_run.log" 2>&1
       echo "ncu exit $?" >> "$S/ncu_run.log"

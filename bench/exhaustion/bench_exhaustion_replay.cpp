@@ -12,10 +12,12 @@
 // of the run's first batch (drawn from the prior, before the sampler learned anything).
 // Comparing the warm launch time with the run's exec_ms (timings.csv) separates the kernels
 // from what the run adds (new series, waits between streams); comparing with the first
-// batch separates the cost of the parameters the sampler learned to propose.
+// batch separates the cost of the parameters the sampler learned to propose. --regroup N
+// also sends the same trials, in the same order, in batches of N (e.g. 65,536): the GPU
+// time per trial of the same work at another batch size.
 //
 // Usage: bench_exhaustion_replay --candles FILE --trials RUN/trials.csv
-//          [--fixed name=value,...] [--batches 0,1,8,32] [--repeats 3]
+//          [--fixed name=value,...] [--batches 0,1,8,32] [--repeats 3] [--regroup N]
 // Slots missing from trials.csv (parameters the config fixed) take --fixed values, else
 // the strategy's defaults.
 #include <algorithm>
@@ -128,7 +130,7 @@ void time_sequence(const strategies::ExhaustionStrategy& s, const tpe::SearchSpa
     const auto r = exe->complete();
     busy += r.timings.busy_ms;
     sm_busy += r.timings.sm_busy_ms;
-    sm_span += r.timings.sm_span_ms;
+    sm_span += r.timings.sm_new_span_ms;  // the union of the spans: overlapping batches count once
     ++done;
   }
   const double wall = ms_since(t0);
@@ -204,11 +206,13 @@ int main(int argc, char** argv) {
   std::map<std::string, double> fixed;
   std::vector<long> chosen;
   [[maybe_unused]] int repeats = 3;  // the launch table's, a build with CUDA
+  std::size_t regroup = 0;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a], v = argv[a + 1];
     if (k == "--candles") candles_path = v;
     else if (k == "--trials") trials_path = v;
     else if (k == "--repeats") repeats = std::stoi(v);
+    else if (k == "--regroup") regroup = std::stoull(v);
     else if (k == "--batches")
       for (const auto& b : split(v, ',')) chosen.push_back(std::stol(b));
     else if (k == "--fixed")
@@ -270,5 +274,16 @@ int main(int argc, char** argv) {
   for (const std::size_t depth : {std::size_t{1}, std::size_t{2}}) time_sequence(s, space, batches, depth, "the run's");
   for (const std::size_t depth : {std::size_t{1}, std::size_t{2}})
     time_sequence(s, space, prior, depth, "the first batch, repeated");
+  if (regroup > 0) {
+    std::vector<double> all;
+    for (const auto& b : batches) all.insert(all.end(), b.begin(), b.end());
+    std::vector<std::vector<double>> big;
+    const std::size_t per = regroup * ex::kNumSlots;
+    for (std::size_t off = 0; off < all.size(); off += per)
+      big.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(off),
+                       all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), off + per)));
+    const std::string label = "the run's, in batches of " + std::to_string(regroup);
+    for (const std::size_t depth : {std::size_t{1}, std::size_t{2}}) time_sequence(s, space, big, depth, label.c_str());
+  }
   return 0;
 }

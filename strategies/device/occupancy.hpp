@@ -67,6 +67,20 @@ struct SmTime {
   double busy_ms = 0.0, span_ms = 0.0;
 };
 
+/// The part of a batch's kernel span [first, last] (probe words, ns) that no earlier batch of
+/// the device covered, in ns, given the end of the spans before it (`covered_until`, updated).
+/// Batches on several streams overlap: the device's occupancy over a run is the SM time busy
+/// over n_SMs x the union of the spans, not over the sum of each batch's own span (which
+/// counts the overlapped time twice). Batches are taken in submission order, which is the
+/// order their spans start in.
+inline unsigned long long uncovered_span_ns(const unsigned long long* w, unsigned long long& covered_until) {
+  if (w[ProbeLayout::kBlocks] == 0 || w[ProbeLayout::kLast] <= w[ProbeLayout::kFirst]) return 0;
+  const unsigned long long from = w[ProbeLayout::kFirst] > covered_until ? w[ProbeLayout::kFirst] : covered_until;
+  const unsigned long long added = w[ProbeLayout::kLast] > from ? w[ProbeLayout::kLast] - from : 0;
+  if (w[ProbeLayout::kLast] > covered_until) covered_until = w[ProbeLayout::kLast];
+  return added;
+}
+
 /// Reads a probe of `ids` SM ids copied back to the host (ProbeLayout::result_words(ids)
 /// words), on a device of n_sm SMs.
 inline SmTime sm_time_from_probe(const unsigned long long* w, int ids, int n_sm) {

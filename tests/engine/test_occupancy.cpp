@@ -200,6 +200,9 @@ class ScriptedExecutor final : public engine::Executor {
     r.timings.busy_ms = e - b;
     r.timings.sm_busy_ms = q.batch_index == 0 ? 0.0 : 60.0;  // batch 0: not measured
     r.timings.sm_span_ms = q.batch_index == 0 ? 0.0 : 100.0;
+    // What the CUDA executor reports of the spans' union: batch 1 follows an unmeasured batch
+    // and adds its whole span, each later one the 10 of its 15 ms that the previous left.
+    r.timings.sm_new_span_ms = q.batch_index == 0 ? 0.0 : q.batch_index == 1 ? 100.0 : 100.0 * 10.0 / 15.0;
     return r;
   }
 
@@ -247,5 +250,28 @@ TEST_CASE("pipeline: overlapping batches' exec_ms add up to the device's busy ti
   }
   CHECK(summary.exec_ms == Approx(45.0));
   CHECK(std::isnan(obs.rows[0].device_occupancy));
-  CHECK(engine::occupancy_fraction(summary.sm_busy_ms, summary.sm_span_ms) == Approx(0.6));
+  // The run's figure divides by the union of the spans: 180 SM-ms busy over 100 + 2 x 66.7.
+  CHECK(summary.sm_span_ms == Approx(100.0 + 2 * 100.0 * 10.0 / 15.0));
+  CHECK(engine::occupancy_fraction(summary.sm_busy_ms, summary.sm_span_ms) == Approx(180.0 / (100.0 + 400.0 / 3.0)));
+}
+
+TEST_CASE("occupancy probe: a batch's uncovered span counts what earlier batches' spans left", "[cpu][occupancy]") {
+  auto probe = [](unsigned long long first, unsigned long long last) {
+    std::vector<unsigned long long> w(gpu::ProbeLayout::result_words(2), 0);
+    w[gpu::ProbeLayout::kFirst] = first;
+    w[gpu::ProbeLayout::kLast] = last;
+    w[gpu::ProbeLayout::kBlocks] = 1;
+    return w;
+  };
+  unsigned long long covered = 0;
+  CHECK(gpu::uncovered_span_ns(probe(100, 250).data(), covered) == 150);
+  CHECK(covered == 250);
+  CHECK(gpu::uncovered_span_ns(probe(200, 400).data(), covered) == 150);  // overlaps [200, 250]
+  CHECK(gpu::uncovered_span_ns(probe(300, 350).data(), covered) == 0);    // inside the union
+  CHECK(covered == 400);
+  CHECK(gpu::uncovered_span_ns(probe(500, 600).data(), covered) == 100);  // after a gap
+  auto empty = probe(700, 800);
+  empty[gpu::ProbeLayout::kBlocks] = 0;  // not measured: adds nothing, moves nothing
+  CHECK(gpu::uncovered_span_ns(empty.data(), covered) == 0);
+  CHECK(covered == 600);
 }
