@@ -63,7 +63,7 @@ for step in "${steps[@]}"; do
     replay)
       [ -f "$TMPDIR_TRIALS.csv" ] || { echo "replay: run the runs step first"; continue; }
       timeout 240 "$BIN/bench_exhaustion_replay" --candles bench/subsets/gen/SYM0000.csv --trials "$TMPDIR_TRIALS.csv" \
-        --fixed fee_bp=1.0,slippage_bp=0.5 --regroup 65536 --batches 0,1,2,3,4,5,8,9,16,17,32,33,62,63 > "$S/replay.txt" 2>&1
+        --fixed fee_bp=1.0,slippage_bp=0.5 --regroup 65536 --segments "${SEGMENTS:-0,2,4,8,16,32,64}" --batches 0,1,2,3,4,5,8,9,16,17,32,33,62,63 > "$S/replay.txt" 2>&1
       echo "replay exit $?" >> "$S/replay.txt"
       grep -E '^\|' "$S/replay.txt" | tail -30 ;;
     ncu)
@@ -81,7 +81,8 @@ head, rows = rows[0], rows[1:]
 k, v, u = head.index("Kernel Name"), head.index("Metric Value"), head.index("Metric Unit")
 total = collections.defaultdict(float); count = collections.Counter()
 for r in rows:
-    ms = float(r[v].replace(",", "")) / (1e6 if r[u] == "nsecond" else 1e3 if r[u] == "usecond" else 1.0)
+    scale = {"ns": 1e6, "nsecond": 1e6, "us": 1e3, "usecond": 1e3, "ms": 1.0, "msecond": 1.0}
+    ms = float(r[v].replace(",", "")) / scale[r[u]]
     name = r[k].split("(")[0].split("<")[0]
     total[name] += ms; count[name] += 1
 for name in sorted(total, key=total.get, reverse=True):

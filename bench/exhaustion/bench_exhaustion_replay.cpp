@@ -14,10 +14,13 @@
 // from what the run adds (new series, waits between streams); comparing with the first
 // batch separates the cost of the parameters the sampler learned to propose. --regroup N
 // also sends the same trials, in the same order, in batches of N (e.g. 65,536): the GPU
-// time per trial of the same work at another batch size.
+// time per trial of the same work at another batch size. --segments G[,G...] times every
+// batch's warm launch with each walk cut into G segments (ExhaustionDeviceOptions::segments;
+// 0 = the automatic choice), at the run's batch size and at --regroup's: same bits, other speeds.
 //
 // Usage: bench_exhaustion_replay --candles FILE --trials RUN/trials.csv
 //          [--fixed name=value,...] [--batches 0,1,8,32] [--repeats 3] [--regroup N]
+//          [--segments 0,4,8,16,32]
 // Slots missing from trials.csv (parameters the config fixed) take --fixed values, else
 // the strategy's defaults.
 #include <algorithm>
@@ -96,6 +99,18 @@ std::map<long, std::vector<double>> read_batches(const std::string& path, const 
       rows.push_back(column[k] >= 0 ? std::stod(f[static_cast<std::size_t>(column[k])]) : fallback[k]);
   }
   return batches;
+}
+
+/// The same trials, in the same order, in batches of `size`.
+std::vector<std::vector<double>> regroup_batches(const std::vector<std::vector<double>>& batches, std::size_t size) {
+  std::vector<double> all;
+  for (const auto& b : batches) all.insert(all.end(), b.begin(), b.end());
+  std::vector<std::vector<double>> out;
+  const std::size_t per = size * ex::kNumSlots;
+  for (std::size_t off = 0; off < all.size(); off += per)
+    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(off),
+                     all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), off + per)));
+  return out;
 }
 
 engine::BatchRequest request(const std::vector<double>& rows, std::uint64_t index) {
@@ -207,12 +222,15 @@ int main(int argc, char** argv) {
   std::vector<long> chosen;
   [[maybe_unused]] int repeats = 3;  // the launch table's, a build with CUDA
   std::size_t regroup = 0;
+  std::vector<int> segment_counts;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a], v = argv[a + 1];
     if (k == "--candles") candles_path = v;
     else if (k == "--trials") trials_path = v;
     else if (k == "--repeats") repeats = std::stoi(v);
     else if (k == "--regroup") regroup = std::stoull(v);
+    else if (k == "--segments")
+      for (const auto& g : split(v, ',')) segment_counts.push_back(std::stoi(g));
     else if (k == "--batches")
       for (const auto& b : split(v, ',')) chosen.push_back(std::stol(b));
     else if (k == "--fixed")
@@ -267,6 +285,33 @@ int main(int argc, char** argv) {
     dev.reset();
     CUDA_CHECK(cudaStreamDestroy(stream));
   }
+  if (!segment_counts.empty()) {
+    std::printf("\n| segments per walk | trials per launch | launches | mean warm launch ms | trials/s (launches back to back) |\n"
+                "| ---: | ---: | ---: | ---: | ---: |\n");
+    std::vector<std::vector<std::vector<double>>> sizes{batches};
+    if (regroup > 0) sizes.push_back(regroup_batches(batches, regroup));
+    for (const auto& set : sizes)
+      for (const int g : segment_counts) {
+        gpu::ExhaustionDeviceOptions o;
+        o.segments = g;
+        cudaStream_t stream{};
+        CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        auto dev = gpu::make_exhaustion_device(s, stream, o);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        double sum = 0;
+        std::size_t trials = 0;
+        for (const auto& rows : set) {
+          sum += time_launch(*dev, rows, 1).warm;
+          trials += rows.size() / ex::kNumSlots;
+        }
+        std::printf("| %s | %zu | %zu | %.2f | %.0f |\n", g == 0 ? "auto" : std::to_string(g).c_str(),
+                    set.front().size() / ex::kNumSlots, set.size(), sum / static_cast<double>(set.size()),
+                    static_cast<double>(trials) / (sum / 1e3));
+        std::fflush(stdout);
+        dev.reset();
+        CUDA_CHECK(cudaStreamDestroy(stream));
+      }
+  }
 #endif
   std::printf(
       "\n| trials | batches in flight | batches | wall ms | wall ms per batch | busy ms per batch (events) | trials/s "
@@ -275,13 +320,7 @@ int main(int argc, char** argv) {
   for (const std::size_t depth : {std::size_t{1}, std::size_t{2}})
     time_sequence(s, space, prior, depth, "the first batch, repeated");
   if (regroup > 0) {
-    std::vector<double> all;
-    for (const auto& b : batches) all.insert(all.end(), b.begin(), b.end());
-    std::vector<std::vector<double>> big;
-    const std::size_t per = regroup * ex::kNumSlots;
-    for (std::size_t off = 0; off < all.size(); off += per)
-      big.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(off),
-                       all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), off + per)));
+    const auto big = regroup_batches(batches, regroup);
     const std::string label = "the run's, in batches of " + std::to_string(regroup);
     for (const std::size_t depth : {std::size_t{1}, std::size_t{2}}) time_sequence(s, space, big, depth, label.c_str());
   }
