@@ -34,6 +34,7 @@ def test_the_walk_through_runs(tmp_path, monkeypatch):
     # The callback stopped its study early, on the trials of the run without it.
     early = namespace["early"]
     assert not early.complete and len(early.trials) < 2048 and early.best_value == mine.best_value
-    assert early.trials[["fast", "slow", "score"]].equals(mine.trials[["fast", "slow", "score"]].iloc[:len(early.trials)])
+    columns = ["fast", "slow", "score"]
+    assert early.trials[columns].equals(mine.trials[columns].iloc[:len(early.trials)])
     if namespace.get("optuna") is not None:
         assert namespace["loaded"].best_value == mine.best["score"]

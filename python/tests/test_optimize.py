@@ -60,10 +60,10 @@ def test_pipelined_equals_serial(tmp_path, depth):
 
 
 def test_the_objective_overlaps_the_samplers_ask(tmp_path):
-    """Pipelined, the objective of batch k runs while the C++ sampler asks batch k + 1 (its
-    sleep releases the GIL, as a GPU backtest's wait does); serial, nothing overlaps."""
+    """Pipelined at depth 2, the objective of batch k runs while the C++ sampler asks batch
+    k + 1 (its sleep releases the GIL, as a GPU backtest's wait does); serial, nothing overlaps."""
     slow = Slow(0.03)
-    kw = dict(trials=640, batch=64, seed=3, metrics=["twice", "n_plus"], quiet=True)
+    kw = dict(trials=640, batch=64, depth=2, seed=3, metrics=["twice", "n_plus"], quiet=True)
     pipelined = tpeopt.optimize(slow, SPACE, out=tmp_path / "p", **kw).summary
     serial = tpeopt.optimize(slow, SPACE, serial=True, out=tmp_path / "s", **kw).summary
     assert pipelined["digest"] == serial["digest"]
@@ -77,7 +77,8 @@ def test_equals_the_builtin_executor(tmp_path):
     config = {"strategy": "functions", "function": "sphere", "search": {"trials": 256, "batch": 32, "seed": 3},
               "params": space}
     builtin = tpeopt.run(config, out=tmp_path / "builtin", executor="cpu", quiet=True)
-    python = tpeopt.optimize(sphere, space, trials=256, batch=32, seed=3, out=tmp_path / "py", quiet=True)
+    # depth=2: the config's default (optimize's is 1).
+    python = tpeopt.optimize(sphere, space, trials=256, batch=32, depth=2, seed=3, out=tmp_path / "py", quiet=True)
     assert python.digest == builtin.digest
     assert python.trials[["x0", "score"]].equals(builtin.trials[["x0", "score"]])
 

@@ -93,7 +93,8 @@ def _finish(outcome: dict, adapter: Optional[Adapter] = None, quiet: bool = True
     study = Study(outcome["dir"])
     if outcome["stopped_early"] and adapter is not None and adapter.stop_reason is not None:
         if not quiet:
-            sys.stderr.write(f"tpeopt: {adapter.stop_reason}: {outcome['trials']} trials recorded in {outcome['dir']}\n")
+            sys.stderr.write(f"tpeopt: {adapter.stop_reason}: {outcome['trials']} trials recorded in "
+                             f"{outcome['dir']}\n")
         return study
     if outcome["stopped_early"]:
         raise KeyboardInterrupt(

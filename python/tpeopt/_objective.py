@@ -103,7 +103,8 @@ class Adapter:
             if labels and a["kind"] == "categorical" and a.get("labels")
         ]
 
-    def __call__(self, X: np.ndarray, batch: int, first_trial: int) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def __call__(self, X: np.ndarray, batch: int,
+                 first_trial: int) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         if self.stop_reason is None and self.deadline is not None and time.monotonic() >= self.deadline:
             self.stop_reason = f"timeout: {self.timeout:g} s passed before batch {batch}"
         if self.stop_reason is not None:
