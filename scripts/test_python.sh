@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tpeopt Python package as the README says (`pip install .`, with the test
 # extras, into a virtual environment under the build folder) and runs its tests
-# (python/tests). The C++ build (scripts/build.sh) must exist: the tests compare with the
+# (python/tests), then the Optuna export's tests again with the lowest Optuna declared. The C++ build (scripts/build.sh) must exist: the tests compare with the
 # command line, and pip builds the module in that same build folder with that build's
 # settings, so it compiles only the module (every library there is position-independent)
 # instead of the whole library a second time.
@@ -20,6 +20,10 @@ venv="$build/python-venv"
 [ -x "$venv/bin/python" ] || python3 -m venv --system-site-packages "$venv"
 # The build folder's own choices, so that pip's configure changes nothing the build compiled.
 export CMAKE_GENERATOR="$(setting CMAKE_GENERATOR)"
+# scikit-build-core clears the CMake cache of a folder it built in from another isolated
+# environment (its record, .skbuild-info.json), and pip's is a new temporary one each time:
+# a second install would reconfigure with the default compiler and rebuild everything.
+rm -f "$build/.skbuild-info.json"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$root[test]" \
   --config-settings=build-dir="$build" \
   --config-settings=cmake.define.TPEOPT_CUDA="$(setting TPEOPT_CUDA)" \
@@ -27,3 +31,15 @@ export CMAKE_GENERATOR="$(setting CMAKE_GENERATOR)"
   --config-settings=cmake.define.TPEOPT_BUILD_TESTS="$(setting TPEOPT_BUILD_TESTS)"
 cd "$root"
 TPEOPT_CLI="$build/apps/tpeopt" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests" "$@"
+
+# The lowest Optuna pyproject.toml allows (its "optuna>=X" extra), for the Optuna tests only:
+# that one wheel in a folder of its own put first on the path (--no-deps: its dependencies are
+# the ones Optuna 5 brought, which cover the lowest's), instead of a second environment.
+lowest="$(sed -n 's/^optuna = \["optuna>=\([0-9.]*\)"\]$/\1/p' "$root/pyproject.toml")"
+[ -n "$lowest" ] || { echo "test_python.sh: no optuna>=X extra in pyproject.toml" >&2; exit 2; }
+old_optuna="$build/python-optuna-$lowest"
+[ -f "$old_optuna/optuna/version.py" ] ||
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --target "$old_optuna" "optuna==$lowest"
+echo "test_python.sh: the Optuna tests again with Optuna $lowest"
+PYTHONPATH="$old_optuna" TPEOPT_CLI="$build/apps/tpeopt" TPEOPT_EXPECT_OPTUNA="$lowest" "$venv/bin/python" -m pytest -q \
+  -p no:cacheprovider "$root/python/tests/test_optuna_export.py"

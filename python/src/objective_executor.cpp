@@ -50,7 +50,11 @@ engine::BatchResult ObjectiveExecutor::evaluate(const engine::BatchRequest& requ
     nb::ndarray<nb::numpy, double, nb::ndim<2>> x(values, {request.n_trials, request.n_axes}, owner);
     // Throws nb::python_error (the adapter's ObjectiveError, or the objective's own error):
     // the pipeline carries it to the calling thread, where nanobind raises it again.
-    const nb::tuple result = nb::cast<nb::tuple>(adapter_(x, request.batch_index, request.first_trial));
+    const nb::object returned = adapter_(x, request.batch_index, request.first_trial);
+    // None: the study was asked to stop before this batch (optimize's timeout, or a callback's
+    // report.stop()): the pipeline stops untold here, as after Ctrl-C.
+    if (returned.is_none()) throw engine::Interrupted{};
+    const nb::tuple result = nb::cast<nb::tuple>(returned);
     if (result.size() != 3) throw Error("tpeopt internal error: the objective adapter returned no triple");
     copy_values(result[0], request.n_trials, "score", out.scores);
     copy_values(result[1], request.n_trials, "violation", out.violations);

@@ -17,7 +17,8 @@ class ObjectiveExecutor final : public engine::Executor {
  public:
   /// `adapter(X, batch_index, first_trial)` (tpeopt/_objective.py) calls the user's objective
   /// and returns (scores, violations, metrics) as float64 arrays of n, n and n x n_metrics
-  /// values, or raises. Construct and destroy with the GIL held.
+  /// values, or raises, or returns None to stop the study before this batch (evaluate() then
+  /// throws engine::Interrupted). Construct and destroy with the GIL held.
   ObjectiveExecutor(nanobind::object adapter, std::size_t n_metrics);
 
   std::string name() const override { return "python"; }

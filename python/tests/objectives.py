@@ -79,3 +79,16 @@ class Slow:
 
         time.sleep(self.seconds)
         return mixed(X)
+
+
+class Inf:
+    """mixed(), with score `value` (an infinity) on row 5 of every batch."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def __call__(self, X: np.ndarray) -> dict:
+        s = mixed(X)
+        s["score"] = s["score"].copy()
+        s["score"][5] = self.value
+        return s

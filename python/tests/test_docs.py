@@ -31,5 +31,10 @@ def test_the_walk_through_runs(tmp_path, monkeypatch):
     assert mine.digest == same.digest and mine.best["violation"] == 0
     assert mine.best["params"]["fast"] < mine.best["params"]["slow"]
     assert namespace["s"].told == 1024
+    # The callback stopped its study early, on the trials of the run without it.
+    early = namespace["early"]
+    assert not early.complete and len(early.trials) < 2048 and early.best_value == mine.best_value
+    columns = ["fast", "slow", "score"]
+    assert early.trials[columns].equals(mine.trials[columns].iloc[:len(early.trials)])
     if namespace.get("optuna") is not None:
         assert namespace["loaded"].best_value == mine.best["score"]

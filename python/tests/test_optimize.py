@@ -14,7 +14,7 @@ import pytest
 
 import tpeopt
 from conftest import ROOT, cli_path
-from objectives import SPACE, FailAt, KillAt, Slow, mixed, sphere
+from objectives import SPACE, FailAt, Inf, KillAt, Slow, mixed, sphere
 
 RUN = dict(trials=384, batch=64, seed=7, metrics=["twice", "n_plus"], quiet=True)
 
@@ -60,10 +60,10 @@ def test_pipelined_equals_serial(tmp_path, depth):
 
 
 def test_the_objective_overlaps_the_samplers_ask(tmp_path):
-    """Pipelined, the objective of batch k runs while the C++ sampler asks batch k + 1 (its
-    sleep releases the GIL, as a GPU backtest's wait does); serial, nothing overlaps."""
+    """Pipelined at depth 2, the objective of batch k runs while the C++ sampler asks batch
+    k + 1 (its sleep releases the GIL, as a GPU backtest's wait does); serial, nothing overlaps."""
     slow = Slow(0.03)
-    kw = dict(trials=640, batch=64, seed=3, metrics=["twice", "n_plus"], quiet=True)
+    kw = dict(trials=640, batch=64, depth=2, seed=3, metrics=["twice", "n_plus"], quiet=True)
     pipelined = tpeopt.optimize(slow, SPACE, out=tmp_path / "p", **kw).summary
     serial = tpeopt.optimize(slow, SPACE, serial=True, out=tmp_path / "s", **kw).summary
     assert pipelined["digest"] == serial["digest"]
@@ -77,7 +77,8 @@ def test_equals_the_builtin_executor(tmp_path):
     config = {"strategy": "functions", "function": "sphere", "search": {"trials": 256, "batch": 32, "seed": 3},
               "params": space}
     builtin = tpeopt.run(config, out=tmp_path / "builtin", executor="cpu", quiet=True)
-    python = tpeopt.optimize(sphere, space, trials=256, batch=32, seed=3, out=tmp_path / "py", quiet=True)
+    # depth=2: the config's default (optimize's is 1).
+    python = tpeopt.optimize(sphere, space, trials=256, batch=32, depth=2, seed=3, out=tmp_path / "py", quiet=True)
     assert python.digest == builtin.digest
     assert python.trials[["x0", "score"]].equals(builtin.trials[["x0", "score"]])
 
@@ -164,7 +165,14 @@ def undeclared_metric(X):
     "bad, message",
     [
         (bad_length, r"scores of shape \(63,\) on batch 2 \(trials 128\.\.191\): expected \(64,\)"),
-        (nan_score, r"NaN scores on batch 2 \(trials 128\.\.191\): 1 of 64, first trial 133 \(row 5\).*on_nan='fail'"),
+        (nan_score, r"NaN or infinite scores on batch 2 \(trials 128\.\.191\): 1 of 64, first trial 133 \(row 5: nan\)"
+                    r".*on_nan='fail'"),
+        (Inf(float("inf")), r"NaN or infinite scores on batch 2 \(trials 128\.\.191\): 1 of 64, first trial 133 "
+                            r"\(row 5: inf\).*on_nan='fail'"),
+        (Inf(-float("inf")), r"NaN or infinite scores on batch 2 .*\(row 5: -inf\)"),
+        (lambda X: None, r"the objective returned None on batch 2 \(trials 128\.\.191\): it must return the batch's "
+                         r"scores, one number per row of X \(a missing `return`\?\)"),
+        (lambda X: {**mixed(X), "score": None}, r"the objective's scores on batch 2 .* are None"),
         (raises, r"the objective raised ZeroDivisionError on batch 2 \(trials 128\.\.191\): boom"),
         (strings, r"the objective's scores on batch 2 .* are not numbers"),
         (negative_violation, r"violation -1\.0 for trial 128 on batch 2 .*expected a finite number >= 0"),
@@ -291,3 +299,151 @@ def test_ctrl_c_stops_a_builtin_run_as_the_command_line_does(tmp_path):
     assert f"Continue with: tpeopt.resume({str(out)!r})" in err
     summary = tpeopt.load(out).summary
     assert summary is not None and not summary["complete"] and summary["trials"] < 5_000_000
+
+
+# ---- first-day traps: parameter specs, infinite scores ------------------------------------
+
+
+@pytest.mark.parametrize("spec, range_text", [
+    ((-5, 5), '{"type": "int", "low": -5, "high": 5}'),
+    ([0.5, 2.0], '{"type": "float", "low": 0.5, "high": 2.0}'),
+    (np.array([1.0, 3.0]), '{"type": "float", "low": 1.0, "high": 3.0}'),
+])
+def test_a_tuple_or_list_is_not_a_parameter_spec(tmp_path, spec, range_text):
+    """(-5, 5) reads as a range to a Python eye; a config would read it as two values."""
+    with pytest.raises(TypeError) as e:
+        tpeopt.optimize(sphere, {"y": {"type": "float", "low": 0, "high": 1}, "x": spec}, out=tmp_path / "r")
+    message = str(e.value)
+    assert message.startswith("space['x']: got a ") and "a parameter's spec is a dict" in message
+    assert f"A range: {range_text}" in message
+    assert 'a list of choices: {"values": ' in message and '{"type": "categorical", "choices": [...]}' in message
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(TypeError, match=r"space\['x'\]: got a "):
+        tpeopt.Sampler({"x": spec})
+    if isinstance(spec, tuple):  # a config dict: a list there is the config's list of values; a tuple is refused
+        config = {"strategy": "functions", "function": "sphere", "params": {"x": spec}}
+        with pytest.raises(TypeError, match=r"params\['x'\]: got a tuple \(-5, 5\)"):
+            tpeopt.run(config, out=tmp_path / "r")
+
+
+def test_infinite_scores_are_failed_trials_with_on_nan_fail(tmp_path):
+    """+inf and -inf are handled as NaN is: an error, or (on_nan="fail") a failed trial."""
+    for value in (float("inf"), -float("inf")):
+        study = tpeopt.optimize(Inf(value), SPACE, on_nan="fail", out=tmp_path / f"r{value}", **RUN)
+        t = study.trials
+        assert t["score"].isna().sum() == 384 // 64 and np.isfinite(t["score"].dropna()).all()
+        assert study.summary["outcomes"]["failed"] == 384 // 64
+        assert study.best["score"] is not None and np.isfinite(study.best["score"])
+        assert study.best_value == study.best["score"]
+
+
+def test_the_sampler_is_told_an_infinite_score_as_a_failed_trial():
+    told = []
+    for failed in (np.nan, np.inf, -np.inf):
+        s = tpeopt.Sampler(SPACE, seed=4)
+        for _ in range(3):
+            X = s.ask(32)
+            scores = mixed(X)["score"].copy()
+            scores[::5] = failed
+            s.tell(scores)
+        told.append(s.ask(32))
+    assert np.array_equal(told[0], told[1]) and np.array_equal(told[0], told[2])
+    with pytest.raises(ValueError, match="tell: scores is None"):
+        tpeopt.Sampler(SPACE).tell(None)
+
+
+# ---- Optuna's best_trial, best_value, best_params; timeout; callbacks -------------------
+
+
+def test_best_trial_is_optunas(reference, tmp_path):
+    """The best feasible completed trial, the earliest of equal ones; ValueError when none."""
+    t = reference.trials
+    feasible = t[(t["violation"] == 0) & t["score"].notna()]
+    b = reference.best_trial
+    assert b.number == int(feasible["score"].idxmin()) and b.value == feasible["score"].min() and b.violation == 0
+    assert reference.best_value == b.value and reference.best_params == b.params == reference.best["params"]
+    assert b.metrics["twice"] == 2 * b.value
+    # Without top.json (a run still going, or killed), read from trials.csv: the same trial.
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(reference.dir, copy)
+    (copy / "top.json").unlink()
+    assert tpeopt.load(copy).best_trial == b
+    # Infeasible trials score better here (x below 0.5): the best trial is still a feasible one.
+    half = tpeopt.optimize(lambda X: (X[:, 0], np.maximum(0.0, 0.5 - X[:, 0])), {"x": {"type": "float", "low": 0,
+                           "high": 1}}, trials=128, batch=32, out=tmp_path / "half", quiet=True)
+    h = half.trials
+    assert h["score"].min() < 0.5 and half.best_trial.value == h.loc[h["x"] >= 0.5, "score"].min() >= 0.5
+    # No feasible trial: Optuna raises ValueError; best is the least infeasible.
+    never = tpeopt.optimize(lambda X: (X[:, 0], np.ones(len(X))), {"x": {"type": "float", "low": 0, "high": 1}},
+                            trials=64, batch=32, out=tmp_path / "never", quiet=True)
+    with pytest.raises(ValueError, match="no feasible trial completed"):
+        never.best_trial
+    with pytest.raises(ValueError, match="no feasible trial completed"):
+        never.best_value
+    assert never.best["violation"] == 1.0
+    (never.dir / "top.json").unlink()
+    with pytest.raises(ValueError, match="no feasible trial completed"):
+        never.best_params
+
+
+class StopAfter:
+    """A callback that records what it was given and stops the study after batch `batch`."""
+
+    def __init__(self, batch: int) -> None:
+        self.batch, self.reports = batch, []
+
+    def __call__(self, report) -> None:
+        self.reports.append((report.batch, report.first_trial, report.trials, report.best_value, len(report.X),
+                             report.scores.copy(), report.elapsed))
+        if report.batch == self.batch:
+            report.stop()
+
+
+@pytest.mark.parametrize("serial", [False, True])
+def test_a_callback_stops_the_study_after_its_batch(tmp_path, reference, serial):
+    cb = StopAfter(2)
+    study = tpeopt.optimize(mixed, SPACE, out=tmp_path / "r", callbacks=[cb], serial=serial, **RUN)
+    t = study.trials
+    assert not study.complete and len(t) == 3 * 64 and study.summary["trials"] == 192
+    # The trials recorded are the uninterrupted run's first three batches, bit for bit.
+    ref = reference.trials.iloc[:192]
+    assert t[["x0", "x1", "k", "score", "violation"]].equals(ref[["x0", "x1", "k", "score", "violation"]])
+    assert [r[:3] for r in cb.reports] == [(0, 0, 64), (1, 64, 128), (2, 128, 192)]
+    for batch, first, trials, best, n, scores, elapsed in cb.reports:
+        seen = ref.iloc[:trials]
+        assert best == seen.loc[seen["violation"] == 0, "score"].min() and n == 64 and elapsed >= 0
+        assert np.array_equal(scores, ref["score"].iloc[first:first + 64].to_numpy())
+    # A stopped study continues to the uninterrupted run.
+    assert tpeopt.resume(study.dir, mixed, quiet=True).digest == reference.digest
+
+
+def test_a_callback_that_raises_stops_with_an_objective_error(tmp_path):
+    def broken(report):
+        if report.batch == 1:
+            raise KeyError("oops")
+
+    with pytest.raises(tpeopt.ObjectiveError, match=r"a callback raised KeyError after batch 1 \(trials 64\.\.127\)"):
+        tpeopt.optimize(mixed, SPACE, out=tmp_path / "r", callbacks=[broken], **RUN)
+    with pytest.raises(TypeError, match=r"callbacks\[0\]: expected a callable"):
+        tpeopt.optimize(mixed, SPACE, out=tmp_path / "r2", callbacks=[3], **RUN)
+    with pytest.raises(ValueError, match="timeout: expected a number of seconds >= 0"):
+        tpeopt.optimize(mixed, SPACE, out=tmp_path / "r3", timeout=-1, **RUN)
+    with pytest.raises(ValueError, match="timeout and callbacks: for a study scored by a Python objective"):
+        tpeopt.run(ROOT / "examples" / "functions_rastrigin.json", out=tmp_path / "r4", timeout=1)
+
+
+def test_timeout_stops_after_the_batch_running_and_keeps_the_trials(tmp_path, reference, capsys):
+    """No batch starts once `timeout` seconds passed: fewer trials, the same ones."""
+    study = tpeopt.optimize(Slow(0.05), SPACE, out=tmp_path / "r", timeout=0.12,
+                            **{**RUN, "quiet": False})
+    n = len(study.trials)
+    assert not study.complete and 64 <= n < 384 and n % 64 == 0
+    assert study.trials[["x0", "score"]].equals(reference.trials[["x0", "score"]].iloc[:n])
+    assert f"tpeopt: timeout: 0.12 s passed before batch {n // 64}: {n} trials recorded" in capsys.readouterr().err
+    assert study.best_value == reference.trials.iloc[:n].query("violation == 0")["score"].min()
+    assert tpeopt.resume(study.dir, mixed, quiet=True).digest == reference.digest
+    # timeout=0: no batch starts; an empty, consistent run.
+    empty = tpeopt.optimize(mixed, SPACE, out=tmp_path / "e", timeout=0, **RUN)
+    assert len(empty.trials) == 0 and empty.best is None and not empty.complete

@@ -7,13 +7,33 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import tpeopt
 from conftest import cli_path
-from objectives import SPACE, nan_half
+from objectives import SPACE, mixed, nan_half
 
 optuna = pytest.importorskip("optuna")
+
+
+def test_the_optuna_expected_is_the_one_imported():
+    """scripts/test_python.sh runs these tests again with the lowest Optuna pyproject.toml allows."""
+    expected = os.environ.get("TPEOPT_EXPECT_OPTUNA")
+    if expected is None:
+        pytest.skip("TPEOPT_EXPECT_OPTUNA not set")
+    from packaging.version import Version  # an Optuna dependency
+
+    assert Version(optuna.__version__) == Version(expected)
+
+
+def constraint(trial) -> float:
+    """A trial's one constraint value, in either form Optuna stores it (5: "constraints:violation";
+    4: the list "constraints")."""
+    if "constraints:violation" in trial.system_attrs:
+        return trial.system_attrs["constraints:violation"]
+    (value,) = trial.system_attrs["constraints"]
+    return value
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +58,7 @@ def check_round_trip(study: tpeopt.Study, loaded) -> None:
         assert t.number == row["trial"] and t.user_attrs["batch"] == row["batch"]
         for name in SPACE:
             assert t.params[name] == row[name]
+        assert constraint(t) == row["violation"]
         if math.isnan(row["score"]):
             assert t.state == optuna.trial.TrialState.FAIL and t.value is None
         else:
@@ -46,6 +67,28 @@ def check_round_trip(study: tpeopt.Study, loaded) -> None:
     assert failed == int(trials["score"].isna().sum()) > 0
     best = study.best
     assert loaded.best_value == best["score"] and loaded.best_trial.number == best["trial"]
+    assert loaded.best_trial.number == study.best_trial.number and loaded.best_value == study.best_value
+    assert loaded.best_params == {k: v for k, v in study.best_params.items() if k in SPACE}
+
+
+def test_constraints_and_best_trial_as_optuna_reads_them(tmp_path):
+    """Violations become Optuna's constraints: its best_trial is tpeopt's, a feasible one, where
+    infeasible trials score better."""
+    study = tpeopt.optimize(lambda X: (X[:, 0], np.maximum(0.0, 0.5 - X[:, 0])),
+                            {"x": {"type": "float", "low": 0, "high": 1}}, trials=128, batch=32, seed=3,
+                            out=tmp_path / "run", quiet=True)
+    loaded = tpeopt.to_optuna(study, str(tmp_path / "c.log"))
+    trials = loaded.get_trials(deepcopy=False)
+    assert [constraint(t) for t in trials] == list(study.trials["violation"])
+    assert min(t.value for t in trials) < 0.5 <= loaded.best_value
+    assert loaded.best_trial.number == study.best_trial.number and loaded.best_value == study.best_value
+    assert loaded.best_params == study.best_params
+    # The mixed objective's run too (several parameter kinds, metrics).
+    mixed_run = tpeopt.optimize(mixed, SPACE, trials=128, batch=32, seed=5, metrics=["twice", "n_plus"],
+                                out=tmp_path / "mixed", quiet=True)
+    loaded = tpeopt.to_optuna(mixed_run, f"sqlite:///{tmp_path / 'm.db'}")
+    assert loaded.best_trial.number == mixed_run.best_trial.number
+    assert loaded.best_trial.user_attrs["twice"] == mixed_run.best_trial.metrics["twice"]
 
 
 def test_journal_file_round_trip(tmp_path, run):
@@ -82,9 +125,15 @@ def test_command_line_export(tmp_path, run):
     assert f"exported 128 trials of {run.dir} to study 'run'" in r.stdout
     storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
     check_round_trip(run, optuna.load_study(study_name="run", storage=storage))
-    # A second export into the same study is refused by Optuna, and said so.
+    # A second export into the same study is refused by Optuna, and said so with what tpeopt has.
     r = subprocess.run([*cmd, str(run.dir), "--storage", str(path)], env=env, capture_output=True, text=True)
-    assert r.returncode == 2 and "DuplicatedStudyError" in r.stderr
+    assert r.returncode == 2, r.stderr
+    assert f"tpeopt export optuna: error: {path} already has a study named 'run': give another --study-name" in r.stderr
+    assert "skip-if-exists" not in r.stderr and "load_if_exists" not in r.stderr
+    with pytest.raises(optuna.exceptions.DuplicatedStudyError, match=r"already has a study named 'run': export under "
+                       r"another name \(study_name=\.\.\.; --study-name on the command line\)") as e:
+        tpeopt.to_optuna(run, str(path))
+    assert "skip-if-exists" not in str(e.value)
 
 
 def test_optuna_dashboard_opens_it(tmp_path, run):

@@ -3,6 +3,7 @@ optuna-dashboard (``tpeopt export optuna DIR --storage URL``)."""
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 from typing import Any, Optional, Union
@@ -42,6 +43,16 @@ def _param(axis: dict, value: Any) -> Any:
     raise ValueError(f"{axis['name']}: {value} is not one of its choices {axis['choices']}")
 
 
+def _constraint_keywords(create_trial: Any, violation: float) -> dict[str, Any]:
+    """The trial's violation as Optuna's constraint (feasible when <= 0), in the form this Optuna
+    takes: create_trial's ``constraints`` where it has one (Optuna 5), else the system attribute
+    "constraints" (a list of values) that Optuna 4's samplers write and its best_trial and
+    optuna-dashboard read (Optuna 5 reads that too)."""
+    if "constraints" in inspect.signature(create_trial).parameters:
+        return {"constraints": {"violation": violation}}
+    return {"system_attrs": {"constraints": [violation]}}
+
+
 def _storage(storage: Any) -> Any:
     """A journal file (a path ending in .log or .jsonl, or 'journal:PATH'), an RDB URL
     ('sqlite:///x.db', 'postgresql://...'), or an Optuna storage object."""
@@ -70,7 +81,7 @@ def to_optuna(
     distributions of the config's axes: int, float, log, step, categorical) and score;
     a NaN score becomes a FAIL trial, a trial pruned by successive halving a PRUNED one, a
     violation > 0 Optuna's constraint (feasible when <= 0); batch, violation and metrics go
-    to user attributes.
+    to user attributes. Works with Optuna 4.0 and later (CI tests the lowest).
     """
     import optuna
 
@@ -110,11 +121,19 @@ def to_optuna(
                 distributions=distributions,
                 user_attrs=attrs,
                 intermediate_values={int(r["rung"]): score} if pruned and not math.isnan(score) else None,
-                constraints={"violation": violation},
+                **_constraint_keywords(optuna.trial.create_trial, violation),
             )
         )
     name = study_name or study.dir.resolve().name
-    target = optuna.create_study(storage=_storage(storage), study_name=name, direction=config.direction)
+    try:
+        target = optuna.create_study(storage=_storage(storage), study_name=name, direction=config.direction)
+    except optuna.exceptions.DuplicatedStudyError:
+        # Optuna's own message names its command line's --skip-if-exists, which is not ours.
+        raise optuna.exceptions.DuplicatedStudyError(
+            f"{storage} already has a study named {name!r}: export under another name (study_name=...; "
+            f"--study-name on the command line), or into another storage, or delete that study first "
+            f"(optuna.delete_study(study_name={name!r}, storage=...))"
+        ) from None
     target.set_user_attr("tpeopt_run", os.fspath(study.dir.resolve()))
     target.set_user_attr("tpeopt_digest", study.digest)
     target.add_trials(frozen)

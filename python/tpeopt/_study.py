@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Optional
@@ -17,6 +18,25 @@ _EXACT = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "
 def _read_json(path: Path) -> Any:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+def _plain(v: Any) -> Any:
+    """A pandas cell as a plain Python value (numpy scalars to int, float or str)."""
+    return v.item() if hasattr(v, "item") else v
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One trial, as Study.best_trial returns it: ``number`` (the trial's number), ``value``
+    (its score), ``params`` (name to value, string categoricals as labels, fixed parameters
+    included), ``violation`` and ``metrics``. The attributes optuna.trial.FrozenTrial has
+    of the same names mean the same."""
+
+    number: int
+    value: float
+    params: dict
+    violation: float = 0.0
+    metrics: dict = field(default_factory=dict)
 
 
 class Study:
@@ -67,15 +87,61 @@ class Study:
 
     @property
     def best(self) -> Optional[dict]:
-        """The best trial (top.json's first entry), or None."""
+        """The best trial as top.json ranks it (its first entry: feasible trials first, by
+        score, then infeasible ones by violation), or None when no trial has a score (every
+        one failed, or none ran). Unlike best_trial, an infeasible trial when no trial is
+        feasible."""
         top = self.top
-        return top[0] if top else None
+        # Failed trials (no score) rank last in top.json: one first means no trial has a score.
+        return top[0] if top and top[0]["score"] is not None else None
 
     @property
-    def best_params(self) -> Optional[dict]:
-        """The best trial's parameters, fixed ones included."""
-        b = self.best
-        return None if b is None else b["params"]
+    def best_trial(self) -> "Trial":
+        """The best trial in Optuna's sense (optuna.Study.best_trial): the best score among
+        the trials that completed (not failed: score NaN; not pruned) and are feasible
+        (violation 0), the earliest of equal ones. Raises ValueError when there is none, as
+        Optuna does. Read from top.json, or from trials.csv before the run wrote it (a run
+        still going, or killed)."""
+        top = self.top if (self.dir / "top.json").is_file() else None
+        if top is not None:
+            # top.json: feasible trials first (best first, earliest on ties), pruned ones left out.
+            if not top or top[0]["score"] is None or top[0]["violation"] > 0:
+                raise ValueError(f"{self.dir}: no feasible trial completed (no trial with a score and violation 0)")
+            b = top[0]
+            return Trial(number=int(b["trial"]), value=float(b["score"]), params=b["params"],
+                         violation=float(b["violation"]), metrics=b.get("metrics", {}))
+        return self._best_trial_from_csv()
+
+    def _best_trial_from_csv(self) -> "Trial":
+        t = self.trials
+        ok = t["score"].notna() & (t["violation"] <= 0)
+        if "pruned" in t.columns:
+            ok &= t["pruned"] != 1
+        t = t[ok]
+        if t.empty:
+            raise ValueError(f"{self.dir}: no feasible trial completed (no trial with a score and violation 0)")
+        maximize = self.config.get("objective", {}).get("direction") == "maximize"
+        best = t["score"].max() if maximize else t["score"].min()
+        row = t[t["score"] == best].sort_values("trial").iloc[0]
+        names = [n for n in self.config.get("params", {}) if n in t.columns]
+        fixed = {n: v for n, v in self.config.get("params", {}).items() if n not in t.columns}
+        params = {**{n: _plain(row[n]) for n in names}, **fixed}
+        skip = {"trial", "batch", "score", "violation", "rung", "pruned", "oos_score", "oos_violation", "ask_ms",
+                "exec_ms", "tell_ms", "wall_ms", *names}
+        metrics = {c: _plain(row[c]) for c in t.columns if c not in skip}
+        return Trial(number=int(row["trial"]), value=float(best), params=params, violation=float(row["violation"]),
+                     metrics=metrics)
+
+    @property
+    def best_value(self) -> float:
+        """best_trial's score (Optuna's best_value); ValueError when no feasible trial completed."""
+        return self.best_trial.value
+
+    @property
+    def best_params(self) -> dict:
+        """best_trial's parameters (Optuna's best_params), the fixed ones included; ValueError
+        when no feasible trial completed."""
+        return self.best_trial.params
 
     @property
     def timings(self) -> pd.DataFrame:
