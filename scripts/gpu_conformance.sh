@@ -36,7 +36,7 @@ run_example() {
   local config="$1" executor="$2" name log
   name="$(basename "$config" .json)"
   log="$S/run_${name}_${executor}.log"
-  "$BIN/tpeopt" run -c "$config" --executor "$executor" "${trials[@]}" -q --out "$S/run_${name}_${executor}" > "$log" 2>&1
+  "$BIN/tpeopt" run -c "$config" --executor "$executor" ${trials[@]+"${trials[@]}"} -q --out "$S/run_${name}_${executor}" > "$log" 2>&1
   grep -o 'digest [0-9a-f]*' "$log" | tail -1
 }
 for config in examples/*.json; do
