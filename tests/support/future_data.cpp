@@ -56,7 +56,7 @@ void change_bars_after(Candles& c, std::int64_t t_ms, Rng& rng) {
   if (!(typical > 0.0)) typical = 1e-3;
   const double sigma = 3.0 * typical;
   const std::vector<double> volumes = c.volume;
-  bool first = true;  // the first bar changed: its close jumps, so that what reads it moves
+  bool first = true;  // the first bar changed: its close jumps (future_data.hpp)
   for (std::size_t i = 0; i < c.size(); ++i) {
     if (c.time_ms[i] < t_ms) continue;
     double open = c.open[i];  // the bar stamped t opens at t: its open is not after t
@@ -64,7 +64,7 @@ void change_bars_after(Candles& c, std::int64_t t_ms, Rng& rng) {
       const double before = i > 0 ? c.close[i - 1] : c.open[i];
       open = before * std::exp((i > 0 ? 0.5 : 3.0) * sigma * normal(rng));
     }
-    const double move = first ? (rng.u01() < 0.5 ? -10.0 : 10.0) * typical : sigma * normal(rng);
+    const double move = first ? (rng.u01() < 0.5 ? -0.5 : 0.5) : sigma * normal(rng);
     const double close = open * std::exp(move);
     first = false;
     // exp of a non-negative number is >= 1, so high >= max(open, close) and low <= min(...)

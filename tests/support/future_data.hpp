@@ -9,9 +9,9 @@
 // "After t", exactly:
 //  - candles: a bar stamped T opens at T and closes after it, so every bar with T > t changes
 //    (a random walk three times as volatile as the data's, its volumes drawn from the data's
-//    with a factor of e^-2 .. e^2; the first bar changed closes ten typical moves away from its
-//    open), and the bar stamped t keeps its open (the price at t) while its high, low, close and
-//    volume change;
+//    with a factor of e^-2 .. e^2; the first bar changed closes at e^0.5 or e^-0.5 times its open,
+//    a jump that moves whatever reads it, a slowly adapting weight included), and the bar
+//    stamped t keeps its open (the price at t) while its high, low, close and volume change;
 //  - a trade log: the trades whose entry time is after t take the entry metrics and the
 //    logged outcome of other trades after t (drawn at random) and a new entry price (within
 //    5%); the market data is kept (each trade reads it through its own times only).
