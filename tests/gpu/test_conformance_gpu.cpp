@@ -3,7 +3,9 @@
 // and metrics equal the CPU executor's bit for bit (two launch configurations, and a batch
 // cut into device parts), on the whole data and on the parts of data subsets (a hold-out's
 // in-sample part and a 4-slice halving rung) where the strategy declares them; its trades and
-// per-symbol results from the GPU equal the CPU's. No test is written per strategy.
+// per-symbol results from the GPU equal the CPU's; and a trial scores the same bits on the
+// device alone, in a batch and in the batch reversed (tests/support/trial_order.hpp). No test
+// is written per strategy.
 // Runs on the GPU machine: tpeopt_tests "[gpu][conformance]" (scripts/gpu_conformance.sh).
 #include <catch2/catch.hpp>
 
@@ -15,6 +17,7 @@
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"
+#include "support/trial_order.hpp"
 
 using namespace tpeopt;
 using tpeopt::testing::ConformanceCase;
@@ -110,5 +113,39 @@ TEST_CASE("conformance: trades and per-symbol results from the GPU equal the CPU
         }
       }
     }
+  }
+}
+
+TEST_CASE("conformance: on the GPU a trial scores the same bits alone, in a batch and in reverse order",
+          "[gpu][conformance][order]") {
+  REQUIRE(gpu::cuda_available());
+  for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
+    CAPTURE(c.label);
+    const io::StudyConfig config = tpeopt::testing::conformance_study(c);
+    const auto strategy = engine::make_strategy(config);
+    const auto batch = tpeopt::testing::random_batch(config, 512, 43);
+    const engine::ParamBinding binding(*strategy, config.space, config.fixed);
+    auto device = gpu::make_cuda_executor(*strategy, binding, {});
+    const engine::BatchResult ref = device->evaluate(batch);
+    const std::size_t n = batch.n_trials;
+    CHECK(tpeopt::testing::order_difference(ref, device->evaluate(tpeopt::testing::reversed(batch)),
+                                            tpeopt::testing::reverse_order(n), "in the batch reversed") == "");
+    // The first trials alone: on the executor that ran the batch, and each on an executor of its own.
+    engine::BatchRequest first = batch;
+    first.n_trials = 8;
+    first.values.resize(first.n_trials * first.n_axes);
+    CHECK(tpeopt::testing::order_difference(
+              ref,
+              tpeopt::testing::each_alone(first, [&](const engine::BatchRequest& r) { return device->evaluate(r); }),
+              tpeopt::testing::forward_order(first.n_trials), "alone, the same executor") == "");
+    first.n_trials = 3;
+    first.values.resize(std::max<std::size_t>(1, first.n_trials * first.n_axes));
+    CHECK(tpeopt::testing::order_difference(
+              ref,
+              tpeopt::testing::each_alone(first,
+                                          [&](const engine::BatchRequest& r) {
+                                            return gpu::make_cuda_executor(*strategy, binding, {})->evaluate(r);
+                                          }),
+              tpeopt::testing::forward_order(first.n_trials), "alone, an executor each") == "");
   }
 }

@@ -8,6 +8,9 @@
 //    serial, and the hold-out's out-of-sample scores are the out-of-sample part's own;
 //  - with a trade export: one list per symbol, as many trades as the metric that counts them
 //    says (`trades`, or the entry's count_metric), each with a return column.
+// Two more checks of meaning have files of their own: future invariance (the data changed after
+// a time changes nothing decided before it: test_conformance_future.cpp) and order independence
+// (a trial alone, in a batch, reversed, at any thread count: test_conformance_order.cpp).
 // The CUDA side (CPU == GPU for all of this) is tests/gpu/test_conformance_gpu.cpp.
 #include <catch2/catch.hpp>
 
