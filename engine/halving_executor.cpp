@@ -58,6 +58,7 @@ BatchResult HalvingExecutor::evaluate(const BatchRequest& request) {
     out.timings.sm_busy_ms += res.timings.sm_busy_ms;
     out.timings.sm_span_ms += res.timings.sm_span_ms;
     out.timings.sm_new_span_ms += res.timings.sm_new_span_ms;
+    out.timings.sm_union_busy_ms += res.timings.sm_union_busy_ms;
     for (std::size_t j = 0; j < alive.size(); ++j) {
       const std::size_t i = alive[j];
       out.scores[i] = res.scores[j];

@@ -35,9 +35,15 @@ struct ExecutorTimings {
   double sm_busy_ms = 0.0, sm_span_ms = 0.0;
   /// n_SMs x the part of the batch's kernel span that earlier batches' spans on the same device
   /// did not cover (strategies/device/occupancy.hpp, uncovered_span_ns): summed over a run, the
-  /// SM time of the union of the spans, the denominator of the run's device occupancy when
-  /// batches overlap on the device. Batches split over rungs or devices add it.
+  /// SM time of the union of the spans, the denominator of the run's device occupancy (batches
+  /// on several streams overlap; sm_span_ms would count that time twice). Batches split over
+  /// rungs or devices add it.
   double sm_new_span_ms = 0.0;
+  /// SM-ms in which an SM ran a block of any batch of the device (strategies/device/occupancy.hpp,
+  /// DeviceProbeLayout), counted since the last batch that completed with no other batch
+  /// running (0 for a batch that completes while another runs: its time is counted at the next
+  /// such batch). Summed over a run: the numerator of the run's device occupancy.
+  double sm_union_busy_ms = 0.0;
 };
 
 /// The outcome of a BatchRequest, in trial order.

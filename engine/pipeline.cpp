@@ -248,8 +248,10 @@ PipelineSummary run_pipeline(tpe::Sampler& sampler, Executor& executor, std::siz
     summary.tell_ms += t.tell_ms;
     summary.overlap_ms += t.overlap_ms;
     summary.idle_ms += t.idle_ms;
-    summary.sm_busy_ms += t.sm_busy_ms;
-    if (!replayed) summary.sm_span_ms += result.timings.sm_new_span_ms;
+    if (!replayed) {
+      summary.sm_busy_ms += result.timings.sm_union_busy_ms;
+      summary.sm_span_ms += result.timings.sm_new_span_ms;
+    }
 
     // ask(k+D) goes to the executor before batch k is recorded: the record (the journal's
     // fsync, trials.csv) takes milliseconds in which the device would otherwise wait for

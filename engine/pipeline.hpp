@@ -47,9 +47,10 @@ struct PipelineSummary {
   bool stopped_early = false;  ///< observer asked to stop, or the executor was interrupted (engine/interrupt.hpp)
   double wall_ms = 0;
   double ask_ms = 0, exec_ms = 0, tell_ms = 0, overlap_ms = 0, idle_ms = 0;
-  /// The evaluated batches' SM time (engine::ExecutorTimings): sm_busy_ms their busy SM time,
-  /// sm_span_ms n_SMs x the union of their kernel spans (the sum of sm_new_span_ms: time in
-  /// which two batches overlap on the device counts once). Device occupancy of the run =
+  /// The evaluated batches' SM time (engine::ExecutorTimings): sm_busy_ms the SM time in which
+  /// the device ran any of them (the sum of sm_union_busy_ms), sm_span_ms n_SMs x the union of
+  /// their kernel spans (the sum of sm_new_span_ms): time in which two batches overlap on the
+  /// device counts once in both. Device occupancy of the run =
   /// occupancy_fraction(sm_busy_ms, sm_span_ms), NaN when not measured.
   double sm_busy_ms = 0, sm_span_ms = 0;
 };

@@ -123,6 +123,11 @@ class CudaExecutor final : public engine::Executor {
     slots_.resize(std::max<std::size_t>(1, options_.max_in_flight));
     probe_ids_ = ProbeLayout::probe_ids(n_sm_);
     const std::size_t probe_words = ProbeLayout::words(probe_ids_);
+    d_device_probe_.resize(DeviceProbeLayout::words(probe_ids_));
+    h_device_probe_.resize(DeviceProbeLayout::words(probe_ids_));
+    CUDA_CHECK(cudaMemsetAsync(d_device_probe_.data(), 0,
+                               DeviceProbeLayout::words(probe_ids_) * sizeof(unsigned long long), stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
     for (auto& s : slots_) {
       s = std::make_unique<Slot>();
       s->d_probe.resize(probe_words);
@@ -187,7 +192,7 @@ class CudaExecutor final : public engine::Executor {
                                  cudaMemcpyHostToDevice, stream));
       double* d = s.d_results.data();
       DeviceBatch batch{s.d_params.data(), s.h_params.data() + off * p, d, d + m, d + 2 * m, m};
-      batch.probe = OccupancyProbe{s.d_probe.data(), probe_ids_};
+      batch.probe = OccupancyProbe{s.d_probe.data(), probe_ids_, d_device_probe_.data()};
       device_strategy_->launch(batch, stream, options_.block_size);
       CUDA_CHECK(cudaMemcpyAsync(s.h_results.data() + off * per_trial, d, m * per_trial * sizeof(double),
                                  cudaMemcpyDeviceToHost, stream));
@@ -243,6 +248,16 @@ class CudaExecutor final : public engine::Executor {
     r.timings.sm_span_ms = sm.span_ms;
     r.timings.sm_new_span_ms = static_cast<double>(n_sm_) *
                                static_cast<double>(uncovered_span_ns(s.h_probe.data(), covered_until_ns_)) / 1e6;
+    // The device-wide busy words are whole only while no batch runs: read them then.
+    if (in_flight_.empty()) {
+      CUDA_CHECK(cudaMemcpyAsync(h_device_probe_.data(), d_device_probe_.data(),
+                                 static_cast<std::size_t>(probe_ids_) * sizeof(unsigned long long),
+                                 cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+      const unsigned long long busy = device_busy_ns(h_device_probe_.data(), probe_ids_);
+      r.timings.sm_union_busy_ms = static_cast<double>(busy - device_busy_read_ns_) / 1e6;
+      device_busy_read_ns_ = busy;
+    }
     return r;
   }
 
@@ -275,6 +290,9 @@ class CudaExecutor final : public engine::Executor {
   std::size_t part_trials_ = 1;  ///< trials per device part (see submit)
   std::deque<Slot*> in_flight_;
   unsigned long long covered_until_ns_ = 0;  ///< the end of the batches' kernel spans so far (uncovered_span_ns)
+  DeviceBuffer<unsigned long long> d_device_probe_;  ///< DeviceProbeLayout: every batch's blocks, counted once per SM
+  PinnedBuffer<unsigned long long> h_device_probe_;
+  unsigned long long device_busy_read_ns_ = 0;  ///< device_busy_ns at the last read
   std::unique_ptr<Event> anchor_event_;  // made once options_.device is current
   Clock::time_point anchor_time_;
 };

@@ -153,7 +153,7 @@ BatchResult SplitExecutor::complete() {
       out.first_trial = r.first_trial;
       out.n_metrics = r.n_metrics;
       out.timings = r.timings;
-      out.timings.sm_busy_ms = out.timings.sm_span_ms = out.timings.sm_new_span_ms = 0.0;  // added below, as every device's
+      out.timings.sm_busy_ms = out.timings.sm_span_ms = out.timings.sm_new_span_ms = out.timings.sm_union_busy_ms = 0.0;  // added below, as every device's
       first_part = false;
     }
     out.n_trials += r.n_trials;
@@ -166,6 +166,7 @@ BatchResult SplitExecutor::complete() {
     out.timings.sm_busy_ms += r.timings.sm_busy_ms;
     out.timings.sm_span_ms += r.timings.sm_span_ms;
     out.timings.sm_new_span_ms += r.timings.sm_new_span_ms;
+    out.timings.sm_union_busy_ms += r.timings.sm_union_busy_ms;
     if (r.timings.busy_ms > 0 && r.n_trials >= 64) rates[i] = static_cast<double>(r.n_trials) / r.timings.busy_ms;
     else measured = false;
   }

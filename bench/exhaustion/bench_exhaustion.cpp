@@ -284,7 +284,7 @@ void time_in_flight(const strategies::ExhaustionStrategy& s, const tpe::SearchSp
           exe->submit(std::move(q));
         }
         const auto res = exe->complete();
-        sm_busy += res.timings.sm_busy_ms;
+        sm_busy += res.timings.sm_union_busy_ms;  // any batch's blocks, once per SM
         sm_span += res.timings.sm_new_span_ms;  // the union of the spans: overlapping batches count once
         ++done;
       }

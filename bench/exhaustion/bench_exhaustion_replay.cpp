@@ -144,7 +144,7 @@ void time_sequence(const strategies::ExhaustionStrategy& s, const tpe::SearchSpa
     }
     const auto r = exe->complete();
     busy += r.timings.busy_ms;
-    sm_busy += r.timings.sm_busy_ms;
+    sm_busy += r.timings.sm_union_busy_ms;  // any batch's blocks, once per SM
     sm_span += r.timings.sm_new_span_ms;  // the union of the spans: overlapping batches count once
     ++done;
   }

@@ -37,26 +37,49 @@ struct ProbeLayout {
   static constexpr std::size_t result_words(int ids) { return kBusy + static_cast<std::size_t>(ids); }
 };
 
-/// A probe buffer on the device (null: the batch is not measured).
+/// The executor's device-wide words beside the batches' probes: busy[id] at id and active[id]
+/// at ids + id, kept by the same rule for every block of every batch. Two batches running at
+/// once on an SM count there once, so busy is the SM time in which the device ran any of its
+/// batches. Read only when no batch runs (a running block has subtracted its start and not
+/// yet added its end).
+struct DeviceProbeLayout {
+  static constexpr std::size_t words(int ids) { return 2 * static_cast<std::size_t>(ids); }
+};
+
+/// A probe buffer on the device (null: the batch is not measured), and the executor's
+/// device-wide words (null: none).
 struct OccupancyProbe {
   unsigned long long* words = nullptr;
   int ids = 0;  ///< SM ids it has room for (ProbeLayout::probe_ids)
+  unsigned long long* device_words = nullptr;  ///< DeviceProbeLayout, ids SM ids
 };
 
 /// A block of the batch starts on SM `sm` at time t (ns). Ops: add(p, v) -> old value (mod
 /// 2^64), min(p, v), max(p, v): atomics on the device, plain operations in the host test.
 template <typename Ops>
-TPEOPT_HD_INLINE void probe_block_start(Ops& ops, unsigned long long* w, int ids, int sm, unsigned long long t) {
+TPEOPT_HD_INLINE void probe_block_start(Ops& ops, unsigned long long* w, int ids, int sm, unsigned long long t,
+                                        unsigned long long* device_words = nullptr) {
   ops.min(&w[ProbeLayout::kFirst], t);
   if (ops.add(&w[ProbeLayout::kBusy + ids + sm], 1ull) == 0ull) ops.add(&w[ProbeLayout::kBusy + sm], 0ull - t);
+  if (device_words != nullptr && ops.add(&device_words[ids + sm], 1ull) == 0ull) ops.add(&device_words[sm], 0ull - t);
 }
 
 /// The block that started on SM `sm` ends at time t (ns).
 template <typename Ops>
-TPEOPT_HD_INLINE void probe_block_end(Ops& ops, unsigned long long* w, int ids, int sm, unsigned long long t) {
+TPEOPT_HD_INLINE void probe_block_end(Ops& ops, unsigned long long* w, int ids, int sm, unsigned long long t,
+                                      unsigned long long* device_words = nullptr) {
   ops.max(&w[ProbeLayout::kLast], t);
   ops.add(&w[ProbeLayout::kBlocks], 1ull);
   if (ops.add(&w[ProbeLayout::kBusy + ids + sm], ~0ull) == 1ull) ops.add(&w[ProbeLayout::kBusy + sm], t);
+  if (device_words != nullptr && ops.add(&device_words[ids + sm], ~0ull) == 1ull) ops.add(&device_words[sm], t);
+}
+
+/// The device-wide busy SM time so far, in ns (the sum of DeviceProbeLayout's busy words,
+/// copied back while no batch runs).
+inline unsigned long long device_busy_ns(const unsigned long long* device_words, int ids) {
+  unsigned long long busy = 0;  // each word is a sum of (end - start) periods, mod 2^64
+  for (int s = 0; s < ids; ++s) busy += device_words[s];
+  return busy;
 }
 
 /// A batch's SM time: busy (SM-ms in which an SM ran a block of the batch) and span (n_SMs x

@@ -32,6 +32,7 @@ __device__ __forceinline__ int probe_sm_id() {
 /// itself holds nothing, so that it costs the kernels no registers across their bodies.
 struct BlockProbeState {
   unsigned long long* words;
+  unsigned long long* device_words;
   int ids;
   unsigned sm, remaining;
 };
@@ -47,12 +48,13 @@ class BlockOccupancy {
     if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
       BlockProbeState& st = block_probe_state();
       st.words = probe.words;
+      st.device_words = probe.device_words;
       st.ids = probe.ids;
       st.remaining = blockDim.x * blockDim.y * blockDim.z;
       if (probe.words != nullptr) {
         st.sm = static_cast<unsigned>(probe_sm_id() % probe.ids);  // ProbeLayout: ids beyond its room fold
         ProbeAtomics ops;
-        probe_block_start(ops, probe.words, probe.ids, static_cast<int>(st.sm), probe_clock_ns());
+        probe_block_start(ops, probe.words, probe.ids, static_cast<int>(st.sm), probe_clock_ns(), probe.device_words);
       }
     }
     __syncthreads();
@@ -62,7 +64,7 @@ class BlockOccupancy {
     if (st.words == nullptr) return;
     if (atomicSub(&st.remaining, 1u) == 1u) {
       ProbeAtomics ops;
-      probe_block_end(ops, st.words, st.ids, static_cast<int>(st.sm), probe_clock_ns());
+      probe_block_end(ops, st.words, st.ids, static_cast<int>(st.sm), probe_clock_ns(), st.device_words);
     }
   }
   BlockOccupancy(const BlockOccupancy&) = delete;

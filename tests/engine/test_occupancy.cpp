@@ -275,3 +275,44 @@ TEST_CASE("occupancy probe: a batch's uncovered span counts what earlier batches
   CHECK(gpu::uncovered_span_ns(empty.data(), covered) == 0);
   CHECK(covered == 600);
 }
+
+TEST_CASE("occupancy probe: the device-wide words count two batches' blocks on one SM once", "[cpu][occupancy]") {
+  // Two batches whose blocks overlap in time on the same SMs (as two streams run them): each
+  // batch's own busy counts the overlap, the device-wide busy counts the union of all blocks.
+  const int ids = 4;
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<unsigned long long> start(0, 10000), length(1, 3000);
+  std::uniform_int_distribution<int> sm(0, ids - 1);
+  std::vector<Block> a, b;
+  for (int i = 0; i < 60; ++i) {
+    const unsigned long long s = start(rng);
+    (i % 2 ? a : b).push_back({sm(rng), s, s + length(rng)});
+  }
+  struct Ev {
+    unsigned long long t;
+    bool is_start;
+    int sm;
+    bool first_batch;
+  };
+  std::vector<Ev> events;
+  for (const Block& x : a) events.push_back({x.start, true, x.sm, true}), events.push_back({x.end, false, x.sm, true});
+  for (const Block& x : b) events.push_back({x.start, true, x.sm, false}), events.push_back({x.end, false, x.sm, false});
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Ev& p, const Ev& q) { return p.t < q.t || (p.t == q.t && !p.is_start && q.is_start); });
+  std::vector<unsigned long long> wa(gpu::ProbeLayout::words(ids), 0ull), wb = wa,
+      device(gpu::DeviceProbeLayout::words(ids), 0ull);
+  wa[gpu::ProbeLayout::kFirst] = wb[gpu::ProbeLayout::kFirst] = ~0ull;
+  PlainOps ops;
+  for (const Ev& e : events) {
+    auto& w = e.first_batch ? wa : wb;
+    if (e.is_start) gpu::probe_block_start(ops, w.data(), ids, e.sm, e.t, device.data());
+    else gpu::probe_block_end(ops, w.data(), ids, e.sm, e.t, device.data());
+  }
+  std::vector<Block> both = a;
+  both.insert(both.end(), b.begin(), b.end());
+  const double own = gpu::sm_time_from_probe(wa.data(), ids, ids).busy_ms + gpu::sm_time_from_probe(wb.data(), ids, ids).busy_ms;
+  const double device_ms = static_cast<double>(gpu::device_busy_ns(device.data(), ids)) / 1e6;
+  CHECK(device_ms == Approx(union_ns(both, ids) / 1e6));
+  CHECK(own == Approx((union_ns(a, ids) + union_ns(b, ids)) / 1e6));
+  CHECK(device_ms < own);  // the blocks overlap: the batches' own figures count that time twice
+}
