@@ -35,7 +35,8 @@ bool close(double a, double b, double rel = 1e-12) {
 }  // namespace
 
 TEST_CASE("expected maximum Sharpe ratio equals skfolio's and vectorbt's", "[cpu][selection]") {
-  for (const auto& c : fixtures()["expected_max"]) {
+  const auto data = fixtures();  // bound to a name: a range-for over fixtures()[...] would dangle
+  for (const auto& c : data["expected_max"]) {
     const double got = sel::expected_max_sharpe(c["n_trials"].get<double>(), c["sharpe_variance"].get<double>());
     INFO("N " << c["n_trials"] << " V " << c["sharpe_variance"] << " got " << got);
     CHECK(close(got, c["skfolio"].get<double>()));
@@ -48,7 +49,8 @@ TEST_CASE("expected maximum Sharpe ratio equals skfolio's and vectorbt's", "[cpu
 }
 
 TEST_CASE("DSR and PSR of a trial's returns equal skfolio's and vectorbt's", "[cpu][selection]") {
-  for (const auto& c : fixtures()["dsr"]) {
+  const auto data = fixtures();
+  for (const auto& c : data["dsr"]) {
     const auto returns = c["returns"].get<std::vector<double>>();
     const auto trials = c["trial_sharpes"].get<std::vector<double>>();
     const sel::HigherMoments h = sel::higher_moments(returns);
@@ -84,7 +86,8 @@ TEST_CASE("the Sharpe ratio of summed moments is the Sharpe ratio of the returns
 }
 
 TEST_CASE("CSCV equals the NumPy CSCV written from the paper", "[cpu][selection]") {
-  for (const auto& c : fixtures()["cscv"]) {
+  const auto data = fixtures();
+  for (const auto& c : data["cscv"]) {
     const std::size_t N = c["n_trials"], S = c["sub_periods"];
     const auto n = c["n"].get<std::vector<double>>(), s = c["sum"].get<std::vector<double>>(),
                ss = c["sumsq"].get<std::vector<double>>();
