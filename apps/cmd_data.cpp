@@ -20,9 +20,10 @@ namespace {
 
 struct GenerateCandlesCommand {
   io::CandleSetGeneratorOptions o;
-  std::string out, layout = "dir";
+  std::string out, layout = "dir", edge = "regimes";
   double interval_s = 86400.0;
   int operator()() {
+    o.edge = io::parse_generated_edge(edge);
     o.interval_ms = static_cast<std::int64_t>(interval_s * 1000.0 + 0.5);
     const CandleSet set = io::generate_candle_set(o);
     if (layout == "long") io::write_candle_set_long_csv(set, out);
@@ -62,6 +63,11 @@ void add_data_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.001, 1e9));
   c->add_option("--layout", gc->layout, "dir: one CSV per symbol (default); long: one CSV with a symbol column")
       ->check(CLI::IsMember({"dir", "long"}));
+  c->add_option("--edge", gc->edge,
+                "regimes: drift and volatility regimes (default); none: a driftless random walk, no edge to find; "
+                "momentum: returns with lag-1 autocorrelation 0.15, an edge for a trend follower "
+                "(docs/will-it-hold-up.md, \"The null check\")")
+      ->check(CLI::IsMember({"regimes", "none", "momentum"}));
   c->callback([gc, &exit_code] { exit_code = (*gc)(); });
 }
 

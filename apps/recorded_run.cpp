@@ -72,6 +72,7 @@ int run_recorded(const io::StudyConfig& config, const strategies::Strategy& stra
                              options.progress_line ? "\n" : "", run.result.n_trials(), resume_hint(resume));
     return 130;
   }
+  if (run.selection) std::cout << engine::selection_bias_line(*run.selection) << '\n';
   std::cout << fmt::format("digest {}\nresults in {}\n", run.result.digest_hex(), dir);
   return none_feasible ? kExitNoFeasibleTrial : 0;
 }

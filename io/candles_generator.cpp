@@ -35,14 +35,22 @@ Candles one_symbol(const CandleSetGeneratorOptions& o, int s, std::int64_t* star
   const double trend = sigma0 * (0.05 + 0.15 * u01(rng));  // drift in a trending regime
   int regime = 0;                                          // -1 down, 0 flat, +1 up
   bool wild = false;
+  double last_return = 0.0;  // GeneratedEdge::Momentum: the previous bar's log return
   Candles c;
   c.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     if (u01(rng) < 0.015) regime = static_cast<int>(std::floor(u01(rng) * 3.0)) - 1;
     if (u01(rng) < (wild ? 0.05 : 0.01)) wild = !wild;
+    if (o.edge != GeneratedEdge::Regimes) regime = 0, wild = false;  // no drift, one volatility
     const double sigma = wild ? 2.5 * sigma0 : sigma0;
     const double open = i == 0 ? price : price * hd::exp(0.1 * sigma * normal(rng));
-    const double close = open * hd::exp(regime * trend + sigma * normal(rng));
+    // Momentum: an AR(1) log return of the same stationary variance sigma^2 as the random walk's.
+    const double step =
+        o.edge == GeneratedEdge::Momentum
+            ? kMomentumPhi * last_return + std::sqrt(1.0 - kMomentumPhi * kMomentumPhi) * sigma * normal(rng)
+            : regime * trend + sigma * normal(rng);
+    last_return = step;
+    const double close = open * hd::exp(step);
     const double high = std::max(open, close) * hd::exp(0.5 * sigma * std::fabs(normal(rng)));
     const double low = std::min(open, close) * hd::exp(-0.5 * sigma * std::fabs(normal(rng)));
     const double volume = std::round(1e5 * hd::exp(0.6 * normal(rng)) * (wild ? 2.0 : 1.0));
@@ -59,6 +67,13 @@ Candles one_symbol(const CandleSetGeneratorOptions& o, int s, std::int64_t* star
 
 }  // namespace
 
+GeneratedEdge parse_generated_edge(const std::string& name) {
+  if (name == "regimes") return GeneratedEdge::Regimes;
+  if (name == "none") return GeneratedEdge::None;
+  if (name == "momentum") return GeneratedEdge::Momentum;
+  throw make_error("--edge: expected regimes, none or momentum, got \"{}\"", name);
+}
+
 CandleSet generate_candle_set(const CandleSetGeneratorOptions& o) {
   if (o.symbols < 1 || o.symbols > 1'000'000) throw make_error("--symbols: expected 1 .. 1000000, got {}", o.symbols);
   if (o.bars < 2) throw make_error("--bars: expected at least 2, got {}", o.bars);
@@ -68,7 +83,10 @@ CandleSet generate_candle_set(const CandleSetGeneratorOptions& o) {
   int width = 4;
   for (int k = o.symbols - 1; k >= 10000; k /= 10) ++width;
   CandleSet set;
-  set.source = fmt::format("generated ({} symbols, seed {})", o.symbols, o.seed);
+  const char* edge = o.edge == GeneratedEdge::None       ? ", no edge"
+                     : o.edge == GeneratedEdge::Momentum ? ", momentum"
+                                                         : "";
+  set.source = fmt::format("generated ({} symbols, seed {}{})", o.symbols, o.seed, edge);
   set.bars.source = set.source;
   for (int s = 0; s < o.symbols; ++s) {
     std::int64_t start = 0;

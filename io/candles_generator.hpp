@@ -14,6 +14,15 @@
 
 namespace tpeopt::io {
 
+/// What the closes of a generated series follow (docs/will-it-hold-up.md, "The null check").
+enum class GeneratedEdge {
+  Regimes,   ///< drift and volatility regimes, as described above (the default)
+  None,      ///< a driftless random walk of constant volatility: no strategy has an edge on it
+  Momentum,  ///< log returns with lag-1 autocorrelation kMomentumPhi: trends persist, a trend follower has an edge
+};
+/// The lag-1 autocorrelation of GeneratedEdge::Momentum's log returns.
+inline constexpr double kMomentumPhi = 0.15;
+
 struct CandleSetGeneratorOptions {
   int symbols = 100;  ///< number of symbols (names prefix + zero-padded index)
   int bars = 1500;    ///< calendar length and the longest symbol
@@ -22,7 +31,11 @@ struct CandleSetGeneratorOptions {
   std::int64_t interval_ms = 86'400'000;           ///< bar interval (default: daily)
   std::int64_t first_time_ms = 1'577'836'800'000;  ///< the calendar's first bar: 2020-01-01 00:00 UTC
   std::string prefix = "SYM";
+  GeneratedEdge edge = GeneratedEdge::Regimes;
 };
+
+/// "regimes", "none" or "momentum" (`--edge`); throws Error naming the flag otherwise.
+GeneratedEdge parse_generated_edge(const std::string& name);
 
 /// The set, symbols in name order (= index order). Throws Error on invalid options.
 CandleSet generate_candle_set(const CandleSetGeneratorOptions& options);

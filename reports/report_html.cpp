@@ -1,4 +1,5 @@
 #include "reports/report_html.hpp"
+#include "reports/selection_figures.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -319,6 +320,7 @@ std::string render_report_html(const RunReportData& run, const ReportOptions& op
   }
   html += top_section(run);
   html += holdout_section(run);
+  html += selection_section(run.selection_bias, run.summary);
   html += data_section(run);
   html += equity_section(run);
   html += "</body>\n</html>\n";

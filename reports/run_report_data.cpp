@@ -336,6 +336,8 @@ RunReportData load_run_report_data(const fs::path& dir, bool with_data) {
   const fs::path summary_path = dir / "summary.json";
   const auto summary_text = read_text(summary_path);
   if (summary_text) d.summary = read_json(summary_path, *summary_text);
+  const fs::path selection_path = dir / "selection_bias.json";
+  if (const auto text = read_text(selection_path)) d.selection_bias = read_json(selection_path, *text);
   if (d.grid) {
     d.totals =
         summary_text ? grid_totals_from_summary(summary_path, d.summary) : grid_totals_from_csv(dir / "timings.csv");

@@ -74,7 +74,8 @@ struct RunReportData {
   io::Json top = io::Json::array();  ///< top.json, or the best trials ranked from trials.csv
   bool top_from_file = false;
   ReportTotals totals;
-  io::Json summary;  ///< summary.json as written (null when absent)
+  io::Json summary;         ///< summary.json as written (null when absent)
+  io::Json selection_bias;  ///< selection_bias.json (storage/selection_bias_file.hpp; null when absent)
   ReportData data;
   std::vector<EquitySeries> equity;  ///< of the best trial (top.json's first), one line per symbol
   std::string equity_note;           ///< why there is no equity curve ("" when there is one)

@@ -18,7 +18,7 @@ import re
 import sys
 
 # Product folders, lowest first (the order only sorts the output).
-FOLDERS = ["common", "tpe", "io", "strategies", "config", "gpu", "engine", "scaleout", "study", "storage", "reports", "apps"]
+FOLDERS = ["common", "tpe", "selection", "io", "strategies", "config", "gpu", "engine", "scaleout", "study", "storage", "reports", "apps"]
 
 SOURCE_SUFFIXES = (".hpp", ".cpp", ".cuh", ".cu", ".h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)

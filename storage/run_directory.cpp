@@ -1,4 +1,5 @@
 #include "storage/run_directory.hpp"
+#include "storage/selection_bias_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -274,7 +275,8 @@ io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,
   return top;
 }
 
-void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summary, const HoldoutResult* holdout) {
+void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summary, const HoldoutResult* holdout,
+                         const SelectionBias* selection) {
   write_file_atomically(dir_ / "top.json", top_to_json(result, config_, metric_names_, holdout).dump(2) + "\n", true);
   if (holdout) fill_holdout_columns(result, *holdout);
   io::Json s = {{"trials", summary.trials_told},      {"batches", summary.batches_told},
@@ -298,6 +300,10 @@ void RunRecorder::finish(const StudyResult& result, const PipelineSummary& summa
                     {"in_sample", holdout->in_sample_atoms},
                     {"out_of_sample", holdout->out_of_sample_atoms},
                     {"unit", holdout->unit}};
+  if (selection) {
+    s["selection_bias"] = selection_bias_summary(*selection);
+    write_selection_bias(dir_, *selection);
+  }
   write_file_atomically(dir_ / "summary.json", s.dump(2) + "\n", true);
 }
 

@@ -19,6 +19,7 @@
 #include "config/study_config.hpp"
 #include "storage/journal.hpp"
 #include "strategies/strategy.hpp"
+#include "study/selection_pass.hpp"
 #include "study/study.hpp"
 
 namespace tpeopt::engine {
@@ -56,7 +57,10 @@ class RunRecorder final : public BatchObserver {
   /// (docs/strategies.md, "Data subsets") top.json gives each trial's "out_of_sample" result, summary.json the
   /// rank correlation, and trials.csv's oos_score / oos_violation columns are filled for
   /// the top-K trials.
-  void finish(const StudyResult& result, const PipelineSummary& summary, const HoldoutResult* holdout = nullptr);
+  /// With `selection`, summary.json's "selection_bias" and selection_bias.json
+  /// (storage/selection_bias_file.hpp).
+  void finish(const StudyResult& result, const PipelineSummary& summary, const HoldoutResult* holdout = nullptr,
+              const SelectionBias* selection = nullptr);
 
   const std::filesystem::path& dir() const { return dir_; }
   /// Batches found in the journal when resuming (0 for a new run).

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "strategies/folds.hpp"
 #include "strategies/params.hpp"
 
 namespace tpeopt::strategies {
@@ -79,6 +80,12 @@ class Strategy {
   virtual std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const;
   /// The trade minimum this strategy was built with (0 when it has none).
   virtual std::int64_t min_trades() const { return 0; }
+
+  /// The strategy whose walk also writes, per fold k = 0..K-1 of `folds`, the metric columns
+  /// "fold{k}_score", "fold{k}_n", "fold{k}_sum", "fold{k}_sumsq" (count, sum and sum of
+  /// squares of the return observations whose Sharpe ratio the strategy reports), its score
+  /// made by `rule`. Throws tpeopt::Error when this strategy cannot be split into folds.
+  virtual std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const;
 };
 
 }  // namespace tpeopt::strategies

@@ -124,7 +124,8 @@ mpi::RankExecutorOptions rank_options(const RunOptions& options) {
   return {options.executor, options.cpu_threads, options.cuda_block_size, options.cuda_devices};
 }
 
-/// This process' executor: the CPU, one GPU, or several GPUs of this host.
+}  // namespace
+
 std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                               const RunOptions& options) {
   ParamBinding binding = [&] {
@@ -152,8 +153,6 @@ std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, con
   }
   return std::make_unique<CpuExecutor>(strategy, std::move(binding), options.cpu_threads);
 }
-
-}  // namespace
 
 std::unique_ptr<Executor> make_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
                                         const RunOptions& options) {
@@ -306,7 +305,8 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
                StudyResult(config.space.size(), strategy.metric_names().size(), config.objective.direction,
                            config.search.top_k, options.keep_trials),
                executor->name(),
-               std::nullopt};
+               std::nullopt,
+               nullptr};
   StudyObserver study_observer(run.result, options, sampler->name(), run.executor, total, observer);
   PipelineSettings settings;
   settings.n_trials = total;

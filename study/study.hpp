@@ -55,6 +55,10 @@ std::string resolve_executor(const std::string& which);
 /// `--devices`: "all", or a comma-separated list of device numbers ("0,1"); "" = default
 /// (device 0). Errors name the flag and the bad item.
 std::vector<int> parse_devices(const std::string& text);
+/// This process' executor over exactly `strategy` (no data subsets, no other MPI rank): the
+/// CPU, one GPU, or several GPUs of this host, as `options` say.
+std::unique_ptr<Executor> make_local_executor(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                                              const RunOptions& options);
 /// The study's executor over `strategy` (the full data). With data.holdout it evaluates
 /// the in-sample part only; with search.halving it is a HalvingExecutor over the rungs'
 /// slices (engine/halving_executor.hpp). It keeps the subset strategies it builds alive.
@@ -73,11 +77,15 @@ struct HoldoutResult {
   std::string unit;  ///< "trading days" or "bars"
 };
 
+struct SelectionBias;  // study/selection_pass.hpp
+
 struct StudyRun {
   PipelineSummary summary;
   StudyResult result;
   std::string executor;
   std::optional<HoldoutResult> holdout;  ///< set when the config has data.holdout
+  /// The selection-bias statistics, set by run_recorded_study (storage/recorded_study.hpp).
+  std::shared_ptr<const SelectionBias> selection;
 };
 
 /// Scores `result`'s top trials on the out-of-sample part of `strategy` (the full data)

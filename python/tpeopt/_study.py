@@ -74,6 +74,14 @@ class Study:
         return None if s is None else s["digest"]
 
     @property
+    def selection_bias(self) -> Optional[dict]:
+        """How much of the best is selection luck (docs/will-it-hold-up.md): summary.json's
+        "selection_bias" (the verdict, the Deflated Sharpe Ratio, the PBO by CSCV and what was
+        used, or "available": False and "why_not"), or None before the run's end."""
+        s = self.summary
+        return None if s is None else s.get("selection_bias")
+
+    @property
     def complete(self) -> bool:
         """Whether every trial of the study ran (False after an interruption)."""
         s = self.summary

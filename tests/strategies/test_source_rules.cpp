@@ -146,7 +146,8 @@ TEST_CASE("source rules: no range-for iterates a subscripted call result", "[cpu
   const fs::path root = tpeopt::testing::source_dir();
   std::size_t files = 0;
   std::ostringstream found;
-  for (const char* dir : {"apps", "bench", "common", "engine", "fuzz", "gpu", "io", "strategies", "tests", "tpe"}) {
+  for (const char* dir :
+       {"apps", "bench", "common", "engine", "fuzz", "gpu", "io", "selection", "strategies", "tests", "tpe"}) {
     if (!fs::is_directory(root / dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const std::string ext = entry.path().extension().string();
