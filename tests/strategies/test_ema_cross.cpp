@@ -101,7 +101,7 @@ std::vector<double> vectorbt_ema(const std::vector<double>& a, int span) {
   return out;
 }
 
-const char* const kRealFiles[] = {"binance-1m/BTCUSDT_1m_2023-03.csv", "binance-1m/BTCUSD_1m_2023-03.csv",
+[[maybe_unused]] const char* const kRealFiles[] = {"binance-1m/BTCUSDT_1m_2023-03.csv", "binance-1m/BTCUSD_1m_2023-03.csv",
                                   "binance-1m/BTCUSDC_1m_2023-03.csv", "backtesting-py/EURUSD.csv",
                                   "backtesting-py/GOOG.csv",           "backtesting-py/BTCUSD.csv"};
 
