@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "io/config_errors.hpp"
-#include "io/csv_rows.hpp"
 #include "config/ga_config.hpp"
 #include "config/given_params.hpp"
+#include "io/config_errors.hpp"
+#include "io/csv_rows.hpp"
 #include "tpe/grid_sampler.hpp"
 
 namespace tpeopt::io {
@@ -514,7 +514,8 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     }
 
     if (root.has("objective") && root.at("objective").is_object())
-      errors.check([&] { c.folds.across = parse_across_folds(JsonFields(root.at("objective"), "objective"), c.folds); });
+      errors.check(
+          [&] { c.folds.across = parse_across_folds(JsonFields(root.at("objective"), "objective"), c.folds); });
 
     // search
     if (root.has("search") && errors.check([&] { JsonFields s(root.at("search"), "search"); })) {
@@ -532,7 +533,8 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
         errors.check([&] {
           c.search.halving = parse_halving(s.at("halving"));
           if (c.search.halving.enabled && c.folds.enabled())
-            throw make_error("search.halving: cannot be combined with data.folds (the folds score the whole in-sample span)");
+            throw make_error(
+                "search.halving: cannot be combined with data.folds (the folds score the whole in-sample span)");
         });
     }
 

@@ -80,7 +80,8 @@ TPEOPT_HD_INLINE double run_signal_folded(const typename Logic::Params& p, const
   long_short::Summary all;
   const double objective =
       run_signal_symbol<Logic>(p, bars, series, blocks, n_blocks, o, &all, [&](const long_short::Trade& t) {
-        add_fold_trade(folds, fold_bars, t.entry_bar, t.ret, [&](long_short::Summary& s) { long_short::add_trade(s, t); });
+        add_fold_trade(folds, fold_bars, t.entry_bar, t.ret,
+                       [&](long_short::Summary& s) { long_short::add_trade(s, t); });
       });
   double row[kNumTradeMetrics];
   double unused = 0.0;

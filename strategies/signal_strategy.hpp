@@ -102,8 +102,8 @@ class SignalStrategy final : public SymbolStrategy {
     trial_series(p, s, b, series, own);
     const std::vector<BarBlock>& blocks = blocks_[0];
     TrialScore t;
-    t.score = run_signal_folded<Logic>(p, b, series, blocks.data(), static_cast<int>(blocks.size()),
-                                       options_.objective, spec_, fold_bars(), fold_rule(), &t.violation, metrics);
+    t.score = run_signal_folded<Logic>(p, b, series, blocks.data(), static_cast<int>(blocks.size()), options_.objective,
+                                       spec_, fold_bars(), fold_rule(), &t.violation, metrics);
     return t;
   }
 
@@ -225,7 +225,7 @@ class SignalStrategy final : public SymbolStrategy {
   AcrossFolds rule_;
   std::vector<int> fold_edge_, fold_embargo_end_;  ///< folds_ in the series' bars
   std::vector<std::string> fold_names_;
-  std::shared_ptr<SeriesCache> cache_;        ///< shared with the subsets: series of the same bars
+  std::shared_ptr<SeriesCache> cache_;  ///< shared with the subsets: series of the same bars
 };
 
 }  // namespace tpeopt::strategies

@@ -24,8 +24,8 @@ double Strategy::longest_window(const double* slot_values) const {
   const auto& specs = params().specs();
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const std::string& n = specs[k].name;
-    const bool window = n == "window" || n.ends_with("_window") || n == "channel" || n.ends_with("_channel") ||
-                        n.starts_with("ema_");
+    const bool window =
+        n == "window" || n.ends_with("_window") || n == "channel" || n.ends_with("_channel") || n.starts_with("ema_");
     if (specs[k].integer && window && slot_values[k] > longest) longest = slot_values[k];
   }
   return longest;

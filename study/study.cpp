@@ -224,8 +224,9 @@ HoldoutResult score_holdout(const io::StudyConfig& config, const strategies::Str
   h.unit = strategy.atoms_are_slices() ? "trading days" : "bars";
   // The hold-out is scored by the whole-span objective: its atoms lie in no fold.
   const auto plain = strategy.folds().n_folds() > 0 ? strategy.with_folds({}, {}) : nullptr;
-  const auto oos = (plain ? *plain : strategy).subset(split.out_of_sample,
-                                   scaled_min_trades(strategy.min_trades(), h.out_of_sample_atoms, h.in_sample_atoms));
+  const auto oos = (plain ? *plain : strategy)
+                       .subset(split.out_of_sample,
+                               scaled_min_trades(strategy.min_trades(), h.out_of_sample_atoms, h.in_sample_atoms));
   const ParamBinding binding(*oos, config.space, config.fixed);
   std::vector<double> slots(binding.n_slots());
   std::vector<double> in_scores, out_scores;

@@ -337,7 +337,8 @@ void time_folds(const strategies::ExhaustionStrategy& s, const tpe::SearchSpace&
       compare(*plain, *fold, n, "cuda", true);
     }
   }
-  engine::CpuExecutor plain(s, engine::ParamBinding(s, space, {}), 0), fold(*folded, engine::ParamBinding(*folded, space, {}), 0);
+  engine::CpuExecutor plain(s, engine::ParamBinding(s, space, {}), 0),
+      fold(*folded, engine::ParamBinding(*folded, space, {}), 0);
   compare(plain, fold, cpu_trials, "cpu (all cores, one batch)", false);
 }
 
@@ -370,7 +371,7 @@ int main(int argc, char** argv) {
     time_folds(s, space, params, folds, cpu_trials, repeats);
     return 0;
   }
-  if (!multi_gpu_trials.empty()) {             // --multi-gpu-trials N[,N...]: only the multi-GPU table
+  if (!multi_gpu_trials.empty()) {  // --multi-gpu-trials N[,N...]: only the multi-GPU table
     std::printf("exhaustion on several GPUs: %zu bars (seeded random walk), %d device(s): %s\n", bars,
                 gpu::cuda_device_count(), gpu::cuda_device_description().c_str());
     if (gpu::cuda_device_count() == 0) return 1;

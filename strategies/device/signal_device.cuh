@@ -128,9 +128,10 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L) {
   const int b0 = L.sy.block_offset[k];
   if (L.folds.n > 0) {
     double violation = 0.0;
-    L.batch_scores[trial] = strategies::run_signal_folded<Logic>(
-        p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0, L.sy.block_offset[k + 1] - b0, L.objective, L.spec,
-        L.folds, L.rule, &violation, L.batch_metrics + static_cast<long long>(trial) * L.n_metrics);
+    L.batch_scores[trial] =
+        strategies::run_signal_folded<Logic>(p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0,
+                                             L.sy.block_offset[k + 1] - b0, L.objective, L.spec, L.folds, L.rule,
+                                             &violation, L.batch_metrics + static_cast<long long>(trial) * L.n_metrics);
     L.batch_violations[trial] = violation;
     return;
   }
@@ -262,8 +263,8 @@ class SignalDevice final : public DeviceStrategy {
       }
       if (n_folds_ == 0)  // folded trials wrote their results into the batch
         launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
-                            static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
-                            batch.violations + chunk, batch.metrics + chunk * strategies::kNumTradeMetrics, stream);
+                              static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
+                              batch.violations + chunk, batch.metrics + chunk * strategies::kNumTradeMetrics, stream);
     }
   }
 

@@ -19,7 +19,7 @@ exhaustion::Objective parse_exhaustion_objective(const std::string& name);
 
 struct ExhaustionOptions {
   exhaustion::Objective objective = exhaustion::Objective::TotalReturn;
-  int min_trades = 10;  ///< trials with fewer trades are infeasible: violation = min_trades - trades
+  int min_trades = 10;   ///< trials with fewer trades are infeasible: violation = min_trades - trades
   bool maximize = true;  ///< objective.direction: which fold is the worst (folds' rules)
 };
 

@@ -83,8 +83,7 @@ const char* const kRules[] = {"", R"(, "across_folds": "mean")", R"(, "across_fo
 
 }  // namespace
 
-TEST_CASE("folds GPU: folded studies of the long/short strategies equal the CPU runs, every rule",
-          "[gpu][folds]") {
+TEST_CASE("folds GPU: folded studies of the long/short strategies equal the CPU runs, every rule", "[gpu][folds]") {
   REQUIRE(gpu::cuda_available());
   const std::string strategy = GENERATE("bollinger", "donchian");
   const std::string rule = GENERATE(from_range(std::begin(kRules), std::end(kRules)));
@@ -100,8 +99,8 @@ TEST_CASE("folds GPU: folded studies of exhaustion equal the CPU runs, every rul
   const int folds = GENERATE(3, 8, 20);
   // One block (a fraction held out), two blocks (a date range held out: few trials per batch
   // split the blocks over warps), the whole series in small batches (segmented walks).
-  const std::string holdout = GENERATE(as<std::string>{}, R"("holdout": 0.2)",
-                                       R"("holdout": {"ranges": [["2017-09-01", "2017-10-15"]]})", "");
+  const std::string holdout =
+      GENERATE(as<std::string>{}, R"("holdout": 0.2)", R"("holdout": {"ranges": [["2017-09-01", "2017-10-15"]]})", "");
   const int batch = holdout.empty() || holdout.find("ranges") != std::string::npos ? 40 : 150;
   CAPTURE(rule, folds, holdout, batch);
   require_cuda_equals_cpu(folded_config("exhaustion", rule, folds, holdout, batch), folds);

@@ -283,10 +283,10 @@ TEST_CASE("folds: every rule's score is its value over the fold scores", "[cpu][
   const auto config = signal_config("bollinger", "", "");
   const auto plain = engine::make_strategy(config);
   const std::size_t n = plain->n_atoms(), K = 7, M = plain->metric_names().size();
-  for (const AcrossFolds a : {AcrossFolds{Rule::Mean}, AcrossFolds{Rule::Min}, AcrossFolds{Rule::Quantile, 0.0},
-                              AcrossFolds{Rule::Quantile, 0.3}, AcrossFolds{Rule::Quantile, 0.5},
-                              AcrossFolds{Rule::Quantile, 1.0}, AcrossFolds{Rule::MeanMinusStd, 0.5, 0.0},
-                              AcrossFolds{Rule::MeanMinusStd, 0.5, 1.5}}) {
+  for (const AcrossFolds a :
+       {AcrossFolds{Rule::Mean}, AcrossFolds{Rule::Min}, AcrossFolds{Rule::Quantile, 0.0},
+        AcrossFolds{Rule::Quantile, 0.3}, AcrossFolds{Rule::Quantile, 0.5}, AcrossFolds{Rule::Quantile, 1.0},
+        AcrossFolds{Rule::MeanMinusStd, 0.5, 0.0}, AcrossFolds{Rule::MeanMinusStd, 0.5, 1.5}}) {
     CAPTURE(strategies::across_folds_name(a.rule), a.q, a.lambda);
     const auto folded = plain->with_folds(equal_folds(0, n, K, 10), a);
     const auto all = plain->with_folds(equal_folds(0, n, K, 10), {});
@@ -313,7 +313,7 @@ TEST_CASE("folds: across_folds_score, by hand", "[cpu][folds]") {
   const std::vector<double> v{3.0, -1.0, 2.0, 0.0};
   REQUIRE(score(v, Rule::Mean, 0, 0, true) == 1.0);
   REQUIRE(score(v, Rule::Min, 0, 0, true) == -1.0);
-  REQUIRE(score(v, Rule::Min, 0, 0, false) == 3.0);  // the worst fold of a minimized objective
+  REQUIRE(score(v, Rule::Min, 0, 0, false) == 3.0);        // the worst fold of a minimized objective
   REQUIRE(score(v, Rule::Quantile, 0.5, 0, true) == 1.0);  // numpy.quantile([-1, 0, 2, 3], 0.5)
   REQUIRE(score(v, Rule::Quantile, 0.25, 0, true) == -0.25);
   REQUIRE(score(v, Rule::Quantile, 0.25, 0, false) == 2.25);  // quantile 0.75
@@ -392,9 +392,9 @@ TEST_CASE("folds: config errors name the key, before anything runs", "[cpu][fold
 
 TEST_CASE("folds: pipelined == serial and resume == uninterrupted, with folds and each rule",
           "[cpu][folds][determinism]") {
-  const std::string objective = GENERATE(as<std::string>{}, "", R"(, "across_folds": "mean")",
-                                         R"(, "across_folds": "min")", R"(, "across_folds": "quantile", "q": 0.3)",
-                                         R"(, "across_folds": "mean_minus_std", "lambda": 0.5)");
+  const std::string objective =
+      GENERATE(as<std::string>{}, "", R"(, "across_folds": "mean")", R"(, "across_folds": "min")",
+               R"(, "across_folds": "quantile", "q": 0.3)", R"(, "across_folds": "mean_minus_std", "lambda": 0.5)");
   CAPTURE(objective);
   const auto config = signal_config("bollinger", R"(, "holdout": 0.25, "folds": 5, "embargo": 3)", objective, 80, 16);
   const auto strategy = engine::make_strategy(config);
@@ -420,9 +420,10 @@ TEST_CASE("folds: pipelined == serial and resume == uninterrupted, with folds an
   // The hold-out is scored by the whole-span objective of the strategy without folds.
   REQUIRE(pipelined.holdout.has_value());
   const auto split = engine::split_holdout(*strategy, config.holdout);
-  const auto oos = strategy->with_folds({}, {})->subset(
-      split.out_of_sample, engine::scaled_min_trades(5, engine::atom_count(split.out_of_sample),
-                                                     engine::atom_count(split.in_sample)));
+  const auto oos =
+      strategy->with_folds({}, {})->subset(split.out_of_sample,
+                                           engine::scaled_min_trades(5, engine::atom_count(split.out_of_sample),
+                                                                     engine::atom_count(split.in_sample)));
   const engine::ParamBinding binding(*oos, config.space, config.fixed);
   std::vector<double> slots(binding.n_slots());
   for (std::size_t i = 0; i < pipelined.result.top().size(); ++i) {
