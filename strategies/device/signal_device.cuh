@@ -367,9 +367,12 @@ class SignalDevice final : public DeviceStrategy {
 template <typename Logic>
 void signal_one_trial(const strategies::SignalStrategy<Logic>& s, const double* params, int block_size,
                       strategies::SymbolResults* rows, std::vector<std::vector<ls::Trade>>* trades) {
-  if (s.folds().n_folds() > 0)
-    throw Error("executor cuda: the per-symbol rows and trades of " + s.name() +
-                " come from the strategy without folds (they are the same)");
+  if (s.folds().n_folds() > 0) {  // rows and trades do not depend on the folds: the strategy without them
+    const auto plain = s.with_folds({}, {});
+    signal_one_trial<Logic>(dynamic_cast<const strategies::SignalStrategy<Logic>&>(*plain), params, block_size, rows,
+                            trades);
+    return;
+  }
   CUDA_CHECK(cudaSetDevice(0));
   OwnedStream owned;
   const cudaStream_t stream = owned.get();

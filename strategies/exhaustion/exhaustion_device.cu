@@ -1476,6 +1476,11 @@ std::unique_ptr<DeviceStrategy> make_exhaustion_twin(const strategies::Strategy&
 std::vector<GpuTrialTrades> gpu_exhaustion_trades(const strategies::ExhaustionStrategy& strategy, const double* params,
                                                   std::size_t n, const ExhaustionDeviceOptions& options,
                                                   int block_size) {
+  if (strategy.folds().n_folds() > 0) {  // the trades do not depend on the folds: the strategy without them
+    const auto plain = strategy.with_folds({}, {});
+    return gpu_exhaustion_trades(dynamic_cast<const strategies::ExhaustionStrategy&>(*plain), params, n, options,
+                                 block_size);
+  }
   std::vector<GpuTrialTrades> out;
   if (n == 0) return out;
   CUDA_CHECK(cudaSetDevice(0));

@@ -438,7 +438,7 @@ TEST_CASE("folds: pipelined == serial and resume == uninterrupted, with folds an
   REQUIRE(top[0].contains("out_of_sample"));
 }
 
-TEST_CASE("folds: over a hold-out with a hole, every in-sample trade is in a fold; after the folds, none is",
+TEST_CASE("folds: over a hold-out with a hole, every in-sample trade is in a fold, after the folds none is",
           "[cpu][folds][holdout]") {
   const std::string name = GENERATE("exhaustion", "bollinger");
   const std::string holdout = GENERATE(as<std::string>{}, R"({"ranges": [["2017-09-01", "2017-10-15"]]})", "0.3");
