@@ -16,7 +16,7 @@
 namespace tpeopt::strategies {
 
 /// Contiguous time folds of a strategy's span, in atoms (bars for candle data, trading days for
-/// trade_filter). edges: K + 1 strictly increasing atom indices; fold k is [edges[k], edges[k+1]).
+/// a trade log). edges: K + 1 strictly increasing atom indices; fold k is [edges[k], edges[k+1]).
 /// embargo: atoms after each inner boundary in which a trade that starts is not counted.
 struct FoldSpec {
   std::vector<std::size_t> edges;
