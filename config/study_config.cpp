@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "io/config_errors.hpp"
-#include "io/csv_rows.hpp"
 #include "config/ga_config.hpp"
 #include "config/given_params.hpp"
+#include "io/config_errors.hpp"
+#include "io/csv_rows.hpp"
 #include "tpe/grid_sampler.hpp"
 
 namespace tpeopt::io {
@@ -137,6 +137,30 @@ WalkForwardConfig parse_walk_forward(const Json& spec) {
   // "fold" is written by tpeopt into each fold's run directory.
   w.fold = f.get_int("fold", -1, -1, static_cast<std::int64_t>(w.folds) - 1);
   return w;
+}
+
+// objective.across_folds, with objective.q (quantile) and objective.lambda (mean_minus_std).
+strategies::AcrossFolds parse_across_folds(const JsonFields& o, const FoldsConfig& folds) {
+  using Rule = strategies::AcrossFolds::Rule;
+  strategies::AcrossFolds a;
+  const std::string rule = o.get_choice("across_folds", {"all", "mean", "min", "quantile", "mean_minus_std"}, "all");
+  for (Rule r : {Rule::All, Rule::Mean, Rule::Min, Rule::Quantile, Rule::MeanMinusStd})
+    if (rule == strategies::across_folds_name(r)) a.rule = r;
+  if (a.rule != Rule::All && !folds.enabled())
+    throw make_error("objective.across_folds: \"{}\" needs data.folds (the folds it scores over)", rule);
+  if (o.has("q")) {
+    if (a.rule != Rule::Quantile) throw make_error("objective.q: only with objective.across_folds \"quantile\"");
+    a.q = o.get_number("q");
+    if (!(a.q >= 0.0 && a.q <= 1.0)) throw make_error("objective.q: expected a number in [0, 1], got {}", a.q);
+  }
+  if (o.has("lambda")) {
+    if (a.rule != Rule::MeanMinusStd)
+      throw make_error("objective.lambda: only with objective.across_folds \"mean_minus_std\"");
+    a.lambda = o.get_number("lambda");
+    if (!(a.lambda >= 0.0 && std::isfinite(a.lambda)))
+      throw make_error("objective.lambda: expected a finite number >= 0, got {}", a.lambda);
+  }
+  return a;
 }
 
 HalvingConfig parse_halving(const Json& spec) {
@@ -442,6 +466,19 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
           });
           data.erase("walk_forward");
         }
+        if (data.contains("folds"))
+          errors.check([&] {
+            JsonFields d(data, "data");
+            c.folds.folds = static_cast<std::uint64_t>(d.get_int("folds", std::nullopt, 2, strategies::kMaxFolds));
+          });
+        if (data.contains("embargo"))
+          errors.check([&] {
+            JsonFields d(data, "data");
+            c.folds.embargo = static_cast<std::uint64_t>(d.get_int("embargo", std::nullopt, 0, kMaxCount));
+            if (!data.contains("folds")) throw make_error("data.embargo: needs data.folds (the folds it separates)");
+          });
+        data.erase("folds");
+        data.erase("embargo");
       }
     }
 
@@ -452,7 +489,7 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
     }
     if (root.has("objective") && errors.check([&] { JsonFields o(root.at("objective"), "objective"); })) {
       JsonFields o(root.at("objective"), "objective");
-      std::vector<std::string> keys = {"name", "direction", "min_trades", "aggregate"};
+      std::vector<std::string> keys = {"name", "direction", "min_trades", "aggregate", "across_folds", "q", "lambda"};
       if (entry) keys.insert(keys.end(), entry->objective_keys.begin(), entry->objective_keys.end());
       o.reject_unknown(keys, &errors);
       errors.check([&] { c.objective.name = o.get_string("name", c.objective.name); });
@@ -476,6 +513,10 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
         });
     }
 
+    if (root.has("objective") && root.at("objective").is_object())
+      errors.check(
+          [&] { c.folds.across = parse_across_folds(JsonFields(root.at("objective"), "objective"), c.folds); });
+
     // search
     if (root.has("search") && errors.check([&] { JsonFields s(root.at("search"), "search"); })) {
       JsonFields s(root.at("search"), "search");
@@ -488,7 +529,13 @@ StudyConfig parse_study_config(const Json& json, const std::string& source, cons
       errors.check([&] { c.search.top_k = static_cast<std::uint64_t>(s.get_int("top_k", 10, 0, 1 << 20)); });
       if (s.has("tpe")) errors.check([&] { c.search.tpe = parse_tpe_config(s.at("tpe")); });
       if (s.has("ga")) errors.check([&] { c.search.ga = parse_ga_config(s.at("ga")); });
-      if (s.has("halving")) errors.check([&] { c.search.halving = parse_halving(s.at("halving")); });
+      if (s.has("halving"))
+        errors.check([&] {
+          c.search.halving = parse_halving(s.at("halving"));
+          if (c.search.halving.enabled && c.folds.enabled())
+            throw make_error(
+                "search.halving: cannot be combined with data.folds (the folds score the whole in-sample span)");
+        });
     }
 
     // params: each one on its own, then all of them against the strategy's domains
@@ -566,6 +613,10 @@ Json StudyConfig::resolved() const {
     for (const auto& [from, to] : holdout.range_text) r.push_back({from, to});
     j["data"]["holdout"] = {{"ranges", r}};
   }
+  if (folds.enabled()) {
+    j["data"]["folds"] = folds.folds;
+    j["data"]["embargo"] = folds.embargo;
+  }
   if (walk_forward.enabled()) {
     j["data"]["walk_forward"] = {{"folds", walk_forward.folds}};
     if (walk_forward.fold >= 0) j["data"]["walk_forward"]["fold"] = walk_forward.fold;
@@ -577,6 +628,12 @@ Json StudyConfig::resolved() const {
   if (!objective.aggregate.empty()) j["objective"]["aggregate"] = objective.aggregate;
   const Json own_objective = settings->objective_json();
   for (const auto& [key, value] : own_objective.items()) j["objective"][key] = value;
+  if (folds.enabled()) {
+    j["objective"]["across_folds"] = strategies::across_folds_name(folds.across.rule);
+    if (folds.across.rule == strategies::AcrossFolds::Rule::Quantile) j["objective"]["q"] = folds.across.q;
+    if (folds.across.rule == strategies::AcrossFolds::Rule::MeanMinusStd)
+      j["objective"]["lambda"] = folds.across.lambda;
+  }
   const auto& t = search.tpe;
   j["search"] = {{"sampler", search.sampler}, {"trials", search.trials}, {"batch", search.batch},
                  {"depth", search.depth},     {"seed", search.seed},     {"top_k", search.top_k}};

@@ -50,6 +50,16 @@ struct WalkForwardConfig {
   bool is_parent() const { return enabled() && fold < 0; }
 };
 
+/// `data.folds`, `data.embargo` and `objective.across_folds` (docs/user-guide.md, "Folds"):
+/// the in-sample span cut into `folds` contiguous folds of equal atom count, each scored in
+/// the same walk, and the rule that makes the trial's score of the fold scores.
+struct FoldsConfig {
+  std::uint64_t folds = 0;    ///< 2 .. 64 when enabled
+  std::uint64_t embargo = 0;  ///< atoms after each inner boundary where a trade that starts is not counted
+  strategies::AcrossFolds across;
+  bool enabled() const { return folds > 0; }
+};
+
 /// `search.halving` (docs/user-guide.md, "Successive halving"): successive
 /// halving of each batch over data slices.
 struct HalvingConfig {
@@ -85,6 +95,7 @@ struct StudyConfig {
   std::shared_ptr<const strategies::StrategySettings> settings;
   HoldoutConfig holdout;           ///< `data.holdout`
   WalkForwardConfig walk_forward;  ///< `data.walk_forward`
+  FoldsConfig folds;               ///< `data.folds`, `data.embargo`, `objective.across_folds`
   /// A hold-out or a walk-forward fold: the optimizer sees an in-sample part only.
   bool has_parts() const { return holdout.enabled() || walk_forward.fold >= 0; }
   ObjectiveConfig objective;

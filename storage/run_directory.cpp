@@ -259,6 +259,11 @@ io::Json top_to_json(const StudyResult& result, const io::StudyConfig& config,
     entry["score"] = std::isnan(r.score) ? io::Json(nullptr) : io::Json(r.score);
     entry["violation"] = r.violation;
     entry["metrics"] = metrics;
+    // A folded strategy's fold scores (strategies/folds.hpp: "fold{k}_score"), in fold order.
+    io::Json folds = io::Json::array();
+    for (std::size_t m = 0; m < metric_names.size(); ++m)
+      if (metric_names[m].starts_with("fold") && metric_names[m].ends_with("_score")) folds.push_back(r.metrics[m]);
+    if (!folds.empty()) entry["fold_scores"] = folds;
     if (holdout && rank - 2 < holdout->scores.size()) {
       const std::size_t i = rank - 2;
       io::Json m = io::Json::object();

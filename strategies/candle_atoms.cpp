@@ -36,4 +36,10 @@ std::vector<BarBlock> CandleAtoms::blocks(std::size_t symbol, const std::vector<
   return out;
 }
 
+std::size_t CandleAtoms::first_bar(std::size_t symbol, std::size_t atom) const {
+  const std::vector<std::int64_t>& t = symbols_.at(symbol);
+  if (atom >= times_ms_.size()) return t.size();
+  return static_cast<std::size_t>(std::lower_bound(t.begin(), t.end(), times_ms_[atom]) - t.begin());
+}
+
 }  // namespace tpeopt::strategies

@@ -26,6 +26,8 @@ class CandleAtoms {
   /// Symbol s's bars inside `ranges` (increasing, disjoint), one block per range that holds
   /// any, in time order; empty when the symbol has no bar in them.
   std::vector<BarBlock> blocks(std::size_t symbol, const std::vector<AtomRange>& ranges) const;
+  /// Symbol s's first bar at or after atom a's time (its bar count for a == size()).
+  std::size_t first_bar(std::size_t symbol, std::size_t atom) const;
 
  private:
   std::vector<std::int64_t> times_ms_;              ///< distinct bar times, increasing

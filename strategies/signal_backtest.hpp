@@ -21,7 +21,9 @@
 
 #include "common/hd.hpp"
 #include "strategies/bar_block.hpp"
+#include "strategies/folds.hpp"
 #include "strategies/long_short.hpp"
+#include "strategies/symbol_aggregate.hpp"
 #include "strategies/trade_stats.hpp"
 
 namespace tpeopt::strategies {
@@ -57,6 +59,43 @@ TPEOPT_HD_INLINE double run_signal_symbol(const typename Logic::Params& p, const
     close_block(blocked, long_short::objective_value(blocked.block, o));
   }
   return blocked.score;
+}
+
+/// A folded trial over one symbol (Strategy::with_folds; strategies/folds.hpp): the walk of
+/// run_signal_symbol, each trade also added to the fold of its entry bar. Writes the base
+/// metrics as the aggregation over the one symbol writes them (so rule All keeps the bits of
+/// the strategy without folds), then the fold columns, and returns the score: the whole span's
+/// for rule All, else the rule over the fold scores. A fold's score is the objective over its
+/// trades (the compound return for the portfolio aggregate, as over a symbol).
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename Logic>
+TPEOPT_HD_INLINE double run_signal_folded(const typename Logic::Params& p, const long_short::Bars& bars,
+                                          const double* const* series, const BarBlock* blocks, int n_blocks,
+                                          long_short::Objective o, const symbols::AggregateSpec& spec,
+                                          const FoldBars& fold_bars, const FoldRule& rule, double* violation,
+                                          double* metrics) {
+  FoldSummaries<long_short::Summary> storage;
+  const FoldView<long_short::Summary> folds = storage.view();
+  reset_folds(folds, fold_bars.n);
+  long_short::Summary all;
+  const double objective =
+      run_signal_symbol<Logic>(p, bars, series, blocks, n_blocks, o, &all, [&](const long_short::Trade& t) {
+        add_fold_trade(folds, fold_bars, t.entry_bar, t.ret,
+                       [&](long_short::Summary& s) { long_short::add_trade(s, t); });
+      });
+  double row[kNumTradeMetrics];
+  double unused = 0.0;
+  long_short::finish(all, o, 0, row, &unused);
+  const double equity = all.equity;
+  const symbols::SymbolRows r{&objective, &equity, row, 1, 1, kNumTradeMetrics};
+  const double whole = symbols::aggregate_symbols(r, 1, spec, metrics, violation);
+  const bool portfolio = spec.aggregate == symbols::Aggregate::Portfolio;
+  return finish_folds(
+      folds, fold_bars.n, rule, whole,
+      [&](const long_short::Summary& s) {
+        return portfolio ? long_short::compound_return(s) : long_short::objective_value(s, o);
+      },
+      metrics + kNumTradeMetrics);
 }
 
 }  // namespace tpeopt::strategies

@@ -57,12 +57,15 @@ class SignalStrategy final : public SymbolStrategy {
     spec_ = trade_metrics_aggregate_spec(options_.aggregate, options_.maximize, options_.min_trades);
     checksum_ = candle_set_checksum(set);
     atoms_ = std::make_shared<const CandleAtoms>(set);
+    all_atoms_ = atoms_;
     names_ = set.symbols;
   }
 
   std::string name() const override { return name_; }
   const ParamList& params() const override { return *params_; }
-  const std::vector<std::string>& metric_names() const override { return signal_metric_names(); }
+  const std::vector<std::string>& metric_names() const override {
+    return folds_.n_folds() > 0 ? fold_names_ : signal_metric_names();
+  }
   std::vector<std::string> data_checksums() const override { return {checksum_}; }
 
   const std::vector<std::string>& symbol_names() const override { return names_; }
@@ -86,6 +89,50 @@ class SignalStrategy final : public SymbolStrategy {
     run(Logic::unpack(params), k, all, [&](const long_short::Trade& t) { out.push_back(t); });
     return out;
   }
+
+  /// Without folds, SymbolStrategy's aggregation of evaluate_symbols (the plain path, untouched);
+  /// with folds, run_signal_folded over the one symbol.
+  TrialScore evaluate(const double* params, double* metrics) const override {
+    if (folds_.n_folds() == 0) return SymbolStrategy::evaluate(params, metrics);
+    const typename Logic::Params p = Logic::unpack(params);
+    const std::size_t s = symbols_[0];
+    const long_short::Bars b = bars(s);
+    const double* series[Logic::kNumSeries];
+    thread_local std::vector<double> own[Logic::kNumSeries];
+    trial_series(p, s, b, series, own);
+    const std::vector<BarBlock>& blocks = blocks_[0];
+    TrialScore t;
+    t.score = run_signal_folded<Logic>(p, b, series, blocks.data(), static_cast<int>(blocks.size()), options_.objective,
+                                       spec_, fold_bars(), fold_rule(), &t.violation, metrics);
+    return t;
+  }
+
+  // ---- folds (Strategy::with_folds): one series only (a data set of several symbols cannot) --------
+  std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const override {
+    std::unique_ptr<SignalStrategy> out(new SignalStrategy(*this));
+    out->folds_ = folds;
+    out->rule_ = rule;
+    out->fold_edge_.clear();
+    out->fold_embargo_end_.clear();
+    if (folds.n_folds() == 0) return out;
+    if (set_->n_symbols() != 1)
+      throw Error("strategy " + name_ + " over " + std::to_string(set_->n_symbols()) +
+                  " symbols cannot be split into folds (data.folds needs one series)");
+    check_fold_spec(folds, all_atoms_->size());
+    fold_bars_of(
+        folds, [&](std::size_t atom) { return all_atoms_->first_bar(0, atom); }, out->fold_edge_,
+        out->fold_embargo_end_);
+    out->fold_names_ = fold_metric_names(signal_metric_names(), folds.n_folds());
+    return out;
+  }
+  const FoldSpec& folds() const override { return folds_; }
+  /// The folds in the series' bars (strategies/folds.hpp), for the walk and the CUDA twin.
+  FoldBars fold_bars() const {
+    return {static_cast<int>(folds_.n_folds()), fold_edge_.data(), fold_embargo_end_.data()};
+  }
+  const std::vector<int>& fold_edges() const { return fold_edge_; }
+  const std::vector<int>& fold_embargo_ends() const { return fold_embargo_end_; }
+  FoldRule fold_rule() const { return strategies::fold_rule(rule_, options_.maximize); }
 
   // ---- data subsets (docs/strategies.md, "Data subsets"): atoms are the symbols' distinct bar times --------
   std::size_t n_atoms() const override { return atoms_ ? atoms_->size() : 0; }
@@ -133,15 +180,12 @@ class SignalStrategy final : public SymbolStrategy {
  private:
   SignalStrategy(const SignalStrategy&) = default;
 
-  /// Symbol k over its blocks; the trial's series come from the cache.
-  template <typename OnTrade>
-  double run(const typename Logic::Params& p, std::size_t k, long_short::Summary& all, OnTrade&& on_trade) const {
-    const std::size_t s = symbols_[k];
-    const long_short::Bars b = bars(s);
+  /// The trial's series over the data set's symbol s, from the cache (`own`: the thread's
+  /// buffers for series the cache does not keep).
+  void trial_series(const typename Logic::Params& p, std::size_t s, const long_short::Bars& b, const double** series,
+                    std::vector<double>* own) const {
     SeriesKey keys[Logic::kNumSeries];
     Logic::series_keys(p, keys);
-    thread_local std::vector<double> own[Logic::kNumSeries];
-    const double* series[Logic::kNumSeries];
     for (int j = 0; j < Logic::kNumSeries; ++j) {
       const SeriesKey key = keys[j];
       // (symbol, kind, value): symbols below 2^24, kinds below 2^8, values below 2^32.
@@ -151,6 +195,16 @@ class SignalStrategy final : public SymbolStrategy {
           id, static_cast<std::size_t>(b.n), [&](double* out) { Logic::compute_series(key.kind, key.value, b, out); },
           own[j]);
     }
+  }
+
+  /// Symbol k over its blocks; the trial's series come from the cache.
+  template <typename OnTrade>
+  double run(const typename Logic::Params& p, std::size_t k, long_short::Summary& all, OnTrade&& on_trade) const {
+    const std::size_t s = symbols_[k];
+    const long_short::Bars b = bars(s);
+    thread_local std::vector<double> own[Logic::kNumSeries];
+    const double* series[Logic::kNumSeries];
+    trial_series(p, s, b, series, own);
     const std::vector<BarBlock>& blocks = blocks_[k];
     return run_signal_symbol<Logic>(p, b, series, blocks.data(), static_cast<int>(blocks.size()), options_.objective,
                                     &all, on_trade);
@@ -165,8 +219,13 @@ class SignalStrategy final : public SymbolStrategy {
   std::vector<std::vector<BarBlock>> blocks_;
   std::vector<std::string> names_;
   std::string checksum_;
-  std::shared_ptr<const CandleAtoms> atoms_;  ///< of the whole data set (null in a subset)
-  std::shared_ptr<SeriesCache> cache_;        ///< shared with the subsets: series of the same bars
+  std::shared_ptr<const CandleAtoms> atoms_;      ///< of the whole data set (null in a subset)
+  std::shared_ptr<const CandleAtoms> all_atoms_;  ///< of the whole data set, kept by the subsets (folds' atoms)
+  FoldSpec folds_;                                ///< none: no folds
+  AcrossFolds rule_;
+  std::vector<int> fold_edge_, fold_embargo_end_;  ///< folds_ in the series' bars
+  std::vector<std::string> fold_names_;
+  std::shared_ptr<SeriesCache> cache_;  ///< shared with the subsets: series of the same bars
 };
 
 }  // namespace tpeopt::strategies

@@ -81,11 +81,26 @@ class Strategy {
   /// The trade minimum this strategy was built with (0 when it has none).
   virtual std::int64_t min_trades() const { return 0; }
 
-  /// The strategy whose walk also writes, per fold k = 0..K-1 of `folds`, the metric columns
-  /// "fold{k}_score", "fold{k}_n", "fold{k}_sum", "fold{k}_sumsq" (count, sum and sum of
-  /// squares of the return observations whose Sharpe ratio the strategy reports), its score
-  /// made by `rule`. Throws tpeopt::Error when this strategy cannot be split into folds.
+  // ---- folds (strategies/folds.hpp; docs/strategies.md, "Folds") ----------------------------
+
+  /// This strategy with its walk scoring each fold in the same walk (a trade belongs to the fold
+  /// of its entry bar). metric_names(): the base metrics, then per fold k = 0..K-1 the columns
+  /// "fold{k}_score" (the strategy's objective over fold k's trades), "fold{k}_n", "fold{k}_sum",
+  /// "fold{k}_sumsq" (count, sum and sum of squares of the return observations whose Sharpe the
+  /// strategy reports: trade returns, or bar returns for a per-bar strategy). score: rule All =
+  /// the whole-span score, bit for bit as without folds; else the rule over the fold scores.
+  /// Edges are atoms of the whole data (n_atoms()), also for a subset: a folded strategy's
+  /// subset keeps its folds, and a subset's with_folds counts the trades inside it. A FoldSpec
+  /// without edges gives the strategy without folds.
+  /// Throws tpeopt::Error("... cannot be split into folds") for strategies that cannot.
   virtual std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const;
+  /// The folds this strategy scores (none: edges empty).
+  virtual const FoldSpec& folds() const;
+
+  /// The longest window (in atoms) a trial with these slot values reads before its first
+  /// signal: a fold shorter than it has no room for a trade. The default: the largest value
+  /// of the integer slots named "window", "*_window", "channel", "*_channel" or "ema_*".
+  virtual double longest_window(const double* slot_values) const;
 };
 
 }  // namespace tpeopt::strategies

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "common/hd.hpp"
+#include "strategies/folds.hpp"
 
 namespace tpeopt::strategies {
 
@@ -113,6 +114,65 @@ template <typename Summary>
 TPEOPT_HD_INLINE void close_block(BlockedScore<Summary>& b, double block_value) {
   b.score = b.score + block_value;
   b.block = Summary{};
+}
+
+// ---- folds (strategies/folds.hpp) --------------------------------------------------------
+
+/// A trial's statistics per time fold, kept beside its whole-span ones by the same walk: a trade
+/// joins the fold of its entry bar (fold_of), or none. Each fold's Summary is the one the walk
+/// keeps for all its trades, so a fold's objective value is, bit for bit, the strategy's
+/// objective over that fold's trades alone; sumsq adds the sum of squared returns (the fold's
+/// moments: count, sum, sum of squares). A view of K folds' storage: a FoldSummaries (the
+/// walk's own array, on the CPU or in a CUDA thread) or K entries of a device scratch buffer.
+template <typename Summary>
+struct FoldView {
+  Summary* fold;
+  double* sumsq;
+};
+
+/// Storage for up to kMaxFolds folds.
+template <typename Summary>
+struct FoldSummaries {
+  Summary fold[kMaxFolds];
+  double sumsq[kMaxFolds];
+  TPEOPT_HD_INLINE FoldView<Summary> view() { return {fold, sumsq}; }
+};
+
+template <typename Summary>
+TPEOPT_HD_INLINE void reset_folds(FoldView<Summary> f, int K) {
+  for (int k = 0; k < K; ++k) {
+    f.fold[k] = Summary{};
+    f.sumsq[k] = 0.0;
+  }
+}
+
+/// Adds a trade entered at `entry_bar` with return `ret` to its fold (if any); `add(Summary&)`
+/// adds it to a Summary the way the walk adds it to its whole-span one.
+template <typename Summary, typename Add>
+TPEOPT_HD_INLINE void add_fold_trade(FoldView<Summary> f, const FoldBars& bars, int entry_bar, double ret, Add&& add) {
+  const int k = fold_of(bars, entry_bar);
+  if (k < 0) return;
+  add(f.fold[k]);
+  f.sumsq[k] = f.sumsq[k] + ret * ret;
+}
+
+/// Writes the fold columns (strategies/folds.hpp's FoldColumn, K folds from `out`) with
+/// `value(const Summary&)` the objective of a fold's trades, and returns the trial's score:
+/// `whole` (the whole span's) for rule All, else the rule over the fold scores.
+template <typename Summary, typename Value>
+TPEOPT_HD_INLINE double finish_folds(FoldView<Summary> f, int K, const FoldRule& rule, double whole, Value&& value,
+                                     double* out) {
+  double v[kMaxFolds];
+  for (int k = 0; k < K; ++k) {
+    const Summary& s = f.fold[k];
+    v[k] = value(s);
+    out[k * kFoldColumns + kFoldScore] = v[k];
+    out[k * kFoldColumns + kFoldN] = s.trades;
+    out[k * kFoldColumns + kFoldSum] = s.total_return;
+    out[k * kFoldColumns + kFoldSumSq] = f.sumsq[k];
+  }
+  if (rule.rule == static_cast<int>(AcrossFolds::Rule::All)) return whole;
+  return across_folds_score(v, K, rule);
 }
 
 }  // namespace tpeopt::strategies

@@ -117,6 +117,42 @@ void check_data_subsets(const strategies::Strategy& strategy, const io::StudyCon
   }
 }
 
+strategies::FoldSpec fold_spec(const strategies::Strategy& strategy, const io::StudyConfig& config) {
+  const io::FoldsConfig& f = config.folds;
+  if (strategy.n_atoms() == 0)
+    throw make_error("data.folds: strategy {} cannot be split into folds (its data has no time atoms)",
+                     strategy.name());
+  const std::vector<AtomRange> in_sample = in_sample_ranges(strategy, config);
+  const std::size_t n = atom_count(in_sample);
+  const char* unit = strategy.atoms_are_slices() ? "trading days" : "bars";
+  if (f.folds > n) throw make_error("data.folds: {} folds of {} in-sample {}", f.folds, n, unit);
+  const auto groups = equal_slices(in_sample, f.folds);
+  strategies::FoldSpec spec;
+  spec.embargo = f.embargo;
+  for (const auto& g : groups) spec.edges.push_back(g.front().begin);
+  spec.edges.push_back(in_sample.back().end);
+  // The longest window at the highest values a trial may take: each slot's default, the
+  // config's fixed value or the top of its searched range.
+  std::vector<double> slots = strategy.param_defaults();
+  for (const auto& [name, value] : config.fixed)
+    if (const std::size_t k = strategy.params().find(name); k != strategies::ParamList::npos) slots[k] = value;
+  for (const auto& a : config.space.axes)
+    if (const std::size_t k = strategy.params().find(a.name); k != strategies::ParamList::npos) slots[k] = a.high;
+  const double window = strategy.longest_window(slots.data());
+  for (std::size_t k = 0; k < f.folds; ++k) {
+    const std::size_t len = atom_count(groups[k]);
+    if (static_cast<double>(len) < window)
+      throw make_error(
+          "data.folds: fold {} holds {} {}, fewer than the strategy's longest window ({} at the top of the parameters' "
+          "ranges); use fewer folds or shorter windows",
+          k, len, unit, window);
+    if (k > 0 && f.embargo >= len)
+      throw make_error("data.embargo: {} {} cover all of fold {} ({} {}); use a shorter embargo", f.embargo, unit, k,
+                       len, unit);
+  }
+  return spec;
+}
+
 std::vector<std::vector<AtomRange>> halving_slices(const strategies::Strategy& strategy,
                                                    const std::vector<AtomRange>& ranges,
                                                    const io::HalvingConfig& halving) {

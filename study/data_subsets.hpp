@@ -42,6 +42,14 @@ std::vector<AtomRange> in_sample_ranges(const strategies::Strategy& strategy, co
 /// directory. Throws Error naming the config file and key.
 void check_data_subsets(const strategies::Strategy& strategy, const io::StudyConfig& config);
 
+/// The folds of `data.folds` (docs/user-guide.md, "Folds"): the in-sample atoms cut into K
+/// consecutive groups of equal atom count (equal_slices), fold k from group k's first atom to
+/// group k + 1's, the last ending after the last in-sample atom. Throws Error naming
+/// data.folds or data.embargo: more folds than atoms, a fold shorter than the strategy's
+/// longest window at the highest values the config lets its parameters take
+/// (Strategy::longest_window), an embargo as long as a fold.
+strategies::FoldSpec fold_spec(const strategies::Strategy& strategy, const io::StudyConfig& config);
+
 /// Walk-forward windows: the strategy's atoms cut into folds + 1 equal consecutive windows.
 std::vector<std::vector<AtomRange>> walk_forward_windows(const strategies::Strategy& strategy,
                                                          const io::WalkForwardConfig& walk_forward);

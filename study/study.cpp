@@ -26,7 +26,16 @@ namespace tpeopt::engine {
 
 std::unique_ptr<strategies::Strategy> make_strategy(const io::StudyConfig& config) {
   try {
-    return config.entry->make(*config.settings, strategies::BuildContext{config.base_dir, &std::cerr});
+    auto strategy = config.entry->make(*config.settings, strategies::BuildContext{config.base_dir, &std::cerr});
+    // data.folds: the study's strategy scores its folds in the same walk (its metrics gain the
+    // fold columns); the walk-forward parent runs no trials of its own.
+    if (!config.folds.enabled() || config.walk_forward.is_parent()) return strategy;
+    const strategies::FoldSpec folds = fold_spec(*strategy, config);
+    try {
+      return strategy->with_folds(folds, config.folds.across);
+    } catch (const Error& e) {
+      throw make_error("data.folds: {}", e.what());
+    }
   } catch (const Error& e) {
     throw Error(config.source + ": " + e.what());
   }
@@ -212,8 +221,11 @@ HoldoutResult score_holdout(const io::StudyConfig& config, const strategies::Str
   h.in_sample_atoms = atom_count(split.in_sample);
   h.out_of_sample_atoms = atom_count(split.out_of_sample);
   h.unit = strategy.atoms_are_slices() ? "trading days" : "bars";
-  const auto oos = strategy.subset(split.out_of_sample,
-                                   scaled_min_trades(strategy.min_trades(), h.out_of_sample_atoms, h.in_sample_atoms));
+  // The hold-out is scored by the whole-span objective: its atoms lie in no fold.
+  const auto plain = strategy.folds().n_folds() > 0 ? strategy.with_folds({}, {}) : nullptr;
+  const auto oos = (plain ? *plain : strategy)
+                       .subset(split.out_of_sample,
+                               scaled_min_trades(strategy.min_trades(), h.out_of_sample_atoms, h.in_sample_atoms));
   const ParamBinding binding(*oos, config.space, config.fixed);
   std::vector<double> slots(binding.n_slots());
   std::vector<double> in_scores, out_scores;

@@ -5,6 +5,9 @@
 // warm), for the filtered signal finder and the plain warp finder.
 // --multi-gpu-trials N[,N...] prints only the several-GPU table (scaleout/split_executor):
 // each batch size on devices 0..k-1 for every k up to the device count.
+// --folds K prints only the cost of scoring K equal folds in the same walk (Strategy::with_folds,
+// rule mean) against the plain walk: the same trials at batch 4096 and 65536 through the CUDA
+// executor, and --cpu-trials of them on the CPU; the goal is at most 1.25x at K = 8.
 //
 // Notes (METHOD.md: the two numbers, then each version's prediction and outcome).
 //  Two numbers for the plain warp-per-trial scan (every bar through is_signal): per
@@ -298,17 +301,60 @@ void time_in_flight(const strategies::ExhaustionStrategy& s, const tpe::SearchSp
   }
 }
 
+/// The plain walk and the walk with K equal folds (rule mean): the best busy time of
+/// `repeats` warm batches of each, alternated, and whether the folded run's whole-span
+/// metrics have the plain run's bits.
+void time_folds(const strategies::ExhaustionStrategy& s, const tpe::SearchSpace& space,
+                const std::vector<double>& params, std::size_t K, std::size_t cpu_trials, int repeats) {
+  strategies::FoldSpec f;
+  for (std::size_t k = 0; k <= K; ++k) f.edges.push_back(s.candles().size() * k / K);
+  const auto folded = s.with_folds(f, {strategies::AcrossFolds::Rule::Mean});
+  std::printf("| executor | trials | plain ms (warm, best of %d) | %zu folds ms | ratio | whole-span metrics equal |\n",
+              repeats, K);
+  std::printf("| --- | --- | --- | --- | --- | --- |\n");
+  auto compare = [&](engine::Executor& plain, engine::Executor& fold, std::size_t n, const char* label, bool warm) {
+    const auto r = request(params, n);
+    const auto a = plain.evaluate(r), b = fold.evaluate(r);
+    bool equal = true;
+    for (std::size_t i = 0; i < n; ++i)
+      equal = equal && std::memcmp(&a.metrics[i * a.n_metrics], &b.metrics[i * b.n_metrics],
+                                   ex::kNumMetrics * sizeof(double)) == 0;
+    double best_plain = warm ? 1e300 : a.timings.busy_ms, best_fold = warm ? 1e300 : b.timings.busy_ms;
+    for (int k = 0; warm && k < repeats; ++k) {
+      best_plain = std::min(best_plain, plain.evaluate(r).timings.busy_ms);
+      best_fold = std::min(best_fold, fold.evaluate(r).timings.busy_ms);
+    }
+    std::printf("| %s | %zu | %.2f | %.2f | %.3f | %s |\n", label, n, best_plain, best_fold, best_fold / best_plain,
+                equal ? "yes" : "NO");
+    std::fflush(stdout);
+  };
+  if (gpu::cuda_available()) {
+    for (std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
+      gpu::CudaExecutorOptions o;
+      o.max_in_flight = 1;
+      auto plain = gpu::make_cuda_executor(s, engine::ParamBinding(s, space, {}), o);
+      auto fold = gpu::make_cuda_executor(*folded, engine::ParamBinding(*folded, space, {}), o);
+      compare(*plain, *fold, n, "cuda", true);
+    }
+  }
+  engine::CpuExecutor plain(s, engine::ParamBinding(s, space, {}), 0),
+      fold(*folded, engine::ParamBinding(*folded, space, {}), 0);
+  compare(plain, fold, cpu_trials, "cpu (all cores, one batch)", false);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::size_t bars = 1000000, cpu_trials = 16;
   int repeats = 3;
   std::vector<std::size_t> multi_gpu_trials;  // batch sizes of the multi-GPU table
+  std::size_t folds = 0;                      // --folds K: only the folds table
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a];
     if (k == "--bars") bars = std::stoull(argv[a + 1]);
     else if (k == "--cpu-trials") cpu_trials = std::stoull(argv[a + 1]);
     else if (k == "--repeats") repeats = std::stoi(argv[a + 1]);
+    else if (k == "--folds") folds = std::stoull(argv[a + 1]);
     else if (k == "--multi-gpu-trials") {  // N[,N...]
       std::stringstream list(argv[a + 1]);
       for (std::string item; std::getline(list, item, ',');) multi_gpu_trials.push_back(std::stoull(item));
@@ -319,7 +365,13 @@ int main(int argc, char** argv) {
   std::size_t most = 65536;
   for (const std::size_t n : multi_gpu_trials) most = std::max(most, n);
   const auto params = random_params(most, 2);  // the first 65,536 sets whatever the sizes
-  if (!multi_gpu_trials.empty()) {             // --multi-gpu-trials N[,N...]: only the multi-GPU table
+  if (folds > 0) {
+    std::printf("exhaustion, %zu folds scored in the same walk: %zu bars (seeded random walk), device: %s\n", folds,
+                bars, gpu::cuda_device_description().c_str());
+    time_folds(s, space, params, folds, cpu_trials, repeats);
+    return 0;
+  }
+  if (!multi_gpu_trials.empty()) {  // --multi-gpu-trials N[,N...]: only the multi-GPU table
     std::printf("exhaustion on several GPUs: %zu bars (seeded random walk), %d device(s): %s\n", bars,
                 gpu::cuda_device_count(), gpu::cuda_device_description().c_str());
     if (gpu::cuda_device_count() == 0) return 1;

@@ -100,6 +100,15 @@ struct SignalTrialLaunch {
   const long long* trade_offsets;  ///< recording: first trade of (batch trial i, symbol k) at [i * n + k]
   ls::Trade* trades;               ///< recording: output
   OccupancyProbe probe;            ///< the batch's (strategies/device/occupancy.hpp)
+  // Folds (Strategy::with_folds; one symbol): each trial writes its score, violation and
+  // metrics (base and fold columns, n_metrics) straight into the batch; no aggregation.
+  strategies::FoldBars folds;  ///< n = 0: no folds
+  strategies::FoldRule rule;
+  strategies::symbols::AggregateSpec spec;
+  int n_metrics;
+  double* batch_scores;
+  double* batch_violations;
+  double* batch_metrics;
 };
 
 template <typename Logic>
@@ -116,9 +125,18 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L) {
     series[j] = L.pool +
                 static_cast<long long>(L.slots[static_cast<long long>(local) * Logic::kNumSeries + j]) * L.total_bars +
                 L.sy.offset[k];
+  const int b0 = L.sy.block_offset[k];
+  if (L.folds.n > 0) {
+    double violation = 0.0;
+    L.batch_scores[trial] =
+        strategies::run_signal_folded<Logic>(p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0,
+                                             L.sy.block_offset[k + 1] - b0, L.objective, L.spec, L.folds, L.rule,
+                                             &violation, L.batch_metrics + static_cast<long long>(trial) * L.n_metrics);
+    L.batch_violations[trial] = violation;
+    return;
+  }
   long long out = L.trades ? L.trade_offsets[static_cast<long long>(trial) * L.sy.n + k] : 0;
   ls::Summary all;
-  const int b0 = L.sy.block_offset[k];
   const double score =
       strategies::run_signal_symbol<Logic>(p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0,
                                            L.sy.block_offset[k + 1] - b0, L.objective, &all, [&](const ls::Trade& t) {
@@ -174,6 +192,13 @@ class SignalDevice final : public DeviceStrategy {
     d_length_ = upload_vector(length, stream);
     d_block_offset_ = upload_vector(block_offset, stream);
     d_blocks_ = upload_vector(blocks, stream);
+    n_folds_ = static_cast<int>(s.folds().n_folds());
+    if (n_folds_ > 0) {  // Strategy::with_folds allows one symbol only
+      d_fold_edge_ = upload_vector(s.fold_edges(), stream);
+      d_fold_embargo_end_ = upload_vector(s.fold_embargo_ends(), stream);
+      rule_ = s.fold_rule();
+      n_metrics_ = static_cast<int>(s.metric_names().size());
+    }
     CUDA_CHECK(cudaStreamSynchronize(stream));  // host vectors may go once the copies are done
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -236,9 +261,10 @@ class SignalDevice final : public DeviceStrategy {
         run_part(batch, begin, end, chunk, chunk_count, part_keys, stream, block_size, d_trade_offsets, d_trades);
         begin = end;
       }
-      launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
-                            static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
-                            batch.violations + chunk, batch.metrics + chunk * strategies::kNumTradeMetrics, stream);
+      if (n_folds_ == 0)  // folded trials wrote their results into the batch
+        launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
+                              static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
+                              batch.violations + chunk, batch.metrics + chunk * strategies::kNumTradeMetrics, stream);
     }
   }
 
@@ -305,6 +331,13 @@ class SignalDevice final : public DeviceStrategy {
     L.trade_offsets = d_trade_offsets;
     L.trades = d_trades;
     L.probe = batch.probe;
+    L.folds = {n_folds_, d_fold_edge_.data(), d_fold_embargo_end_.data()};
+    L.rule = rule_;
+    L.spec = spec_;
+    L.n_metrics = n_metrics_;
+    L.batch_scores = batch.scores;
+    L.batch_violations = batch.violations;
+    L.batch_metrics = batch.metrics;
     const int threads = std::max(32, std::min(1024, block_size));
     const long long work = static_cast<long long>(n_symbols_) * L.count;
     signal_trial_kernel<Logic><<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
@@ -325,12 +358,21 @@ class SignalDevice final : public DeviceStrategy {
   std::vector<std::uint64_t> keys_;  ///< per trial of the batch: its series' keys
   DeviceBuffer<double> rows_objective_, rows_equity_, rows_metrics_;
   DeviceBuffer<char> d_plan_;
+  int n_folds_ = 0, n_metrics_ = strategies::kNumTradeMetrics;
+  strategies::FoldRule rule_{};
+  DeviceBuffer<int> d_fold_edge_, d_fold_embargo_end_;
 };
 
 /// One trial on CUDA device 0, its per-symbol rows and (with `trades`) its trades per symbol.
 template <typename Logic>
 void signal_one_trial(const strategies::SignalStrategy<Logic>& s, const double* params, int block_size,
                       strategies::SymbolResults* rows, std::vector<std::vector<ls::Trade>>* trades) {
+  if (s.folds().n_folds() > 0) {  // rows and trades do not depend on the folds: the strategy without them
+    const auto plain = s.with_folds({}, {});
+    signal_one_trial<Logic>(dynamic_cast<const strategies::SignalStrategy<Logic>&>(*plain), params, block_size, rows,
+                            trades);
+    return;
+  }
   CUDA_CHECK(cudaSetDevice(0));
   OwnedStream owned;
   const cudaStream_t stream = owned.get();

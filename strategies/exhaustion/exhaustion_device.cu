@@ -390,7 +390,51 @@ struct TrialLaunch {
   double* equity;                  ///< optional: each trial's final compounded equity (multi-symbol portfolio)
   Warmer warm;                     ///< never = NaN, sink: a scratch double
   OccupancyProbe probe;            ///< the batch's (strategies/device/occupancy.hpp); null: not measured
+  int n_metrics;                   ///< metrics per trial: ex::kNumMetrics, then the fold columns
+  // Folds (Strategy::with_folds): each trade also joins the fold of its entry bar, in scratch
+  // of the part's plan (folds.n summaries and sums of squares per trial, in launch order).
+  strategies::FoldBars folds;  ///< n = 0: no folds
+  strategies::FoldRule rule;
+  ex::Summary* fold_sums;
+  double* fold_sumsq;
 };
+
+/// The fold statistics of the part's trial `local` (launch order).
+__device__ __forceinline__ strategies::FoldView<ex::Summary> fold_view(const TrialLaunch& L, long long local) {
+  return {L.fold_sums + local * L.folds.n, L.fold_sumsq + local * L.folds.n};
+}
+
+__device__ __forceinline__ void reset_trial_folds(const TrialLaunch& L, long long local) {
+  if (L.folds.n > 0) strategies::reset_folds(fold_view(L, local), L.folds.n);
+}
+
+/// A trade of trial `local` also in its fold (strategies/trade_stats.hpp, as the CPU reference adds it).
+__device__ __forceinline__ void add_trial_fold(const TrialLaunch& L, long long local, const ex::Trade& tr) {
+  if (L.folds.n > 0)
+    strategies::add_fold_trade(fold_view(L, local), L.folds, tr.entry_bar, tr.ret,
+                               [&](ex::Summary& s) { ex::add_trade(s, tr); });
+}
+
+/// Writes a trial's results: the metrics of `all`, the fold columns, and the score (`whole`,
+/// the whole span's, or the fold rule's); the CPU reference's ExhaustionStrategy::evaluate.
+__device__ __forceinline__ void write_trial(const TrialLaunch& L, long long local, int trial, const ex::Summary& all,
+                                            bool blocked, double blocked_score) {
+  double m[ex::kNumMetrics];
+  double violation = 0.0;
+  const double score = ex::finish(all, L.objective, L.min_trades, m, &violation);
+  double* out = L.metrics + static_cast<std::size_t>(trial) * L.n_metrics;
+  double final_score = blocked ? blocked_score : score;
+  if (L.folds.n > 0) {
+    const ex::Objective o = L.objective;
+    final_score = strategies::finish_folds(
+        fold_view(L, local), L.folds.n, L.rule, final_score,
+        [&](const ex::Summary& s) { return ex::objective_value(s, o); }, out + ex::kNumMetrics);
+  }
+  L.scores[trial] = final_score;
+  L.violations[trial] = violation;
+  if (L.equity) L.equity[trial] = all.equity;
+  for (int k = 0; k < ex::kNumMetrics; ++k) out[k] = m[k];
+}
 
 enum Mode : int { kSimple = 0, kWarp = 1, kFiltered = 2 };
 
@@ -481,6 +525,7 @@ __global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets,
   const int trial = L.slots[local].trial;
   ex::Summary all;
   ex::BlockedScore blocked;
+  reset_trial_folds(L, local);
   long long out = L.trades ? L.trade_offsets[trial] : 0;
   for (int k = 0; k < L.n_blocks; ++k) {
     const long long u = local * L.n_blocks + k;
@@ -488,17 +533,12 @@ __global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets,
       const ex::Trade tr = scratch[q];
       ex::add_trade(all, tr);
       ex::add_block_trade(blocked, tr);
+      add_trial_fold(L, local, tr);
       if (L.trades) L.trades[out++] = tr;
     }
     ex::end_block(blocked, L.objective);
   }
-  double m[ex::kNumMetrics];
-  double violation = 0.0;
-  ex::finish(all, L.objective, L.min_trades, m, &violation);
-  L.scores[trial] = blocked.score;
-  L.violations[trial] = violation;
-  if (L.equity) L.equity[trial] = all.equity;
-  for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
+  write_trial(L, local, trial, all, true, blocked.score);
 }
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
@@ -530,11 +570,13 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
     sum = ex::Summary{};
     if constexpr (kBlocked) blocked = ex::BlockedScore{};
   }
+  if (lane == 0) reset_trial_folds(L, local);
   long long out = kRecord ? L.trade_offsets[trial] : 0;
   auto on_trade = [&](const ex::Trade& tr) {
     if (!kByWarp || lane == 0) {
       ex::add_trade(sum, tr);
       if constexpr (kBlocked) ex::add_block_trade(blocked, tr);
+      add_trial_fold(L, local, tr);
     }
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
@@ -549,15 +591,7 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   } else {
     walk(L.bars);
   }
-  if (lane == 0) {
-    double m[ex::kNumMetrics];
-    double violation = 0.0;
-    const double score = ex::finish(sum, L.objective, L.min_trades, m, &violation);
-    L.scores[trial] = kBlocked ? blocked.score : score;
-    L.violations[trial] = violation;
-    if (L.equity) L.equity[trial] = sum.equity;
-    for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
-  }
+  if (lane == 0) write_trial(L, local, trial, sum, kBlocked, kBlocked ? blocked.score : 0.0);
 }
 
 template <int kMode, bool kRecord, bool kBlocked>
@@ -667,11 +701,17 @@ __global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
   const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(trial) * ex::kNumSlots);
   const ex::TrialSeries t = trial_series(L, s);
   ex::Summary& sum = warp_sums[threadIdx.x >> 5];
-  if (lane == 0) sum = ex::Summary{};
+  if (lane == 0) {
+    sum = ex::Summary{};
+    reset_trial_folds(L, local);
+  }
   FilteredSignalFinder signal = filtered_finder(L, s, p, t, lane, L.bars);
   const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
   auto on_trade = [&](const ex::Trade& tr) {
-    if (lane == 0) ex::add_trade(sum, tr);
+    if (lane == 0) {
+      ex::add_trade(sum, tr);
+      add_trial_fold(L, local, tr);
+    }
   };
   auto adopt = [&](const ex::SegmentRecord& r, int k) {
     for (int base = k; base < r.count; base += 32) {
@@ -696,15 +736,7 @@ __global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
         return r;
       },
       signal, exit, on_trade, adopt);
-  if (lane == 0) {
-    double m[ex::kNumMetrics];
-    double violation = 0.0;
-    const double score = ex::finish(sum, L.objective, L.min_trades, m, &violation);
-    L.scores[trial] = score;
-    L.violations[trial] = violation;
-    if (L.equity) L.equity[trial] = sum.equity;
-    for (int k = 0; k < ex::kNumMetrics; ++k) L.metrics[static_cast<std::size_t>(trial) * ex::kNumMetrics + k] = m[k];
-  }
+  if (lane == 0) write_trial(L, local, trial, sum, false, 0.0);
 }
 
 template <typename T>
@@ -774,6 +806,9 @@ struct StrategyLaunch {
   const int2* blocks;  ///< device, n_blocks of them
   int n_blocks;
   ExhaustionDeviceOptions options;
+  strategies::FoldBars folds{};  ///< device edges; n = 0: no folds
+  strategies::FoldRule rule{};
+  int n_metrics = ex::kNumMetrics;
 };
 
 /// One candle series on one GPU: its device copies and the cache of per-parameter series
@@ -1032,7 +1067,11 @@ class SeriesStore {
     // Stage the plan in pinned memory (a ring of stages guarded by events) and upload it.
     const std::size_t b_slots = count * sizeof(TrialSlots), b_ema = ema_tasks.size() * sizeof(EmaTask),
                       b_z = z_tasks.size() * sizeof(ZTask);
-    const std::size_t o_ema = align(b_slots), o_z = o_ema + align(b_ema), total = o_z + align(b_z);
+    const std::size_t o_ema = align(b_slots), o_z = o_ema + align(b_ema), plan_bytes = o_z + align(b_z);
+    // Folds: the part's fold statistics live after the plan (scratch, guarded by the stage's events).
+    const std::size_t K = static_cast<std::size_t>(S.folds.n);
+    const std::size_t o_fold_sums = plan_bytes, o_fold_sumsq = o_fold_sums + align(count * K * sizeof(ex::Summary));
+    const std::size_t total = o_fold_sumsq + align(count * K * sizeof(double));
     PlanStage& st = stages_[stage_next_];
     stage_next_ = (stage_next_ + 1) % stages_.size();
     if (st.used) {
@@ -1041,12 +1080,12 @@ class SeriesStore {
       if (st.d.capacity() < total) CUDA_CHECK(cudaEventSynchronize(st.done));
       else CUDA_CHECK(cudaStreamWaitEvent(stream, st.done, 0));
     }
-    st.h.resize(total);
+    st.h.resize(plan_bytes);
     std::copy_n(reinterpret_cast<const char*>(ordered.data()), b_slots, st.h.data());
     std::copy_n(reinterpret_cast<const char*>(ema_tasks.data()), b_ema, st.h.data() + o_ema);
     std::copy_n(reinterpret_cast<const char*>(z_tasks.data()), b_z, st.h.data() + o_z);
     st.d.resize(total);
-    CUDA_CHECK(cudaMemcpyAsync(st.d.data(), st.h.data(), total, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(st.d.data(), st.h.data(), plan_bytes, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaEventRecord(st.uploaded, stream));
     st.used = true;
     const char* plan = st.d.data();
@@ -1106,6 +1145,11 @@ class SeriesStore {
     L.blocks = S.blocks;
     L.n_blocks = S.n_blocks;
     L.probe = batch.probe;
+    L.n_metrics = S.n_metrics;
+    L.folds = S.folds;
+    L.rule = S.rule;
+    L.fold_sums = reinterpret_cast<ex::Summary*>(st.d.data() + o_fold_sums);
+    L.fold_sumsq = reinterpret_cast<double*>(st.d.data() + o_fold_sumsq);
     launch_trials(L, S, count, block_size, stream);
     CUDA_CHECK(cudaEventRecord(st.done, stream));  // the plan's device copy may be rewritten after this
   }
@@ -1324,6 +1368,13 @@ class ExhaustionDevice final : public DeviceStrategy {
     CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vector goes now
     launch_ = StrategyLaunch{s.options().objective, s.options().min_trades, d_blocks_.data(),
                              static_cast<int>(blocks.size()), o};
+    if (s.folds().n_folds() > 0) {
+      d_fold_edge_ = upload(s.fold_edges(), stream);
+      d_fold_embargo_end_ = upload(s.fold_embargo_ends(), stream);
+      launch_.folds = {static_cast<int>(s.folds().n_folds()), d_fold_edge_.data(), d_fold_embargo_end_.data()};
+      launch_.rule = s.fold_rule();
+      launch_.n_metrics = static_cast<int>(s.metric_names().size());
+    }
   }
 
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
@@ -1341,6 +1392,7 @@ class ExhaustionDevice final : public DeviceStrategy {
  private:
   std::shared_ptr<SeriesStore> store_;
   DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (docs/strategies.md, "Data subsets")
+  DeviceBuffer<int> d_fold_edge_, d_fold_embargo_end_;  ///< the strategy's folds in bars (none: empty)
   StrategyLaunch launch_{};
 };
 
@@ -1424,6 +1476,11 @@ std::unique_ptr<DeviceStrategy> make_exhaustion_twin(const strategies::Strategy&
 std::vector<GpuTrialTrades> gpu_exhaustion_trades(const strategies::ExhaustionStrategy& strategy, const double* params,
                                                   std::size_t n, const ExhaustionDeviceOptions& options,
                                                   int block_size) {
+  if (strategy.folds().n_folds() > 0) {  // the trades do not depend on the folds: the strategy without them
+    const auto plain = strategy.with_folds({}, {});
+    return gpu_exhaustion_trades(dynamic_cast<const strategies::ExhaustionStrategy&>(*plain), params, n, options,
+                                 block_size);
+  }
   std::vector<GpuTrialTrades> out;
   if (n == 0) return out;
   CUDA_CHECK(cudaSetDevice(0));

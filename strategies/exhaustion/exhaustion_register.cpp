@@ -26,6 +26,7 @@ std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
   s->candles = parse_candle_symbols(in, s->options.min_trades);
   in.errors.check([&] { s->options.objective = parse_exhaustion_objective(in.objective.name); });
   s->options.min_trades = s->candles.min_trades;
+  s->options.maximize = in.objective.maximize;
   return s;
 }
 

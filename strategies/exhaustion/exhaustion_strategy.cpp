@@ -94,6 +94,7 @@ const ParamList& exhaustion_params() {
 }
 
 const std::vector<std::string>& ExhaustionStrategy::metric_names() const {
+  if (folds_.n_folds() > 0) return fold_names_;
   static const std::vector<std::string> names = {"trades", "wins",          "total_return", "mean_r",
                                                  "sharpe", "profit_factor", "max_drawdown"};
   return names;
@@ -141,6 +142,19 @@ std::unique_ptr<Strategy> ExhaustionStrategy::subset(const std::vector<AtomRange
   return with_blocks(std::move(blocks), static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30)));
 }
 
+std::unique_ptr<Strategy> ExhaustionStrategy::with_folds(const FoldSpec& folds, const AcrossFolds& rule) const {
+  auto out = std::make_unique<ExhaustionStrategy>(*this);
+  out->folds_ = FoldSpec{};
+  out->rule_ = rule;
+  if (folds.n_folds() == 0) return out;
+  check_fold_spec(folds, candles_.size());
+  fold_bars_of(
+      folds, [](std::size_t atom) { return atom; }, out->fold_edge_, out->fold_embargo_end_);
+  out->fold_names_ = fold_metric_names(out->metric_names(), folds.n_folds());  // the base names: no folds yet
+  out->folds_ = folds;
+  return out;
+}
+
 void ExhaustionStrategy::ema(int span, double* out) const {
   ex::ema_series(candles_.close.data(), n_bars(), span, out);
 }
@@ -186,6 +200,34 @@ TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics) c
 
 TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics, double* equity) const {
   TrialScore r;
+  if (folds_.n_folds() > 0) {
+    // The walk of the blocked path below (one block when unblocked: the same bits), each trade
+    // also in its fold.
+    const FoldBars bars{static_cast<int>(folds_.n_folds()), fold_edge_.data(), fold_embargo_end_.data()};
+    thread_local FoldSummaries<ex::Summary> storage;
+    const FoldView<ex::Summary> folds = storage.view();
+    reset_folds(folds, bars.n);
+    ex::Summary all;
+    ex::BlockedScore blocked;
+    walk(
+        params,
+        [&](const ex::Trade& t) {
+          ex::add_trade(all, t);
+          ex::add_block_trade(blocked, t);
+          add_fold_trade(folds, bars, t.entry_bar, t.ret, [&](ex::Summary& s) { ex::add_trade(s, t); });
+        },
+        [&](std::size_t k) {
+          if (k > 0) ex::end_block(blocked, options_.objective);
+        });
+    ex::end_block(blocked, options_.objective);
+    const double whole = ex::finish(all, options_.objective, options_.min_trades, metrics, &r.violation);
+    const ex::Objective o = options_.objective;
+    r.score = finish_folds(
+        folds, bars.n, fold_rule(), blocks_.empty() ? whole : blocked.score,
+        [&](const ex::Summary& s) { return ex::objective_value(s, o); }, metrics + ex::kNumMetrics);
+    if (equity) *equity = all.equity;
+    return r;
+  }
   if (blocks_.empty()) {
     const ex::Summary s = summarize(params);
     r.score = ex::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);

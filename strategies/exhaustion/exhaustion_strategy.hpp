@@ -19,7 +19,8 @@ exhaustion::Objective parse_exhaustion_objective(const std::string& name);
 
 struct ExhaustionOptions {
   exhaustion::Objective objective = exhaustion::Objective::TotalReturn;
-  int min_trades = 10;  ///< trials with fewer trades are infeasible: violation = min_trades - trades
+  int min_trades = 10;   ///< trials with fewer trades are infeasible: violation = min_trades - trades
+  bool maximize = true;  ///< objective.direction: which fold is the worst (folds' rules)
 };
 
 /// The `exhaustion` strategy bound to one candle series (docs/strategies.md, "exhaustion").
@@ -47,6 +48,16 @@ class ExhaustionStrategy final : public Strategy {
   /// The same series with each range as a block of its own (BarBlock), min_trades replaced.
   std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& blocks, std::int64_t min_trades) const override;
   std::int64_t min_trades() const override { return options_.min_trades; }
+
+  /// Strategy::with_folds: each trade also joins the fold of its entry bar (atoms are bars).
+  /// The rules read options().maximize (rule "min": the worst fold). The CUDA twin scores the
+  /// folds in each of its kernels with the same TPEOPT_HD functions.
+  std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const override;
+  const FoldSpec& folds() const override { return folds_; }
+  /// The folds in bars (strategies/folds.hpp's FoldBars), for the CUDA twin.
+  const std::vector<int>& fold_edges() const { return fold_edge_; }
+  const std::vector<int>& fold_embargo_ends() const { return fold_embargo_end_; }
+  FoldRule fold_rule() const { return strategies::fold_rule(rule_, options_.maximize); }
 
   /// The same series, backtested as the given blocks (each within [0, n_bars()), non-empty,
   /// in any order; overlapping blocks are allowed and each counts). Empty = the whole series.
@@ -91,6 +102,10 @@ class ExhaustionStrategy final : public Strategy {
   std::vector<BarBlock> blocks_;
   std::vector<double> cloc_, tr_, s_tr_, q_tr_, s_vol_, q_vol_;
   std::string checksum_;
+  FoldSpec folds_;  ///< none: no folds
+  AcrossFolds rule_;
+  std::vector<int> fold_edge_, fold_embargo_end_;
+  std::vector<std::string> fold_names_;
 };
 
 /// "gap", "stop", "target", "time".

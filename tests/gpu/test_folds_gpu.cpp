@@ -1,0 +1,107 @@
+// [folds] on the GPU: studies with data.folds (and a hold-out, an embargo) run by the CUDA
+// executor give the CPU executor's bits for every trial's score, violation and metrics (the
+// fold columns included), under every objective.across_folds rule, for each strategy whose
+// twin scores folds: the long/short walk (bollinger, donchian) and exhaustion (whose kernels
+// differ by launch: one walk, blocks split over warps, segmented walks; each path is run).
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "gpu/cuda_executor.hpp"
+#include "study/study.hpp"
+#include "support/bits.hpp"
+#include "support/paths.hpp"
+
+using namespace tpeopt;
+
+namespace {
+
+using tpeopt::testing::same_bits;
+
+io::StudyConfig folded_config(const std::string& strategy, const std::string& objective_extra, int folds,
+                              const std::string& holdout = R"("holdout": 0.2)", int batch = 150) {
+  const std::string params =
+      strategy == "exhaustion"
+          ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 100},
+               "z_window": {"type": "int", "low": 10, "high": 100}, "atr_window": {"type": "int", "low": 5, "high": 50},
+               "vol_z": {"type": "float", "low": 0.0, "high": 3.0}, "tr_z": {"type": "float", "low": 0.0, "high": 3.0},
+               "cloc_min": 0.0, "atr_stop_mult": {"type": "float", "low": 0.5, "high": 4.0},
+               "reward_r": {"type": "float", "low": 0.5, "high": 6.0}, "max_hold": {"type": "int", "low": 4, "high": 96},
+               "fee_bp": 1.0)"
+      : strategy == "bollinger"
+          ? R"("window": {"type": "int", "low": 10, "high": 80}, "num_std": {"type": "float", "low": 1.0, "high": 3.0},
+               "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)"
+          : R"("channel": {"type": "int", "low": 10, "high": 80}, "exit_channel": {"type": "int", "low": 5, "high": 40},
+               "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)";
+  const std::string text = fmt::format(
+      R"({{"strategy": "{}", "data": {{"candles": "{}/backtesting-py/EURUSD.csv", {}"folds": {}, "embargo": 4}},
+           "objective": {{"name": "sharpe", "min_trades": 5{}}},
+           "search": {{"sampler": "tpe", "trials": 600, "batch": {}, "depth": 2, "seed": 9, "top_k": 5,
+                       "tpe": {{"n_startup_trials": 40}}}},
+           "params": {{{}}}}})",
+      strategy, testing::data_dir(), holdout.empty() ? "" : holdout + ", ", folds, objective_extra, batch, params);
+  return io::parse_study_config(io::Json::parse(text), "folds_gpu.json", ".");
+}
+
+engine::StudyRun run_on(const io::StudyConfig& config, const strategies::Strategy& strategy,
+                        const std::string& executor, bool serial) {
+  engine::RunOptions o;
+  o.executor = executor;
+  o.serial = serial;
+  o.keep_trials = true;
+  return engine::run_study(config, strategy, o);
+}
+
+/// The CPU run (serial) and the CUDA run (pipelined) of a folded study, trial by trial, metrics included.
+void require_cuda_equals_cpu(const io::StudyConfig& config, int folds) {
+  const auto s = engine::make_strategy(config);
+  REQUIRE(s->metric_names().size() == 7 + 4 * static_cast<std::size_t>(folds));
+  const auto cpu = run_on(config, *s, "cpu", true);
+  const auto cuda = run_on(config, *s, "cuda", false);
+  REQUIRE(cuda.executor == "cuda");
+  REQUIRE(cpu.result.trials().size() == cuda.result.trials().size());
+  std::size_t traded_folds = 0;
+  for (std::size_t i = 0; i < cpu.result.trials().size(); ++i) {
+    const auto& a = cpu.result.trials()[i];
+    const auto& b = cuda.result.trials()[i];
+    CAPTURE(i);
+    REQUIRE(same_bits(a.score, b.score));
+    REQUIRE(same_bits(a.violation, b.violation));
+    REQUIRE(same_bits(a.metrics, b.metrics));
+    for (int k = 0; k < folds; ++k) traded_folds += a.metrics[7 + 4 * k + 1] > 0 ? 1 : 0;
+  }
+  REQUIRE(traded_folds > cpu.result.trials().size());
+  REQUIRE(cpu.result.digest_hex() == cuda.result.digest_hex());
+  REQUIRE(cpu.holdout.has_value() == cuda.holdout.has_value());
+  if (cpu.holdout) REQUIRE(same_bits(cpu.holdout->spearman, cuda.holdout->spearman));
+}
+
+const char* const kRules[] = {"", R"(, "across_folds": "mean")", R"(, "across_folds": "min")",
+                              R"(, "across_folds": "quantile", "q": 0.3)",
+                              R"(, "across_folds": "mean_minus_std", "lambda": 0.7)"};
+
+}  // namespace
+
+TEST_CASE("folds GPU: folded studies of the long/short strategies equal the CPU runs, every rule", "[gpu][folds]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string strategy = GENERATE("bollinger", "donchian");
+  const std::string rule = GENERATE(from_range(std::begin(kRules), std::end(kRules)));
+  const int folds = GENERATE(2, 8, 33);
+  CAPTURE(strategy, rule, folds);
+  require_cuda_equals_cpu(folded_config(strategy, rule, folds), folds);
+}
+
+TEST_CASE("folds GPU: folded studies of exhaustion equal the CPU runs, every rule and kernel path",
+          "[gpu][folds][exhaustion]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string rule = GENERATE(from_range(std::begin(kRules), std::end(kRules)));
+  const int folds = GENERATE(3, 8, 20);
+  // One block (a fraction held out), two blocks (a date range held out: few trials per batch
+  // split the blocks over warps), the whole series in small batches (segmented walks).
+  const std::string holdout =
+      GENERATE(as<std::string>{}, R"("holdout": 0.2)", R"("holdout": {"ranges": [["2017-09-01", "2017-10-15"]]})", "");
+  const int batch = holdout.empty() || holdout.find("ranges") != std::string::npos ? 40 : 150;
+  CAPTURE(rule, folds, holdout, batch);
+  require_cuda_equals_cpu(folded_config("exhaustion", rule, folds, holdout, batch), folds);
+}

@@ -1,0 +1,470 @@
+// Fold scores in the same walk (Strategy::with_folds, strategies/folds.hpp): each fold's columns
+// against the trades entered in it (counted here from the strategy's own trade list), rule All
+// against the strategy without folds, the embargo, every rule's value, folds with the hold-out
+// subset, the config's errors, and the determinism of runs with folds (pipelined == serial,
+// resume == uninterrupted) for every rule.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "engine/param_binding.hpp"
+#include "storage/journal.hpp"
+#include "storage/run_directory.hpp"
+#include "strategies/bollinger/bollinger.hpp"
+#include "strategies/donchian/donchian.hpp"
+#include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "strategies/folds.hpp"
+#include "strategies/signal_strategy.hpp"
+#include "study/data_subsets.hpp"
+#include "study/study.hpp"
+#include "support/bits.hpp"
+#include "support/files.hpp"
+#include "support/identical_runs.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+#include "tpe/trial_rng.hpp"
+
+#include <boost/random/uniform_real_distribution.hpp>
+
+using namespace tpeopt;
+using strategies::AcrossFolds;
+using strategies::FoldSpec;
+using tpeopt::testing::same_bits;
+using Rule = AcrossFolds::Rule;
+
+namespace {
+
+/// A study of `strategy` (bollinger or donchian) on the bundled EURUSD bars; `data_extra` and
+/// `objective_extra` are appended to the data and objective objects.
+io::StudyConfig signal_config(const std::string& strategy, const std::string& data_extra,
+                              const std::string& objective_extra, std::uint64_t trials = 60, std::uint64_t batch = 20,
+                              std::uint64_t depth = 2, const std::string& objective = "sharpe") {
+  const std::string params =
+      strategy == "exhaustion"
+          ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 240},
+               "z_window": {"type": "int", "low": 10, "high": 120}, "atr_window": {"type": "int", "low": 5, "high": 50},
+               "vol_z": {"type": "float", "low": 0.0, "high": 3.0}, "tr_z": {"type": "float", "low": 0.0, "high": 3.0},
+               "cloc_min": 0.0, "atr_stop_mult": {"type": "float", "low": 0.5, "high": 4.0},
+               "reward_r": {"type": "float", "low": 0.5, "high": 6.0}, "max_hold": {"type": "int", "low": 4, "high": 96},
+               "fee_bp": 1.0)"
+      : strategy == "bollinger"
+          ? R"("window": {"type": "int", "low": 10, "high": 80}, "num_std": {"type": "float", "low": 1.0, "high": 3.0},
+               "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)"
+          : R"("channel": {"type": "int", "low": 10, "high": 80}, "exit_channel": {"type": "int", "low": 5, "high": 40},
+               "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)";
+  const std::string text = fmt::format(
+      R"({{"strategy": "{}", "data": {{"candles": "{}/backtesting-py/EURUSD.csv"{}}},
+           "objective": {{"name": "{}", "min_trades": 5{}}},
+           "search": {{"sampler": "tpe", "trials": {}, "batch": {}, "depth": {}, "seed": 11, "top_k": 5,
+                       "tpe": {{"n_startup_trials": 10}}}},
+           "params": {{{}}}}})",
+      strategy, testing::data_dir(), data_extra, objective, objective_extra, trials, batch, depth, params);
+  return io::parse_study_config(io::Json::parse(text), "folds.json", ".");
+}
+
+/// Random slot values of a signal strategy over its typical ranges.
+std::vector<double> random_slots(const strategies::Strategy& s, std::uint64_t k) {
+  auto rng = tpe::make_trial_engine(5, k);
+  std::vector<double> out;
+  for (const auto& spec : s.params().specs()) {
+    const double v = boost::random::uniform_real_distribution<double>(spec.typical_low, spec.typical_high)(rng);
+    out.push_back(spec.integer ? std::floor(v + 0.5) : v);
+  }
+  return out;
+}
+
+struct Evaluated {
+  strategies::TrialScore score;
+  std::vector<double> metrics;
+};
+
+Evaluated evaluate(const strategies::Strategy& s, const std::vector<double>& slots) {
+  Evaluated e;
+  e.metrics.resize(s.metric_names().size());
+  e.score = s.evaluate(slots.data(), e.metrics.data());
+  return e;
+}
+
+/// K equal folds of atoms [begin, end).
+FoldSpec equal_folds(std::size_t begin, std::size_t end, std::size_t K, std::size_t embargo = 0) {
+  FoldSpec f;
+  f.embargo = embargo;
+  for (std::size_t k = 0; k <= K; ++k) f.edges.push_back(begin + (end - begin) * k / K);
+  return f;
+}
+
+/// The column of metric `name`.
+std::size_t column(const strategies::Strategy& s, const std::string& name) {
+  const auto& n = s.metric_names();
+  const auto it = std::find(n.begin(), n.end(), name);
+  REQUIRE(it != n.end());
+  return static_cast<std::size_t>(it - n.begin());
+}
+
+/// (entry bar, return) of each trade of a trial, in order.
+struct EntryReturn {
+  int entry_bar;
+  double ret;
+};
+
+template <typename Logic>
+std::vector<EntryReturn> signal_trades(const strategies::Strategy& s, const std::vector<double>& slots) {
+  std::vector<EntryReturn> out;
+  for (const auto& t : dynamic_cast<const strategies::SignalStrategy<Logic>&>(s).trades(slots.data(), 0))
+    out.push_back({t.entry_bar, t.ret});
+  return out;
+}
+
+std::vector<EntryReturn> exhaustion_trades(const strategies::Strategy& s, const std::vector<double>& slots) {
+  std::vector<EntryReturn> out;
+  for (const auto& t : dynamic_cast<const strategies::ExhaustionStrategy&>(s).trades(slots.data()))
+    out.push_back({t.entry_bar, t.ret});
+  return out;
+}
+
+template <typename TradesOf>
+void check_fold_columns(const std::string& name, TradesOf&& trades_of) {
+  const auto config = signal_config(name, "", "");
+  const auto plain = engine::make_strategy(config);
+  const std::size_t n = plain->n_atoms(), K = 6, embargo = GENERATE(0u, 40u);
+  CAPTURE(embargo);
+  const FoldSpec spec = equal_folds(100, n - 50, K, embargo);  // some bars before and after the folds
+  const auto folded = plain->with_folds(spec, {});
+  REQUIRE(folded->metric_names().size() == plain->metric_names().size() + 4 * K);
+  REQUIRE(folded->metric_names()[plain->metric_names().size()] == "fold0_score");
+  REQUIRE(folded->metric_names().back() == fmt::format("fold{}_sumsq", K - 1));
+  std::size_t counted = 0, dropped = 0;
+  for (std::uint64_t t = 0; t < 40; ++t) {
+    CAPTURE(t);
+    const auto slots = random_slots(*plain, t);
+    const auto trades = trades_of(*plain, slots);
+    const Evaluated f = evaluate(*folded, slots);
+    for (std::size_t k = 0; k < K; ++k) {
+      CAPTURE(k);
+      // The trades entered in fold k, outside its embargo, counted here in trade order.
+      const auto begin = static_cast<int>(spec.edges[k]), end = static_cast<int>(spec.edges[k + 1]);
+      const int from = k == 0 ? begin : begin + static_cast<int>(embargo);
+      strategies::ReturnStats s;
+      double sum = 0.0, sumsq = 0.0;
+      int count = 0;
+      for (const auto& tr : trades) {
+        if (tr.entry_bar >= begin && tr.entry_bar < from) ++dropped;
+        if (tr.entry_bar < from || tr.entry_bar >= end) continue;
+        strategies::add_return(s, tr.ret);
+        sum += tr.ret;
+        sumsq += tr.ret * tr.ret;
+        ++count;
+      }
+      counted += static_cast<std::size_t>(count);
+      const std::string p = fmt::format("fold{}_", k);
+      REQUIRE(f.metrics[column(*folded, p + "n")] == count);
+      REQUIRE(same_bits(f.metrics[column(*folded, p + "sum")], sum));
+      REQUIRE(same_bits(f.metrics[column(*folded, p + "sumsq")], sumsq));
+      // The objective (sharpe) over those trades: the strategy's own statistics of them, and
+      // within rounding of the two-pass formula mean / sd * sqrt(n).
+      const double score = f.metrics[column(*folded, p + "score")];
+      REQUIRE(same_bits(score, strategies::sharpe(s)));
+      if (count > 1) {
+        const double mean = sum / count;
+        double ss = 0.0;
+        for (const auto& tr : trades)
+          if (tr.entry_bar >= from && tr.entry_bar < end) ss += (tr.ret - mean) * (tr.ret - mean);
+        if (ss > 1e-20) REQUIRE(score == Approx(mean / std::sqrt(ss / count) * std::sqrt(count)).epsilon(1e-9));
+      }
+    }
+  }
+  REQUIRE(counted > 200);
+  if (embargo > 0) REQUIRE(dropped > 0);
+}
+
+/// The rule's value from fold scores, written here from the definitions (docs/strategies.md, "Folds").
+double rule_value(std::vector<double> v, const AcrossFolds& a) {
+  const double K = static_cast<double>(v.size());
+  double sum = 0.0;
+  for (double x : v) sum += x;
+  const double mean = sum / K;
+  switch (a.rule) {
+    case Rule::Min:
+      return *std::min_element(v.begin(), v.end());
+    case Rule::Quantile: {
+      std::sort(v.begin(), v.end());
+      const double h = a.q * (K - 1);
+      const auto lo = static_cast<std::size_t>(std::floor(h));
+      return lo + 1 >= v.size() ? v.back() : v[lo] + (h - std::floor(h)) * (v[lo + 1] - v[lo]);
+    }
+    case Rule::MeanMinusStd: {
+      double ss = 0.0;
+      for (double x : v) ss += (x - mean) * (x - mean);
+      return mean - a.lambda * std::sqrt(ss / K);
+    }
+    default:
+      return mean;
+  }
+}
+
+engine::StudyRun run(const io::StudyConfig& c, const strategies::Strategy& s, bool serial,
+                     std::vector<engine::ReplayedBatch> replay = {}, engine::BatchObserver* observer = nullptr) {
+  engine::RunOptions o;
+  o.serial = serial;
+  o.executor = "cpu";
+  o.cpu_threads = 2;
+  o.keep_trials = true;
+  return engine::run_study(c, s, o, observer, std::move(replay));
+}
+
+std::string config_error(const std::string& data_extra, const std::string& objective_extra,
+                         const std::string& strategy = "bollinger") {
+  try {
+    const auto c = signal_config(strategy, data_extra, objective_extra);
+    engine::make_strategy(c);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("folds: each fold's columns are those of the trades entered in it (bollinger)", "[cpu][folds]") {
+  check_fold_columns("bollinger", signal_trades<strategies::bollinger::Logic>);
+}
+
+TEST_CASE("folds: each fold's columns are those of the trades entered in it (donchian)", "[cpu][folds]") {
+  check_fold_columns("donchian", signal_trades<strategies::donchian::Logic>);
+}
+
+TEST_CASE("folds: each fold's columns are those of the trades entered in it (exhaustion)", "[cpu][folds]") {
+  check_fold_columns("exhaustion", exhaustion_trades);
+}
+
+TEST_CASE("folds: rule All keeps the score, violation and metrics of the strategy without folds, bit for bit",
+          "[cpu][folds]") {
+  const std::string name = GENERATE("bollinger", "donchian", "exhaustion");
+  const std::string objective = GENERATE("sharpe", "total_return", "profit_factor");
+  CAPTURE(name, objective);
+  const auto config = signal_config(name, "", "", 60, 20, 2, objective);
+  const auto plain = engine::make_strategy(config);
+  const std::size_t n = plain->n_atoms();
+  const auto folded = plain->with_folds(equal_folds(0, n, 8), {});
+  // The same on a subset (the in-sample part of a hold-out), folded before or after the cut.
+  const std::vector<strategies::AtomRange> part{{0, n * 7 / 10}};
+  const auto plain_part = plain->subset(part, 5);
+  const auto folded_part = folded->subset(part, 5);
+  const auto part_folded = plain_part->with_folds(equal_folds(0, n * 7 / 10, 8), {});
+  const auto part_folded_whole = plain_part->with_folds(equal_folds(0, n, 8), {});  // folded's folds
+  const std::size_t M = plain->metric_names().size();
+  for (std::uint64_t t = 0; t < 30; ++t) {
+    const auto slots = random_slots(*plain, t);
+    const Evaluated a = evaluate(*plain, slots), b = evaluate(*folded, slots);
+    REQUIRE(same_bits(a.score.score, b.score.score));
+    REQUIRE(same_bits(a.score.violation, b.score.violation));
+    REQUIRE(same_bits(a.metrics, std::vector<double>(b.metrics.begin(), b.metrics.begin() + M)));
+    const Evaluated c = evaluate(*plain_part, slots), d = evaluate(*part_folded, slots);
+    REQUIRE(same_bits(c.score.score, d.score.score));
+    REQUIRE(same_bits(c.score.violation, d.score.violation));
+    REQUIRE(same_bits(c.metrics, std::vector<double>(d.metrics.begin(), d.metrics.begin() + M)));
+    // Folding then cutting is cutting then folding (the same folds: atoms of the whole data).
+    const Evaluated e = evaluate(*folded_part, slots), g = evaluate(*part_folded_whole, slots);
+    REQUIRE(same_bits(e.metrics, g.metrics));
+    REQUIRE(same_bits(e.score.score, g.score.score));
+  }
+  // A FoldSpec without edges gives back the strategy without folds.
+  REQUIRE(folded->with_folds({}, {})->metric_names() == plain->metric_names());
+}
+
+TEST_CASE("folds: every rule's score is its value over the fold scores", "[cpu][folds]") {
+  const auto config = signal_config("bollinger", "", "");
+  const auto plain = engine::make_strategy(config);
+  const std::size_t n = plain->n_atoms(), K = 7, M = plain->metric_names().size();
+  for (const AcrossFolds a :
+       {AcrossFolds{Rule::Mean}, AcrossFolds{Rule::Min}, AcrossFolds{Rule::Quantile, 0.0},
+        AcrossFolds{Rule::Quantile, 0.3}, AcrossFolds{Rule::Quantile, 0.5}, AcrossFolds{Rule::Quantile, 1.0},
+        AcrossFolds{Rule::MeanMinusStd, 0.5, 0.0}, AcrossFolds{Rule::MeanMinusStd, 0.5, 1.5}}) {
+    CAPTURE(strategies::across_folds_name(a.rule), a.q, a.lambda);
+    const auto folded = plain->with_folds(equal_folds(0, n, K, 10), a);
+    const auto all = plain->with_folds(equal_folds(0, n, K, 10), {});
+    int distinct = 0;
+    for (std::uint64_t t = 0; t < 25; ++t) {
+      const auto slots = random_slots(*plain, t);
+      const Evaluated e = evaluate(*folded, slots), w = evaluate(*all, slots);
+      std::vector<double> v;
+      for (std::size_t k = 0; k < K; ++k) v.push_back(e.metrics[M + 4 * k]);
+      REQUIRE(same_bits(e.score.score, rule_value(v, a)));
+      REQUIRE(same_bits(e.metrics, w.metrics));  // the rule changes the score only
+      REQUIRE(same_bits(e.score.violation, w.score.violation));
+      distinct += same_bits(e.score.score, w.score.score) ? 0 : 1;
+    }
+    REQUIRE(distinct > 0);
+  }
+}
+
+TEST_CASE("folds: across_folds_score, by hand", "[cpu][folds]") {
+  auto score = [](std::vector<double> v, Rule r, double q, double lambda, bool maximize) {
+    return strategies::across_folds_score(v.data(), static_cast<int>(v.size()),
+                                          strategies::fold_rule(AcrossFolds{r, q, lambda}, maximize));
+  };
+  const std::vector<double> v{3.0, -1.0, 2.0, 0.0};
+  REQUIRE(score(v, Rule::Mean, 0, 0, true) == 1.0);
+  REQUIRE(score(v, Rule::Min, 0, 0, true) == -1.0);
+  REQUIRE(score(v, Rule::Min, 0, 0, false) == 3.0);        // the worst fold of a minimized objective
+  REQUIRE(score(v, Rule::Quantile, 0.5, 0, true) == 1.0);  // numpy.quantile([-1, 0, 2, 3], 0.5)
+  REQUIRE(score(v, Rule::Quantile, 0.25, 0, true) == -0.25);
+  REQUIRE(score(v, Rule::Quantile, 0.25, 0, false) == 2.25);  // quantile 0.75
+  // Deviations 2, -2, 1, -1: population variance 10 / 4.
+  REQUIRE(score(v, Rule::MeanMinusStd, 0, 2.0, true) == 1.0 - 2.0 * std::sqrt(2.5));
+  REQUIRE(score(v, Rule::MeanMinusStd, 0, 2.0, false) == 1.0 + 2.0 * std::sqrt(2.5));
+  REQUIRE(std::isnan(score({1.0, NAN}, Rule::Min, 0, 0, true)));
+}
+
+TEST_CASE("folds: data.folds cuts the in-sample span after the hold-out into equal folds", "[cpu][folds][config]") {
+  const auto config = signal_config("bollinger", R"(, "holdout": 0.3, "folds": 4, "embargo": 5)",
+                                    R"(, "across_folds": "quantile", "q": 0.25)");
+  REQUIRE(config.folds.folds == 4);
+  REQUIRE(config.folds.embargo == 5);
+  REQUIRE(config.folds.across.rule == Rule::Quantile);
+  REQUIRE(config.folds.across.q == 0.25);
+  const auto strategy = engine::make_strategy(config);
+  const auto in_sample = engine::in_sample_ranges(*strategy, config);
+  REQUIRE(in_sample.size() == 1);
+  const FoldSpec& f = strategy->folds();
+  REQUIRE(f.edges.size() == 5);
+  REQUIRE(f.embargo == 5);
+  REQUIRE(f.edges.front() == in_sample.front().begin);
+  REQUIRE(f.edges.back() == in_sample.front().end);
+  for (std::size_t k = 0; k < 4; ++k) {
+    const std::size_t len = f.edges[k + 1] - f.edges[k];
+    REQUIRE(len * 4 >= in_sample.front().end - 4);
+    REQUIRE(len * 4 <= in_sample.front().end + 4);
+  }
+  // The resolved config (a run directory's config.json) reads back the same.
+  const auto back = io::parse_study_config(config.resolved(), "resolved", ".");
+  REQUIRE(back.folds.folds == 4);
+  REQUIRE(back.folds.embargo == 5);
+  REQUIRE(back.folds.across.rule == Rule::Quantile);
+  REQUIRE(back.resolved() == config.resolved());
+  // Without folds, the resolved config has none of their keys (its digest stays as it was).
+  const auto plain = signal_config("bollinger", "", "");
+  REQUIRE_FALSE(plain.resolved()["data"].contains("folds"));
+  REQUIRE_FALSE(plain.resolved()["objective"].contains("across_folds"));
+}
+
+TEST_CASE("folds: config errors name the key, before anything runs", "[cpu][folds][config]") {
+  REQUIRE_THAT(config_error(R"(, "folds": 1)", ""), Catch::Contains("data.folds") && Catch::Contains("[2, 64]"));
+  REQUIRE_THAT(config_error(R"(, "folds": 65)", ""), Catch::Contains("data.folds"));
+  REQUIRE_THAT(config_error(R"(, "folds": "many")", ""), Catch::Contains("data.folds"));
+  REQUIRE_THAT(config_error(R"(, "embargo": 3)", ""), Catch::Contains("data.embargo: needs data.folds"));
+  REQUIRE_THAT(config_error(R"(, "folds": 4, "embargo": -1)", ""), Catch::Contains("data.embargo"));
+  REQUIRE_THAT(config_error("", R"(, "across_folds": "mean")"),
+               Catch::Contains("objective.across_folds: \"mean\" needs data.folds"));
+  REQUIRE_THAT(config_error(R"(, "folds": 4)", R"(, "across_folds": "median")"),
+               Catch::Contains("objective.across_folds"));
+  REQUIRE_THAT(config_error(R"(, "folds": 4)", R"(, "across_folds": "quantile", "q": 1.5)"),
+               Catch::Contains("objective.q: expected a number in [0, 1]"));
+  REQUIRE_THAT(config_error(R"(, "folds": 4)", R"(, "across_folds": "mean", "q": 0.5)"),
+               Catch::Contains("objective.q: only with"));
+  REQUIRE_THAT(config_error(R"(, "folds": 4)", R"(, "across_folds": "mean_minus_std", "lambda": -1)"),
+               Catch::Contains("objective.lambda"));
+  // 5000 bars in 64 folds: 78 bars each, fewer than the window's 80 at the top of its range.
+  REQUIRE_THAT(config_error(R"(, "folds": 64)", ""),
+               Catch::Contains("data.folds: fold 0 holds 78 bars, fewer than the strategy's longest window (80"));
+  REQUIRE_THAT(config_error(R"(, "folds": 10, "embargo": 500)", ""),
+               Catch::Contains("data.embargo: 500 bars cover all of fold 1"));
+  REQUIRE_THAT(config_error(R"(, "folds": 4)", R"(, "across_folds": "all")"), Catch::Equals(""));
+  // A strategy whose data has no time atoms cannot be split.
+  try {
+    const std::string text = R"({"strategy": "functions", "function": "sphere",
+      "params": {"x0": {"type": "float", "low": -1, "high": 1}}})";
+    auto c = io::parse_study_config(io::Json::parse(text), "f.json", ".");
+    c.folds.folds = 4;
+    engine::make_strategy(c);
+    FAIL("functions with folds was accepted");
+  } catch (const Error& e) {
+    REQUIRE_THAT(e.what(), Catch::Contains("f.json: data.folds: strategy functions cannot be split into folds"));
+  }
+}
+
+TEST_CASE("folds: pipelined == serial and resume == uninterrupted, with folds and each rule",
+          "[cpu][folds][determinism]") {
+  const std::string objective =
+      GENERATE(as<std::string>{}, "", R"(, "across_folds": "mean")", R"(, "across_folds": "min")",
+               R"(, "across_folds": "quantile", "q": 0.3)", R"(, "across_folds": "mean_minus_std", "lambda": 0.5)");
+  CAPTURE(objective);
+  const auto config = signal_config("bollinger", R"(, "holdout": 0.25, "folds": 5, "embargo": 3)", objective, 80, 16);
+  const auto strategy = engine::make_strategy(config);
+  const auto pipelined = run(config, *strategy, false);
+  const auto serial = run(config, *strategy, true);
+  testing::require_identical(pipelined.result, serial.result);
+  REQUIRE(strategy->metric_names().size() == 7 + 4 * 5);
+
+  const std::string dir = testing::make_process_temp_dir("folds_resume") + "/run";
+  {
+    auto recorder = engine::RunRecorder::create(dir, config, *strategy, "cpu");
+    const auto recorded = run(config, *strategy, false, {}, recorder.get());
+    recorder->finish(recorded.result, recorded.summary, recorded.holdout ? &*recorded.holdout : nullptr);
+    testing::require_identical(recorded.result, pipelined.result);
+  }
+  auto journal = engine::read_journal(std::filesystem::path(dir) / "journal.bin");
+  REQUIRE(journal.records.size() == 5);
+  std::vector<engine::ReplayedBatch> replay;
+  for (std::size_t k = 0; k < 2; ++k) replay.push_back(journal.records[k].batch);
+  const auto resumed = run(config, *strategy, false, std::move(replay));
+  testing::require_identical(resumed.result, pipelined.result);
+
+  // The hold-out is scored by the whole-span objective of the strategy without folds.
+  REQUIRE(pipelined.holdout.has_value());
+  const auto split = engine::split_holdout(*strategy, config.holdout);
+  const auto oos =
+      strategy->with_folds({}, {})->subset(split.out_of_sample,
+                                           engine::scaled_min_trades(5, engine::atom_count(split.out_of_sample),
+                                                                     engine::atom_count(split.in_sample)));
+  const engine::ParamBinding binding(*oos, config.space, config.fixed);
+  std::vector<double> slots(binding.n_slots());
+  for (std::size_t i = 0; i < pipelined.result.top().size(); ++i) {
+    binding.fill(pipelined.result.top()[i].params.data(), slots.data());
+    REQUIRE(same_bits(evaluate(*oos, slots).score.score, pipelined.holdout->scores[i]));
+  }
+  // top.json shows each top trial's fold scores and its hold-out score.
+  const io::Json top = testing::read_json(dir + "/top.json");
+  REQUIRE(top.size() == pipelined.result.top().size());
+  REQUIRE(top[0]["fold_scores"].size() == 5);
+  REQUIRE(same_bits(top[0]["fold_scores"][2].get<double>(), pipelined.result.top()[0].metrics[7 + 4 * 2]));
+  REQUIRE(top[0].contains("out_of_sample"));
+}
+
+TEST_CASE("folds: over a hold-out with a hole, every in-sample trade is in a fold, after the folds none is",
+          "[cpu][folds][holdout]") {
+  const std::string name = GENERATE("exhaustion", "bollinger");
+  const std::string holdout = GENERATE(as<std::string>{}, R"({"ranges": [["2017-09-01", "2017-10-15"]]})", "0.3");
+  CAPTURE(name, holdout);
+  const auto config = signal_config(name, R"(, "holdout": )" + holdout + R"(, "folds": 6)", "");
+  const auto folded = engine::make_strategy(config);
+  const auto split = engine::split_holdout(*folded, config.holdout);
+  const bool hole = split.in_sample.size() == 2;
+  REQUIRE(hole == (holdout != "0.3"));
+  const auto in = folded->subset(split.in_sample, 5);
+  const auto out = folded->subset(split.out_of_sample, 5);
+  const std::size_t M = 7;
+  int with_trades = 0;
+  for (std::uint64_t t = 0; t < 20; ++t) {
+    const auto slots = random_slots(*folded, t);
+    const Evaluated a = evaluate(*in, slots), b = evaluate(*out, slots);
+    double in_folds = 0.0, out_folds = 0.0;
+    for (std::size_t k = 0; k < 6; ++k) {
+      in_folds += a.metrics[M + 4 * k + 1];
+      out_folds += b.metrics[M + 4 * k + 1];
+    }
+    REQUIRE(in_folds == a.metrics[0]);  // the trades column
+    // Folds are contiguous atom ranges: a hole inside their span is in a fold (the hold-out is
+    // scored without folds, study/study.cpp), the hold-out after them in none.
+    if (!hole) REQUIRE(out_folds == 0.0);
+    with_trades += a.metrics[0] > 0 ? 1 : 0;
+  }
+  REQUIRE(with_trades > 10);
+}
