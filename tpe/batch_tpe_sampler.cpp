@@ -15,6 +15,7 @@
 #include "tpe/good_pool.hpp"
 #include "tpe/good_set_model.hpp"
 #include "tpe/random_sampler.hpp"
+#include "tpe/screening.hpp"
 #include "tpe/trial_rng.hpp"
 #include "tpe/unit_space.hpp"
 
@@ -164,21 +165,9 @@ void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out)
     std::vector<double> candidate(nc);
     for (std::size_t i = begin; i < end; ++i) {
       TrialEngine engine = make_trial_engine(s.seed, first_trial + i, kModelPurpose);
-      const auto op = static_cast<ProposalOperator>(block.ops[i]);
       double* best = &block.codes[i * nc];
-      double best_score = -std::numeric_limits<double>::infinity();
-      // The joint kernel's draw is not screened: the per-axis ratio ignores the correlations
-      // it draws along, and screening it lost on rotated problems (docs/tpe.md, "Batch TPE").
-      const int n_candidates = op == ProposalOperator::Joint ? 1 : candidates;
-      for (int k = 0; k < n_candidates; ++k) {
-        model.propose(op, engine, candidate.data());
-        const double score = ratio ? ratio->score(candidate.data()) : 0.0;
-        // The first candidate with the largest score; a NaN score never wins.
-        if (k == 0 || score > best_score) {
-          best_score = k == 0 && std::isnan(score) ? -std::numeric_limits<double>::infinity() : score;
-          std::copy(candidate.begin(), candidate.end(), best);
-        }
-      }
+      screen(model, ratio ? &*ratio : nullptr, static_cast<ProposalOperator>(block.ops[i]), candidates, engine, best,
+             candidate.data());
       s.unit.to_external(best, out + i * d);
       // Keep the codes of what is proposed, as adopt() computes them from a journal's values.
       s.unit.to_codes(out + i * d, best);

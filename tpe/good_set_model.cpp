@@ -100,6 +100,7 @@ GoodSetModel::GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::si
     if (cholesky(chol_, dn)) break;
     for (std::size_t j = 0; j < dn; ++j) cov[j * dn + j] += ridge;
   }
+  cov_ = cov;
   joint_h_ = std::pow(effective_size_, -1.0 / (static_cast<double>(dn) + 4.0));
 
   // Marginal bandwidths: univariate TPE's neighbour gaps among the good trials (the range's
