@@ -35,6 +35,10 @@ constexpr std::size_t kMaxRecent = 8192;
 
 constexpr int kRandom = -1;  // a block's operator code for its random trials
 
+// The joint step size's range (joint_success_target).
+constexpr double kMinJointStep = 1e-3;
+constexpr double kMaxJointStep = 4.0;
+
 }  // namespace
 
 void validate(const BatchTpeConfig& c) {
@@ -48,6 +52,8 @@ void validate(const BatchTpeConfig& c) {
     throw make_error("search.tpe.n_ei_candidates: expected an integer in [1, 1024], got {}", c.candidates);
   const int used = static_cast<int>(c.operators[0]) + c.operators[1] + c.operators[2];
   if (used == 0) throw make_error("search.tpe.operators: expected at least one of joint, marginal, recombine");
+  if (!(c.joint_success_target >= 0.0 && c.joint_success_target < 1.0))
+    throw make_error("search.tpe.joint_success_target: expected a number in [0, 1), got {}", c.joint_success_target);
   if (!(c.min_share >= 0.0 && c.min_share * used <= 1.0))
     throw make_error("search.tpe.min_share: expected a number in [0, 1/{}] ({} operators), got {}", used, used,
                      c.min_share);
@@ -63,6 +69,7 @@ struct BatchTpeSampler::State {
   WorkerPool workers;
   std::array<double, kOperators> shares{};  // 0 for an operator not in use
   std::uint64_t n_told = 0;                 // told, non-failed trials
+  double joint_step = 1.0;                  // the joint kernel's step size (joint_success_target)
 
   // Asked blocks not yet told, in ask order.
   struct Block {
@@ -139,6 +146,8 @@ BatchTpeSampler::~BatchTpeSampler() = default;
 
 std::array<double, 3> BatchTpeSampler::shares() const { return state_->shares; }
 
+double BatchTpeSampler::joint_step() const { return state_->joint_step; }
+
 void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out) {
   State& s = *state_;
   s.check_next(first_trial, "ask");
@@ -156,7 +165,7 @@ void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out)
     s.start_block(std::move(block));
     return;
   }
-  const GoodSetModel model(s.unit, s.pool, std::min(s.pool.size(), s.good_size_for(n)));
+  const GoodSetModel model(s.unit, s.pool, std::min(s.pool.size(), s.good_size_for(n)), s.joint_step);
   const int candidates = s.config.candidates;
   std::optional<DensityRatio> ratio;
   if (candidates > 1) ratio.emplace(s.unit, model, s.pool, s.workers);
@@ -237,6 +246,14 @@ void BatchTpeSampler::State::update_shares(const Block& block) {
     }
   for (std::size_t o = 0; o < kOperators; ++o)
     if (config.operators[o] && tried[o] == 0.0) rate[o] = sum / with_trials;
+  // The joint step size: a success rule on the joint trials of this block (none: no change).
+  const double target = config.joint_success_target;
+  const auto joint = static_cast<std::size_t>(ProposalOperator::Joint);
+  if (target > 0.0 && tried[joint] > 0.0) {
+    joint_step =
+        std::clamp(joint_step * std::exp((rate[joint] - target) / (2.0 * target)), kMinJointStep, kMaxJointStep);
+    if (joint_step <= kMinJointStep) joint_step = 1.0;  // collapsed: restart at Scott's factor
+  }
   double total = 0.0;
   for (double r : rate) total += r;
   if (!(total > 0.0)) return;

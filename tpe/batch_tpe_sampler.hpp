@@ -34,6 +34,8 @@ class BatchTpeSampler final : public Sampler {
 
   /// Share of the next batch each proposal operator gets (Joint, Marginal, Recombine).
   std::array<double, 3> shares() const;
+  /// The joint kernel's step size (1 unless search.tpe.joint_success_target is set).
+  double joint_step() const;
 
  private:
   struct State;

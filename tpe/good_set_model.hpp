@@ -29,8 +29,9 @@ inline constexpr std::size_t kOperators = 3;
 
 class GoodSetModel {
  public:
-  /// The good set is the pool's best `size` trials (size <= pool.size(), >= 1).
-  GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size);
+  /// The good set is the pool's best `size` trials (size <= pool.size(), >= 1); the joint
+  /// kernel's bandwidth is Scott's factor times joint_step.
+  GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size, double joint_step = 1.0);
 
   std::size_t size() const { return size_; }
   std::size_t n_codes() const { return space_->n_codes(); }
@@ -53,7 +54,7 @@ class GoodSetModel {
   /// that made it positive definite (0 unless it was singular); and Scott's factor h.
   std::size_t n_numeric() const { return numeric_.size(); }
   double covariance(std::size_t i, std::size_t j) const { return cov_[i * numeric_.size() + j]; }
-  double joint_bandwidth() const { return joint_h_; }
+  double joint_bandwidth() const { return joint_h_; }  // Scott's factor times joint_step
   /// The uniform prior's weight in l's mixture: 1 / (size + 1).
   double prior_weight() const { return 1.0 / (static_cast<double>(size_) + 1.0); }
 

@@ -30,4 +30,9 @@ run --seeds 10 --samplers 'tpe{"n_ei_candidates": 24}'                       # O
 run --seeds 10 --samplers 'tpe{"operators": ["marginal"]}'                    # one model per axis only
 run --seeds 10 --samplers 'tpe{"operators": ["joint"]}'                       # the joint kernel only
 run --seeds 10 --samplers 'tpe{"operators": ["recombine"]}'                   # recombination only
+# The joint kernel's step-size rule (search.tpe.joint_success_target; docs/tpe.md, "Joint step
+# size"), off by default: two targets at 20,000/1,000 and one at 200,000/4,096.
+run --seeds 10 --samplers 'tpe{"joint_success_target": 0.1}'
+run --seeds 10 --samplers 'tpe{"joint_success_target": 0.2}'
+run --seeds 10 --budgets 200000/4096 --samplers tpe,'tpe{"joint_success_target": 0.2}'
 "$py" "$root/bench/quality/report.py" "$out" --reference tpe-optuna --markdown "$root/bench/results/quality-ablation.md"

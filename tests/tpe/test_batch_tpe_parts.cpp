@@ -1,15 +1,18 @@
 // Batch TPE's parts one at a time (docs/tpe.md, "Batch TPE"): UnitSpace's round trip, the
 // good set model's rank weights, covariance and bandwidths, DensityRatio against a direct
 // computation of log l - log g, and the screening: which trials are screened and that the
-// chosen candidate has the largest score among its candidates.
+// chosen candidate has the largest score among its candidates; the joint step size's response
+// to success and failure.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "common/worker_pool.hpp"
 #include "support/sampler_fixtures.hpp"
+#include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/density_ratio.hpp"
 #include "tpe/good_pool.hpp"
 #include "tpe/good_set_model.hpp"
@@ -319,4 +322,73 @@ TEST_CASE("Screening: joint trials take their single draw, the others the best o
     }
   }
   CHECK(chose_later > 100);  // screening picks other than the first candidate often
+}
+
+namespace {
+
+// The number of joint trials (the first of a block) batch TPE gives a block of n at these
+// shares: floor(share x n), the remainder to the largest share.
+std::size_t joint_count(const std::array<double, 3>& shares, std::size_t n) {
+  std::size_t used = 0, largest = 0;
+  for (std::size_t o = 0; o < 3; ++o) {
+    used += static_cast<std::size_t>(std::floor(shares[o] * static_cast<double>(n)));
+    if (shares[o] > shares[largest]) largest = o;
+  }
+  return static_cast<std::size_t>(std::floor(shares[0] * static_cast<double>(n))) + (largest == 0 ? n - used : 0);
+}
+
+// Asks a block of n and tells it with the joint trials best (joint_wins) or worst.
+void block(tpe::BatchTpeSampler& sampler, std::uint64_t first, std::size_t n, bool joint_wins, double base) {
+  std::vector<double> out(n * 3);
+  const std::size_t joint = joint_count(sampler.shares(), n);
+  sampler.ask(first, n, out.data());
+  std::vector<tpe::TrialOutcome> outcomes(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool is_joint = i < joint;
+    outcomes[i].score = (is_joint == joint_wins ? -1.0 : 1.0) * (base + static_cast<double>(i));
+  }
+  sampler.tell(first, outcomes);
+}
+
+}  // namespace
+
+TEST_CASE("Joint step size: grows on success, shrinks on failure, restarts when it collapses", "[cpu]") {
+  SearchSpace space;
+  space.axes = {float_axis("a", 0.0, 1.0), float_axis("b", 0.0, 1.0), float_axis("c", 0.0, 1.0)};
+  tpe::BatchTpeConfig config;
+  config.joint_success_target = 0.2;
+  tpe::BatchTpeSampler sampler(space, Direction::Minimize, 3, config);
+  tpe::BatchTpeSampler off(space, Direction::Minimize, 3, tpe::BatchTpeConfig{});
+  const std::size_t n = 100;
+  std::uint64_t first = 0;
+  block(sampler, first, n, true, 0.0);  // random trials: no change
+  block(off, first, n, true, 0.0);
+  first += n;
+  CHECK(sampler.joint_step() == 1.0);
+  // Every joint trial in the good set (25 best of 33 joint trials): the step grows, up to 4.
+  block(sampler, first, n, true, 1e3);
+  block(off, first, n, true, 1e3);
+  first += n;
+  CHECK(sampler.joint_step() > 1.0);
+  CHECK(sampler.joint_step() <= 4.0);
+  CHECK(off.joint_step() == 1.0);
+  // No joint trial in the good set: the step shrinks by e^-1/2 a block, until it reaches
+  // 1e-3 and restarts at 1.
+  double previous = sampler.joint_step();
+  bool restarted = false;
+  for (int k = 0; k < 40 && !restarted; ++k) {
+    block(sampler, first, n, false, 1e4 * (k + 1));
+    block(off, first, n, false, 1e4 * (k + 1));
+    first += n;
+    const double step = sampler.joint_step();
+    if (step == 1.0) {
+      restarted = true;
+      CHECK(previous * std::exp(-0.5) <= 1e-3);
+    } else {
+      CHECK(step == Approx(previous * std::exp(-0.5)).epsilon(1e-12));
+    }
+    previous = step;
+    CHECK(off.joint_step() == 1.0);
+  }
+  CHECK(restarted);
 }
