@@ -5,11 +5,12 @@
 # of every sampler is the same function instance: report.py pairs them). Samplers: tpeopt's
 # TPE (pipeline depth 2, the default), GA and random; CMA-ES from `cmaes` (population = batch,
 # IPOP restarts); Optuna 5's TPE and tpeopt's "optuna" preset at 200/10 and 2,000/100;
-# Nevergrad's NGOpt (budget and num_workers = batch) at 200/10 and 2,000/100, where it
-# finishes (a 2,000/100 run of a 20-d held-out function took 379 s of sampler time on the
-# loaded 2-core development box; 20,000/1,000 would take hours a run). Appends to bench/results/quality-cpu.jsonl
-# (runs already there are skipped) and writes bench/results/quality-cpu.md. The 200,000/4,096
-# cells are bench/quality/large.sh's; the real strategies are bench/quality/gpu.sh's.
+# Nevergrad's NGOpt (budget and num_workers = batch) at 200/10 and 2,000/100 only (a
+# 2,000/100 run of a 20-d held-out function took 379 s of sampler time on the loaded 2-core
+# development box; 20,000/1,000 was not tried). Appends to bench/results/quality-cpu.jsonl
+# (runs already there are skipped) and writes bench/results/quality-cpu.md. The held-out set
+# at 20,000/1,000 and 200,000/4,096 is bench/quality/heldout.sh's too (for many cores); the
+# real strategies are bench/quality/gpu.sh's.
 #
 #   PYTHON=venv/bin/python bench/quality/functions.sh [--jobs N]
 # (venv: bench/quality/requirements.txt; TPEOPT_QUALITY_SERVER names the quality_server
