@@ -20,6 +20,11 @@ struct BatchTpeConfig {
   /// Which proposal operators are used (joint, marginal, recombine; good_set_model.hpp): all
   /// by default, at least one.
   std::array<bool, 3> operators{true, true, true};
+  /// The joint kernel's step-size rule (docs/tpe.md, "Joint step size"): 0 (off, the
+  /// default) keeps Scott's factor; a rate in (0, 1) multiplies it by a step size s adapted in
+  /// tell() from the joint trials' success rate r (the operator shares' rate): ln s moves by
+  /// (r - target) / (2 target), s kept in [1e-3, 4], and set back to 1 when it reaches 1e-3.
+  double joint_success_target = 0.0;
   /// Worker threads for ask() (1 = the sampler thread alone; 0 = all cores). Results do not
   /// depend on it.
   unsigned threads = 1;

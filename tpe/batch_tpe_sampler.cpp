@@ -15,6 +15,7 @@
 #include "tpe/good_pool.hpp"
 #include "tpe/good_set_model.hpp"
 #include "tpe/random_sampler.hpp"
+#include "tpe/screening.hpp"
 #include "tpe/trial_rng.hpp"
 #include "tpe/unit_space.hpp"
 
@@ -34,6 +35,10 @@ constexpr std::size_t kMaxRecent = 8192;
 
 constexpr int kRandom = -1;  // a block's operator code for its random trials
 
+// The joint step size's range (joint_success_target).
+constexpr double kMinJointStep = 1e-3;
+constexpr double kMaxJointStep = 4.0;
+
 }  // namespace
 
 void validate(const BatchTpeConfig& c) {
@@ -47,6 +52,8 @@ void validate(const BatchTpeConfig& c) {
     throw make_error("search.tpe.n_ei_candidates: expected an integer in [1, 1024], got {}", c.candidates);
   const int used = static_cast<int>(c.operators[0]) + c.operators[1] + c.operators[2];
   if (used == 0) throw make_error("search.tpe.operators: expected at least one of joint, marginal, recombine");
+  if (!(c.joint_success_target >= 0.0 && c.joint_success_target < 1.0))
+    throw make_error("search.tpe.joint_success_target: expected a number in [0, 1), got {}", c.joint_success_target);
   if (!(c.min_share >= 0.0 && c.min_share * used <= 1.0))
     throw make_error("search.tpe.min_share: expected a number in [0, 1/{}] ({} operators), got {}", used, used,
                      c.min_share);
@@ -62,6 +69,7 @@ struct BatchTpeSampler::State {
   WorkerPool workers;
   std::array<double, kOperators> shares{};  // 0 for an operator not in use
   std::uint64_t n_told = 0;                 // told, non-failed trials
+  double joint_step = 1.0;                  // the joint kernel's step size (joint_success_target)
 
   // Asked blocks not yet told, in ask order.
   struct Block {
@@ -138,6 +146,8 @@ BatchTpeSampler::~BatchTpeSampler() = default;
 
 std::array<double, 3> BatchTpeSampler::shares() const { return state_->shares; }
 
+double BatchTpeSampler::joint_step() const { return state_->joint_step; }
+
 void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out) {
   State& s = *state_;
   s.check_next(first_trial, "ask");
@@ -155,7 +165,7 @@ void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out)
     s.start_block(std::move(block));
     return;
   }
-  const GoodSetModel model(s.unit, s.pool, std::min(s.pool.size(), s.good_size_for(n)));
+  const GoodSetModel model(s.unit, s.pool, std::min(s.pool.size(), s.good_size_for(n)), s.joint_step);
   const int candidates = s.config.candidates;
   std::optional<DensityRatio> ratio;
   if (candidates > 1) ratio.emplace(s.unit, model, s.pool, s.workers);
@@ -164,21 +174,9 @@ void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out)
     std::vector<double> candidate(nc);
     for (std::size_t i = begin; i < end; ++i) {
       TrialEngine engine = make_trial_engine(s.seed, first_trial + i, kModelPurpose);
-      const auto op = static_cast<ProposalOperator>(block.ops[i]);
       double* best = &block.codes[i * nc];
-      double best_score = -std::numeric_limits<double>::infinity();
-      // The joint kernel's draw is not screened: the per-axis ratio ignores the correlations
-      // it draws along, and screening it lost on rotated problems (docs/tpe.md, "Batch TPE").
-      const int n_candidates = op == ProposalOperator::Joint ? 1 : candidates;
-      for (int k = 0; k < n_candidates; ++k) {
-        model.propose(op, engine, candidate.data());
-        const double score = ratio ? ratio->score(candidate.data()) : 0.0;
-        // The first candidate with the largest score; a NaN score never wins.
-        if (k == 0 || score > best_score) {
-          best_score = k == 0 && std::isnan(score) ? -std::numeric_limits<double>::infinity() : score;
-          std::copy(candidate.begin(), candidate.end(), best);
-        }
-      }
+      screen(model, ratio ? &*ratio : nullptr, static_cast<ProposalOperator>(block.ops[i]), candidates, engine, best,
+             candidate.data());
       s.unit.to_external(best, out + i * d);
       // Keep the codes of what is proposed, as adopt() computes them from a journal's values.
       s.unit.to_codes(out + i * d, best);
@@ -248,6 +246,14 @@ void BatchTpeSampler::State::update_shares(const Block& block) {
     }
   for (std::size_t o = 0; o < kOperators; ++o)
     if (config.operators[o] && tried[o] == 0.0) rate[o] = sum / with_trials;
+  // The joint step size: a success rule on the joint trials of this block (none: no change).
+  const double target = config.joint_success_target;
+  const auto joint = static_cast<std::size_t>(ProposalOperator::Joint);
+  if (target > 0.0 && tried[joint] > 0.0) {
+    joint_step =
+        std::clamp(joint_step * std::exp((rate[joint] - target) / (2.0 * target)), kMinJointStep, kMaxJointStep);
+    if (joint_step <= kMinJointStep) joint_step = 1.0;  // collapsed: restart at Scott's factor
+  }
   double total = 0.0;
   for (double r : rate) total += r;
   if (!(total > 0.0)) return;

@@ -4,8 +4,9 @@
 // benchmark that chose it is docs/benchmarks.md, "Search quality").
 //
 // Each ask takes the good set (the best trials so far, a tenth of the batch or at least 25)
-// and proposes every trial as the best of a few candidates by log l(x) - log g(x), where the
-// candidates come from one of three shapes of l's Parzen estimator (good_set_model.hpp). How
+// and draws every trial from one of three shapes of l's Parzen estimator (good_set_model.hpp);
+// marginal and recombine trials are the best of a few candidates by log l(x) - log g(x),
+// joint trials a single draw (screening.hpp). How
 // many trials each shape proposes follows, batch by batch, how many of its trials entered the
 // good set. Every trial draws from its own stream, and the shares, the good set and the
 // tables change only in tell(), so a pipelined run equals the serial one.
@@ -33,6 +34,8 @@ class BatchTpeSampler final : public Sampler {
 
   /// Share of the next batch each proposal operator gets (Joint, Marginal, Recombine).
   std::array<double, 3> shares() const;
+  /// The joint kernel's step size (1 unless search.tpe.joint_success_target is set).
+  double joint_step() const;
 
  private:
   struct State;

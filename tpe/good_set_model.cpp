@@ -50,7 +50,7 @@ constexpr double kCrossoverRate = 0.9;
 
 }  // namespace
 
-GoodSetModel::GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size)
+GoodSetModel::GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size, double joint_step)
     : space_(&space), pool_(&pool), size_(size) {
   const std::size_t nc = space.n_codes();
   // Rank weights (those of CMA-ES's recombination): the best trial weighs most.
@@ -100,7 +100,8 @@ GoodSetModel::GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::si
     if (cholesky(chol_, dn)) break;
     for (std::size_t j = 0; j < dn; ++j) cov[j * dn + j] += ridge;
   }
-  joint_h_ = std::pow(effective_size_, -1.0 / (static_cast<double>(dn) + 4.0));
+  cov_ = cov;
+  joint_h_ = joint_step * std::pow(effective_size_, -1.0 / (static_cast<double>(dn) + 4.0));
 
   // Marginal bandwidths: univariate TPE's neighbour gaps among the good trials (the range's
   // ends as outer neighbours, the first and last taking their inner gap), floored at

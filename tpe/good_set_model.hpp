@@ -29,10 +29,12 @@ inline constexpr std::size_t kOperators = 3;
 
 class GoodSetModel {
  public:
-  /// The good set is the pool's best `size` trials (size <= pool.size(), >= 1).
-  GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size);
+  /// The good set is the pool's best `size` trials (size <= pool.size(), >= 1); the joint
+  /// kernel's bandwidth is Scott's factor times joint_step.
+  GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size, double joint_step = 1.0);
 
   std::size_t size() const { return size_; }
+  std::size_t n_codes() const { return space_->n_codes(); }
   /// The good trials' rank weights, w_r proportional to ln(size + 1/2) - ln(r), r = 1 .. size.
   double weight(std::size_t rank) const { return weights_[rank]; }
   double effective_size() const { return effective_size_; }
@@ -47,6 +49,12 @@ class GoodSetModel {
   double scott_bandwidth(std::size_t c) const { return scott_[c]; }
   /// l's probability of choice k of categorical code c (with the uniform prior's share).
   double choice_probability(std::size_t c, std::size_t k) const { return choice_p_[c][k]; }
+  /// The joint kernel's C over the numeric codes (their order in the code vector): the good
+  /// set's weighted covariance, its diagonal floored at (half a grid step)^2, plus the ridge
+  /// that made it positive definite (0 unless it was singular); and Scott's factor h.
+  std::size_t n_numeric() const { return numeric_.size(); }
+  double covariance(std::size_t i, std::size_t j) const { return cov_[i * numeric_.size() + j]; }
+  double joint_bandwidth() const { return joint_h_; }  // Scott's factor times joint_step
   /// The uniform prior's weight in l's mixture: 1 / (size + 1).
   double prior_weight() const { return 1.0 / (static_cast<double>(size_) + 1.0); }
 
@@ -62,11 +70,12 @@ class GoodSetModel {
   std::vector<double> weights_;
   detail::AliasTable picker_;  // draws a rank by weight in O(1)
   double effective_size_ = 1.0;
-  std::vector<std::size_t> numeric_;    // numeric codes
-  std::vector<double> chol_;            // lower Cholesky factor of C over numeric_, row-major
-  double joint_h_ = 1.0;                // Scott's factor for the joint kernel
-  std::vector<double> marginal_sigma_;  // [rank * n_codes + c]: neighbour-gap bandwidths
-  std::vector<double> scott_;           // per code
+  std::vector<std::size_t> numeric_;                               // numeric codes
+  std::vector<double> cov_;                                        // C over numeric_, row-major
+  std::vector<double> chol_;                                       // its lower Cholesky factor
+  double joint_h_ = 1.0;                                           // Scott's factor for the joint kernel
+  std::vector<double> marginal_sigma_;                             // [rank * n_codes + c]: neighbour-gap bandwidths
+  std::vector<double> scott_;                                      // per code
   std::vector<std::vector<double>> choice_p_, choice_cumulative_;  // per categorical code
 };
 

@@ -2,8 +2,8 @@
 # Why Optuna's TPE loses at GPU scale, by experiment (docs/tpe.md, "Why Optuna's TPE loses at
 # GPU scale"): the optuna preset with one setting changed at a time, and batch TPE with one of
 # its parts taken away, at 20,000 trials in batches of 1,000, pipeline depth 2, 10 seeds, on
-# separable and rotated test functions. Writes bench/results/quality-ablation.jsonl and the
-# table bench/results/quality-ablation.md.
+# the tuning set of bench/quality/suites.py (separable and rotated test functions). Writes
+# bench/results/quality-ablation.jsonl and the table bench/results/quality-ablation.md.
 #
 #   bench/quality/ablation.sh [--jobs N]
 set -euo pipefail
@@ -11,7 +11,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 py="${PYTHON:-python3}"
 out="$root/bench/results/quality-ablation.jsonl"
 jobs="${2:-$(nproc)}"
-workloads=rastrigin-d10,styblinski_tang-d10,hartmann6,bbob-f10-d10,bbob-f15-d10,bbob-f8-d10
+workloads=tuning  # bench/quality/suites.py: every ablation runs on the tuning set only
 run() { "$py" "$root/bench/quality/run.py" --out "$out" --budgets 20000/1000 --workloads "$workloads" --jobs "$jobs" "$@"; }
 
 # The optuna preset as it is, and one setting at a time. Magic clip off leaves the fast
@@ -30,4 +30,9 @@ run --seeds 10 --samplers 'tpe{"n_ei_candidates": 24}'                       # O
 run --seeds 10 --samplers 'tpe{"operators": ["marginal"]}'                    # one model per axis only
 run --seeds 10 --samplers 'tpe{"operators": ["joint"]}'                       # the joint kernel only
 run --seeds 10 --samplers 'tpe{"operators": ["recombine"]}'                   # recombination only
+# The joint kernel's step-size rule (search.tpe.joint_success_target; docs/tpe.md, "Joint step
+# size"), off by default: two targets at 20,000/1,000 and one at 200,000/4,096.
+run --seeds 10 --samplers 'tpe{"joint_success_target": 0.1}'
+run --seeds 10 --samplers 'tpe{"joint_success_target": 0.2}'
+run --seeds 10 --budgets 200000/4096 --samplers tpe,'tpe{"joint_success_target": 0.2}'
 "$py" "$root/bench/quality/report.py" "$out" --reference tpe-optuna --markdown "$root/bench/results/quality-ablation.md"

@@ -1,7 +1,7 @@
 """The optimizers tpeopt is compared with, behind one batch ask/tell interface:
 CMA-ES from `cmaes` (population = batch, IPOP restarts), Optuna's TPESampler and
-Nevergrad's NGOpt. Each sees the space as bench/quality/space.py's unit coordinates and
-minimizes (run.py negates maximized scores). Infeasible trials (violation > 0) are told as
+Nevergrad's NGOpt. CMA-ES sees the space as bench/quality/space.py's unit coordinates,
+Optuna and NGOpt as the axes' own values; each minimizes (run.py negates maximized scores). Infeasible trials (violation > 0) are told as
 worse than every feasible one: their score is replaced by a penalty above the worst
 feasible score seen (the peers have no notion of a violation)."""
 import math
@@ -136,7 +136,11 @@ class OptunaTpe:
 
 
 class NgOpt:
-    """Nevergrad's NGOpt with num_workers = batch (its choice of algorithm for that setting)."""
+    """Nevergrad's NGOpt as its documentation recommends using it: told the budget and
+    num_workers = batch (it picks its algorithm from the budget, the workers and the
+    parametrization), the space as bounded scalars (log ones for log axes), a stepped or int
+    axis as the integer index of its grid value (integer casting of a bounded scalar), a
+    categorical one as a Choice. A batch is asked as num_workers candidates, then told."""
 
     name = "ngopt"
 
@@ -151,9 +155,10 @@ class NgOpt:
             elif a.log:
                 p = ng.p.Log(lower=a.low, upper=a.high)
                 params[a.name] = p.set_integer_casting() if a.kind == "int" else p
+            elif a.discrete:  # the grid index: integer casting of a step-1 scalar
+                params[a.name] = ng.p.Scalar(lower=0, upper=len(a.grid()) - 1).set_integer_casting()
             else:
-                p = ng.p.Scalar(lower=a.low, upper=a.high)
-                params[a.name] = p.set_integer_casting() if a.discrete else p
+                params[a.name] = ng.p.Scalar(lower=a.low, upper=a.high)
         inst = ng.p.Dict(**params)
         inst.random_state = np.random.RandomState(seed)
         self.opt = ng.optimizers.NGOpt(parametrization=inst, budget=budget, num_workers=batch)
@@ -165,9 +170,12 @@ class NgOpt:
             row = []
             for a in self.space.axes:
                 v = float(c.value[a.name])
-                if a.discrete and not a.categorical:
-                    v = a.low + round((v - a.low) / a.step) * a.step
-                row.append(min(max(v, a.low), a.high) if not a.categorical else v)
+                if a.categorical:
+                    row.append(v)
+                elif a.discrete and not a.log:
+                    row.append(float(a.grid()[int(v)]))
+                else:
+                    row.append(min(max(v, a.low), a.high))
             rows.append(row)
         return np.array(rows)
 

@@ -6,10 +6,14 @@
 
 For every cell (workload, budget) and sampler: the median best and its interquartile range
 over the seeds (on the workload's own scale: f - f_opt for functions, the objective for
-strategies; out-of-sample: the in-sample best's score on the held-out part). A sampler
-wins a cell against another when both medians lie outside the other's IQR, the winner's
-better; the two are tied when either median lies inside the other's IQR. The won/tied/lost
-table counts that for the reference sampler against each other one. Figures: median
+strategies; out-of-sample: the in-sample best's score on the held-out part). Seeds are paired
+(seed s of every sampler runs the same function instance), so a sampler wins a cell against
+another by a paired test: the Wilcoxon signed-rank test (scipy, two-sided, zero differences
+dropped) over the seeds both ran, at 0.05, the winner the one the one-sided test favours;
+tied when it is not significant (or every difference is 0); no verdict under 6 pairs. A run
+that found no feasible trial counts as worse than every run of the cell. The won/tied/lost
+tables count that for the reference sampler against each other one, apart for each set of
+bench/quality/suites.py (tuning, held-out, other): a claim is made from the held-out set. Figures: median
 best-so-far against trials and against wall time (sampler + evaluation seconds) per cell,
 and, for the functions, the empirical runtime distribution (ECDF) over (workload, seed,
 target) of the trials each sampler needs to reach each of 31 targets between the cell's
@@ -22,6 +26,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from suites import suite_of  # noqa: E402
 
 
 def load(paths):
@@ -49,23 +56,40 @@ def fmt(v):
 
 
 def stats(values):
-    v = np.array([x for x in values if x is not None], dtype=float)
+    v = np.array([x for x in values.values() if x is not None], dtype=float)
     if len(v) == 0:
         return None
     return float(np.median(v)), float(np.quantile(v, 0.25)), float(np.quantile(v, 0.75)), len(v)
 
 
-def compare(a, b, maximize):
-    """+1 a wins, -1 a loses, 0 tied (medians within each other's IQR rule)."""
-    if a is None or b is None:
+MIN_PAIRS = 6  # the smallest two-sided p of n pairs is 2 / 2^n: 0.031 at 6 pairs, 0.0625 at 5
+
+
+def compare(a, b, worst, alpha=0.05):
+    """+1 a wins, -1 a loses, 0 tied, None too few pairs. a, b: seed -> minimized value
+    (None: no feasible trial, counted as `worst`)."""
+    from scipy.stats import wilcoxon
+
+    seeds = sorted(set(a) & set(b))
+    if len(seeds) < MIN_PAIRS:
         return None
-    (ma, la, ha, _), (mb, lb, hb, _) = a, b
-    a_outside_b = ma < lb or ma > hb
-    b_outside_a = mb < la or mb > ha
-    if not (a_outside_b and b_outside_a):
+    x = np.array([worst if a[s] is None else a[s] for s in seeds])
+    y = np.array([worst if b[s] is None else b[s] for s in seeds])
+    d = x - y
+    if not np.any(d != 0):
         return 0
-    better = ma > mb if maximize else ma < mb
-    return 1 if better else -1
+    if wilcoxon(d).pvalue >= alpha:
+        return 0
+    return 1 if wilcoxon(d, alternative="less").pvalue < wilcoxon(d, alternative="greater").pvalue else -1
+
+
+def worst_of(cell):
+    """A value worse than every run of the cell (for runs with no feasible trial)."""
+    v = [x for per in cell.values() for x in per.values() if x is not None and np.isfinite(x)]
+    return (max(v) + 1.0 + abs(max(v))) if v else 0.0
+
+
+SET_ORDER = {"held-out": 0, "tuning": 1, "other": 2}
 
 
 def cell_label(r):
@@ -85,7 +109,7 @@ def main():
     ap.add_argument("--figures")
     a = ap.parse_args()
     runs = load(a.results)
-    cells = defaultdict(lambda: defaultdict(list))  # (workload, budget, part) -> sampler -> values
+    cells = defaultdict(lambda: defaultdict(dict))  # (workload, budget, part) -> sampler -> seed -> value
     maximize = {}
     for r in runs:
         c = (r["workload"], cell_label(r))
@@ -93,21 +117,21 @@ def main():
         best = r["best"]
         if best is not None and r["maximize"]:
             best = -best  # run.py records minimized values
-        cells[c + ("in",)][sampler_label(r)].append(best)
+        cells[c + ("in",)][sampler_label(r)][r["seed"]] = best
         if "out_of_sample" in r:
             oos = r["out_of_sample"]
-            cells[c + ("out",)][sampler_label(r)].append(-oos if oos is not None and r["maximize"] else oos)
+            cells[c + ("out",)][sampler_label(r)][r["seed"]] = -oos if oos is not None and r["maximize"] else oos
     samplers = sorted({s for c in cells.values() for s in c}, key=lambda s: (s != a.reference, s))
     lines = []
     budgets = sorted({c[1] for c in cells}, key=lambda b: int(b.split("/")[0]))
     for budget in budgets:
         lines.append(f"\n#### {budget} (trials / batch)\n")
-        lines.append("| workload | part | " + " | ".join(samplers) + " |")
-        lines.append("| --- | --- | " + " | ".join("---" for _ in samplers) + " |")
-        for c in sorted(k for k in cells if k[1] == budget):
-            st = {s: stats(cells[c].get(s, [])) for s in samplers}
-            ref = st.get(a.reference)
-            row = [c[0], c[2]]
+        lines.append("| set | workload | part | " + " | ".join(samplers) + " |")
+        lines.append("| --- | --- | --- | " + " | ".join("---" for _ in samplers) + " |")
+        for c in sorted((k for k in cells if k[1] == budget), key=lambda k: (SET_ORDER[suite_of(k[0])], k)):
+            st = {s: stats(cells[c].get(s, {})) for s in samplers}
+            ref = cells[c].get(a.reference, {})
+            row = [suite_of(c[0]), c[0], c[2]]
             for s in samplers:
                 x = st[s]
                 if x is None:
@@ -115,31 +139,37 @@ def main():
                     continue
                 mark = ""
                 if s != a.reference:
-                    cmp = compare(ref, x, maximize[c[0]])
+                    cmp = compare(ref, cells[c][s], worst_of(cells[c]))
                     mark = {1: " ▽", -1: " ▲", 0: "", None: ""}[cmp]  # ▲: beats the reference
                 row.append(f"{fmt(x[0])} ({fmt(x[1])} .. {fmt(x[2])}){mark}")
             lines.append("| " + " | ".join(row) + " |")
     # won / tied / lost of the reference against each sampler, per budget
-    lines.append(f"\n#### {a.reference} against each sampler: won / tied / lost cells\n")
-    lines.append("| budget | " + " | ".join(s for s in samplers if s != a.reference) + " |")
-    lines.append("| --- | " + " | ".join("---" for s in samplers if s != a.reference) + " |")
+    lines.append(f"\n#### {a.reference} against each sampler: won / tied / lost cells (paired Wilcoxon, 0.05)\n")
+    lines.append("| set | budget | " + " | ".join(s for s in samplers if s != a.reference) + " |")
+    lines.append("| --- | --- | " + " | ".join("---" for s in samplers if s != a.reference) + " |")
     # In-sample and out-of-sample cells are counted apart: a sampler that wins in sample
     # and loses on the held-out data has overfitted.
     parts = sorted({c[2] for c in cells})
-    for budget in budgets:
-        for part in parts:
-            row = [budget if len(parts) == 1 else f"{budget} {'in sample' if part == 'in' else 'out of sample'}"]
-            for s in samplers:
-                if s == a.reference:
-                    continue
-                w = t = l = 0
-                for c in cells:
-                    if c[1] != budget or c[2] != part:
+    sets = sorted({suite_of(c[0]) for c in cells}, key=SET_ORDER.get)
+    for st_name in sets:
+        for budget in budgets:
+            for part in parts:
+                row = [st_name,
+                       budget if len(parts) == 1 else f"{budget} {'in sample' if part == 'in' else 'out of sample'}"]
+                any_cell = False
+                for s in samplers:
+                    if s == a.reference:
                         continue
-                    cmp = compare(stats(cells[c].get(a.reference, [])), stats(cells[c].get(s, [])), maximize[c[0]])
-                    w, t, l = w + (cmp == 1), t + (cmp == 0), l + (cmp == -1)
-                row.append(f"{w} / {t} / {l}")
-            lines.append("| " + " | ".join(row) + " |")
+                    w = t = l = 0
+                    for c in cells:
+                        if c[1] != budget or c[2] != part or suite_of(c[0]) != st_name:
+                            continue
+                        any_cell = True
+                        cmp = compare(cells[c].get(a.reference, {}), cells[c].get(s, {}), worst_of(cells[c]))
+                        w, t, l = w + (cmp == 1), t + (cmp == 0), l + (cmp == -1)
+                    row.append(f"{w} / {t} / {l}")
+                if any_cell:
+                    lines.append("| " + " | ".join(row) + " |")
     # what each sampler costs: its ask + tell seconds per run (median over the budget's runs)
     lines.append("\n#### Sampler time per run (ask + tell, seconds, median over the runs of a budget)\n")
     lines.append("| budget | " + " | ".join(samplers) + " |")

@@ -13,8 +13,9 @@ Samplers: tpeopt's through build/bench/quality/quality_server (`tpe` is the defa
 'tpe{"preset": "optuna", "multivariate": true}'), run as the pipeline runs them: D batches in
 flight (--depth, default the config's search.depth, 2), ask(k + D) after tell(k). The peers
 (bench/quality/peers.py) are synchronous, as their libraries are: `cmaes` (population = batch,
-IPOP restarts), `optuna` (Optuna's TPESampler defaults), `ngopt` (Nevergrad NGOpt,
-num_workers = batch). Package versions are printed and recorded with each run.
+IPOP restarts), `optuna` (Optuna's TPESampler defaults), `ngopt` (Nevergrad NGOpt as its
+documentation recommends using it: told the budget and num_workers = batch, the space as a
+parametrization with bounds, int casting and choices; it picks its algorithm from them). Package versions are printed and recorded with each run.
 """
 import argparse
 import json
@@ -30,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from peers import CmaEs, NgOpt, OptunaTpe, Penalty  # noqa: E402
 from space import Space  # noqa: E402
+from suites import SETS  # noqa: E402
 from tpeopt_bridge import QualityServer  # noqa: E402
 from workloads import TpeoptFunction, all_workloads  # noqa: E402
 
@@ -166,8 +168,9 @@ def main():
     ap.add_argument("--budgets", default="2000/100,20000/1000")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--first-seed", type=int, default=0)
-    ap.add_argument("--workloads", default="functions",
-                    help="functions, strategies, all, or a comma list of workload names")
+    ap.add_argument("--workloads", default="held-out",
+                    help="functions, strategies, all, a set of bench/quality/suites.py (tuning, held-out, "
+                         "held-out-large), or a comma list of workload names")
     ap.add_argument("--samplers", default="tpe,tpe-optuna,ga,random,cmaes")
     ap.add_argument("--depth", type=int, default=0, help="tpeopt samplers' batches in flight (0: the config's, 2)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
@@ -181,6 +184,8 @@ def main():
         return
     if a.workloads in ("functions", "strategies", "all"):
         names = [n for n, w in ws.items() if a.workloads == "all" or w.kind + "s" == a.workloads]
+    elif a.workloads in SETS:
+        names = list(SETS[a.workloads])
     else:
         names = a.workloads.split(",")
         for n in names:

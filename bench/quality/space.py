@@ -1,7 +1,11 @@
 """A search space as quality_server's `info` describes it, with the unit-cube coordinates
-that the Python optimizers (CMA-ES, Nevergrad) search in. The unit coordinate of a numeric
-axis is tpeopt's internal space scaled to [0, 1] (docs/tpe.md, "The Parzen estimators"):
-log axes in log space, stepped axes on the range widened by half a step on each side."""
+that the Python optimizers (CMA-ES) search in. A continuous axis' unit coordinate is its
+range scaled to [0, 1] (log axes in log space; log-int axes on [ln(low - 1/2), ln(high + 1/2)],
+so that each integer owns a cell). A stepped or int (non-log) axis' grid value k is the unit
+coordinate k / (n - 1): CMA-ES with margin builds its lattice as low + k * step over [0, 1]
+(cmaes' CMAwM), so each lattice point is exactly one grid value. (On the range widened by
+half a step, as tpeopt's TPE models it, every lattice point would fall on a rounding boundary
+and about a third of the grid values could never be proposed: check_space.py checks this.)"""
 import math
 
 import numpy as np
@@ -28,13 +32,12 @@ class Axis:
         return self.kind == "int" or self.step > 0
 
     def _bounds(self):
-        """Internal range [a, b] (tpeopt's)."""
+        """The range [a, b] that unit coordinates scale to [0, 1]."""
         if self.log:
             if self.kind == "int":
                 return math.log(self.low - 0.5), math.log(self.high + 0.5)
             return math.log(self.low), math.log(self.high)
-        half = self.step / 2 if self.discrete else 0.0
-        return self.low - half, self.high + half
+        return self.low, self.high
 
     def from_unit(self, u):
         a, b = self._bounds()

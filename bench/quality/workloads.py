@@ -15,8 +15,12 @@ Functions (minimized, reported as f - f_opt, so 0 is the optimum):
     rotation;
   - shifted and rotated Ackley and Levy (not in BBOB), the rotation and shift drawn from the
     seed;
-  - integer axes: cocoex's "bbob-mixint" suite (f10, f15);
-  - categorical axes: BBOB f15 with its first three axes categorical over -4, -3, ..., 4.
+  - integer axes: cocoex's "bbob-mixint" suite, scored against its known optimum (f at the
+    x_opt cocoex prints, on the integer lattice);
+  - categorical axes: a BBOB function with its first axes categorical over -4, -3, ..., 4
+    (f - f_opt of the continuous optimum, which may lie between two choices: a floor above
+    0), or a bbob-mixint function with its first int axes categorical over their values.
+The tuning and held-out sets are bench/quality/suites.py's.
 Strategies (their objective, in-sample during the run, out-of-sample for the in-sample best):
   the examples' configs with data.holdout (the last 30% of the bars or days held out)."""
 import json
@@ -26,6 +30,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
+import suites
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,19 +109,21 @@ class BbobFunction(Workload):
         suite = cocoex.Suite(self.suite, f"instances: {seed + 1}", f"dimensions: {self.dim}")
         return suite.get_problem_by_function_dimension_instance(self.fid, self.dim, seed + 1)
 
-    def f_opt(self, problem):
-        """f at the optimum: cocoex writes x_opt to a file in the working directory."""
+    def x_opt(self, problem):
+        """The optimum as cocoex prints it (to a file in the working directory). For
+        bbob-mixint it lies on the integer lattice (bench/quality/check_space.py checks that
+        and that no neighbour is better), so f(x_opt) is the known optimum there too."""
         cwd = os.getcwd()
         with tempfile.TemporaryDirectory() as tmp:
             os.chdir(tmp)
             try:
                 problem._best_parameter("print")
-                x = np.loadtxt("._bbob_problem_best_parameter.txt")[: self.dim]
+                return np.loadtxt("._bbob_problem_best_parameter.txt")[: self.dim]
             finally:
                 os.chdir(cwd)
-        if self.suite == "bbob-mixint":
-            return None  # x_opt of the continuous relaxation; report f as it is
-        return float(problem(x))
+
+    def f_opt(self, problem):
+        return float(problem(self.x_opt(problem)))
 
     def instance(self, seed):
         p = self.problem(seed)
@@ -124,14 +132,17 @@ class BbobFunction(Workload):
         axes = []
         for i in range(self.dim):
             if i < self.categorical:
-                axes.append({"name": f"x{i}", "kind": "categorical", "choices": [float(v) for v in range(-4, 5)]})
+                # bbob: -4 .. 4 (the optimum may lie between); bbob-mixint: the int axis' own
+                # values, unordered (the optimum is one of them)
+                values = range(-4, 5) if i >= n_int else range(int(lo[i]), int(hi[i]) + 1)
+                axes.append({"name": f"x{i}", "kind": "categorical", "choices": [float(v) for v in values]})
             elif i < n_int:
                 axes.append({"name": f"x{i}", "kind": "int", "low": float(lo[i]), "high": float(hi[i]), "step": 1.0,
                              "log": False})
             else:
                 axes.append({"name": f"x{i}", "kind": "float", "low": float(lo[i]), "high": float(hi[i]), "step": 0.0,
                              "log": False})
-        f_opt = self.f_opt(p) or 0.0
+        f_opt = self.f_opt(p)
 
         def evaluate(X, part="in"):
             y = np.array([p(x) for x in X]) - f_opt
@@ -213,6 +224,11 @@ def function_workloads():
     out += [BbobFunction(10, 40), BbobFunction(15, 40), BbobFunction(8, 40)]
     out += [BbobFunction(10, 10, "bbob-mixint"), BbobFunction(15, 10, "bbob-mixint"),
             BbobFunction(15, 10, categorical=3)]
+    have = {w.name for w in out}
+    for fid, dim, suite, k in suites.bbob_workloads():
+        w = BbobFunction(fid, dim, suite, categorical=k)
+        if w.name not in have:
+            out.append(w)
     return out
 
 

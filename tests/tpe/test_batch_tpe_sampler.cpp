@@ -304,6 +304,11 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   CHECK(custom.search.tpe.batch.min_good == 10);
   CHECK(custom.search.tpe.batch.candidates == 8);
   CHECK(parse(custom.resolved()["search"]["tpe"]).resolved() == custom.resolved());
+  // The joint step rule: written back only when set (an older run's config digest stays).
+  CHECK_FALSE(batch.resolved()["search"]["tpe"].contains("joint_success_target"));
+  const auto stepped = parse({{"joint_success_target", 0.1}});
+  CHECK(stepped.search.tpe.batch.joint_success_target == 0.1);
+  CHECK(parse(stepped.resolved()["search"]["tpe"]).resolved() == stepped.resolved());
   const auto optuna = parse({{"preset", "optuna"}, {"multivariate", true}});
   CHECK(optuna.search.tpe.preset == tpe::Preset::Optuna);
   CHECK(optuna.search.tpe.n_ei_candidates == 24);
@@ -322,5 +327,8 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   CHECK_THAT(message({{"good_fraction", 0.0}}), Catch::Contains("search.tpe.good_fraction"));
   CHECK_THAT(message({{"min_good", 1}}), Catch::Contains("search.tpe.min_good"));
   CHECK_THAT(message({{"min_share", 0.5}}), Catch::Contains("search.tpe.min_share"));
+  CHECK_THAT(message({{"joint_success_target", 1.0}}), Catch::Contains("search.tpe.joint_success_target"));
+  CHECK_THAT(message({{"preset", "optuna"}, {"joint_success_target", 0.1}}),
+             Catch::Contains("search.tpe.joint_success_target: only with \"preset\": \"batch\""));
   CHECK_THAT(message({{"preset", "bayes"}}), Catch::Contains("search.tpe.preset"));
 }
