@@ -352,7 +352,7 @@ TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Params& p, cons
 
 /// The trade whose signal and exit bars the walk recorded, as the walk made it.
 TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Params& p, const BarPair& bars) {
-  Position pos;
+  Position pos{};  // open_position fills it; {} so that GCC 13 does not take a field as unset
   open_position(b, p, bars.signal, &pos);  // risk > 0: the walk opened it
   return close_position(b, p, pos, bars.exit, exit_reason(b, pos, bars.exit));
 }

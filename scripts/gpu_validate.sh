@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The checks and measurements of a change on the GPU machine, in steps that fit one device
+# call each (results under $OUT/validate/, packed into $OUT/validate.tar.gz). From the
+# repository root there, with .deps/ carried (scripts/device_build.sh --fetch):
+#   OUT=$OUT scripts/gpu_validate.sh build conformance        # every [gpu] test, every example CPU == CUDA
+#   OUT=$OUT scripts/gpu_validate.sh build folds selection plant robust
+# Steps:
+#   build        scripts/device_build.sh build-device (GCC there, sm_90)
+#   conformance  scripts/gpu_conformance.sh: [gpu][conformance], the other [gpu] tests, every
+#                examples/*.json on the CPU and on CUDA with the same digest
+#   folds        bench_exhaustion --folds 8: scoring 8 folds in the same walk against the plain walk
+#   selection    the selection-bias statistics of a run on the CPU and on CUDA: the same numbers
+#   plant        tests/plants/twin_entry_rule.patch applied, rebuilt: [gpu][conformance] must fail
+#   robust       bench/robust/holdout_selection.py on CUDA (ROBUST_TRIALS, ROBUST_BATCH, ROBUST_SEEDS)
+set -uo pipefail
+OUT="${OUT:-out}"
+S="$OUT/validate"
+mkdir -p "$S"
+B="$PWD/build-device"
+export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="${TPEOPT_CACHE_DIR:-/tmp/tpeopt-cache}"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$S/device.txt"
+date -u '+%Y-%m-%d %H:%M UTC' >> "$S/device.txt"
+cat "$S/device.txt"
+for step in "$@"; do
+  echo "### $step"
+  case "$step" in
+    build)
+      scripts/device_build.sh "$B" > "$S/build.txt" 2>&1; echo "build exit $?"; tail -2 "$S/build.txt"
+      mkdir -p .carry && for f in apps/tpeopt tests/tpeopt_tests bench/bench_exhaustion; do ln -sf "$B/$f" .carry/; done ;;
+    conformance)
+      TRIALS="${TRIALS:-1000}" BIN=.carry OUT="$S" timeout "${CONFORMANCE_TIMEOUT:-480}" scripts/gpu_conformance.sh \
+        > "$S/conformance.txt" 2>&1
+      echo "conformance exit $?"; tail -12 "$S/conformance.txt" ;;
+    folds)
+      timeout 150 "$B/bench/bench_exhaustion" --folds 8 --cpu-trials 8 > "$S/folds.txt" 2>&1
+      echo "folds exit $?"; grep -E '^\|' "$S/folds.txt" ;;
+    selection)
+      for ex in cpu cuda; do
+        "$B/apps/tpeopt" run -c examples/exhaustion_eurusd_holdout.json --executor "$ex" -q --out "$S/sel_$ex" \
+          > "$S/sel_$ex.log" 2>&1; echo "$ex exit $?: $(grep -E '^selection bias' "$S/sel_$ex.log")"
+        rm -f "$S/sel_$ex/trials.csv" "$S/sel_$ex/journal.bin"
+      done
+      python3 - "$S/sel_cpu/summary.json" "$S/sel_cuda/summary.json" <<'PY'
+import json, sys
+def strip(x):
+    if isinstance(x, dict): return {k: strip(v) for k, v in x.items() if k != "seconds"}
+    if isinstance(x, list): return [strip(v) for v in x]
+    return x
+a, b = (strip(json.load(open(p)).get("selection_bias")) for p in sys.argv[1:3])
+print("selection_bias CPU == CUDA (all but seconds):", a == b, "| available:", (a or {}).get("available"))
+PY
+      ;;
+    plant)
+      git apply tests/plants/twin_entry_rule.patch && cmake --build "$B" --target tpeopt_tests > "$S/plant_build.txt" 2>&1
+      timeout 200 "$B/tests/tpeopt_tests" "[gpu][conformance]" > "$S/plant.txt" 2>&1
+      echo "planted twin: tpeopt_tests exit $? (must be non-zero)"; grep -m3 -E "FAILED|bollinger" "$S/plant.txt"; tail -3 "$S/plant.txt"
+      git apply -R tests/plants/twin_entry_rule.patch && cmake --build "$B" --target tpeopt_tests > /dev/null 2>&1 ;;
+    robust)
+      timeout "${ROBUST_TIMEOUT:-300}" python3 bench/robust/holdout_selection.py --tpeopt "$B/apps/tpeopt" --executor cuda \
+        --trials "${ROBUST_TRIALS:-200704}" --batch "${ROBUST_BATCH:-4096}" --seeds "${ROBUST_SEEDS:-5}" \
+        --bars "${ROBUST_BARS:-200000}" --work "$S/robust_gen" --out "$S/robust.jsonl" > "$S/robust.txt" 2>&1
+      echo "robust exit $?"; grep -E '^\||^best|^held-out' "$S/robust.txt"; rm -rf "$S/robust_gen" ;;
+  esac
+done
+tar -czf "$OUT/validate.tar.gz" -C "$OUT" validate && rm -rf "$S"
