@@ -20,6 +20,7 @@ io::Json selection_bias_summary(const SelectionBias& s) {
   io::Json j = {{"available", s.unavailable.empty()},
                 {"verdict", s.verdict},
                 {"trials", s.n_trials},
+                {"trials_told", s.n_told},
                 {"seconds", s.seconds}};
   if (!s.unavailable.empty()) {
     j["why_not"] = s.unavailable;

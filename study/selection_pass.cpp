@@ -165,6 +165,7 @@ SelectionBias selection_bias(const io::StudyConfig& config, const strategies::St
   const auto start = std::chrono::steady_clock::now();
   SelectionBias s;
   s.n_trials = sample.n_trials();
+  s.n_told = sample.n_told();
   s.sub_periods = settings.sub_periods;
   try {
     compute(config, strategy, sample, options, settings, s);

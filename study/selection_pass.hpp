@@ -27,7 +27,8 @@ struct SelectionSettings {
 
 struct SelectionBias {
   std::string unavailable;  ///< why the statistics are not available; empty when they are
-  std::uint64_t n_trials = 0;
+  std::uint64_t n_trials = 0;  ///< distinct parameter sets: the number of trials the statistics count
+  std::uint64_t n_told = 0;    ///< trials told, repeats of a parameter set included
   std::size_t top = 0, sample = 0;  ///< trials re-evaluated: the run's best, and a sample of the rest
   std::size_t sub_periods = 0, in_sample_atoms = 0;
   std::string unit;  ///< of the atoms: "bars" or "trading days"

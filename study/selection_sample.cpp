@@ -1,6 +1,7 @@
 #include "study/selection_sample.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_set>
 
 #include <boost/random/uniform_int_distribution.hpp>
@@ -30,6 +31,16 @@ void SelectionSample::on_batch(const BatchRequest& request, const BatchResult& r
                     request.values.begin() + static_cast<std::ptrdiff_t>((i + 1) * request.n_axes));
     t.score = result.scores[i];
     t.violation = result.violations[i];
+    ++told_;
+    // FNV-1a over the values' bytes: two different parameter sets share a hash with a
+    // probability of about N^2 / 2^65 (1e-9 at 200,000 trials), which would drop one of them.
+    std::uint64_t h = 1469598103934665603ull;
+    for (const double v : t.params) {
+      unsigned char bytes[sizeof v];
+      std::memcpy(bytes, &v, sizeof v);
+      for (const unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+    }
+    if (!distinct_.insert(h).second) continue;
     ++seen_;
     // Algorithm R: trial number seen_ replaces a reservoir entry with probability sample_n / seen_.
     if (reservoir_.size() < sample_n_) {

@@ -4,6 +4,7 @@
 // collected while the run tells its batches so that no run has to keep every trial.
 #include <cstddef>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/pipeline.hpp"
@@ -22,7 +23,9 @@ struct SampledTrial {
 /// Watches told batches (replayed ones included: a resumed run collects the same trials) and
 /// keeps the `top` best trials (engine/trial_ranking.hpp) and a uniform sample of `sample`
 /// trials drawn by reservoir sampling (Vitter's algorithm R) with a stream of `seed`. Forwards
-/// every batch to `next` (may be null) first.
+/// every batch to `next` (may be null) first. A trial whose parameters an earlier trial had
+/// already (a sampler that has settled proposes the same point again and again) is the same
+/// backtest, not another independent trial: it is counted and kept once, by its first trial.
 class SelectionSample final : public BatchObserver {
  public:
   SelectionSample(std::size_t top, std::size_t sample, std::uint64_t seed, tpe::Direction direction,
@@ -35,15 +38,18 @@ class SelectionSample final : public BatchObserver {
   std::vector<SampledTrial> top() const;
   /// The sampled trials that are not among top(), in trial order.
   std::vector<SampledTrial> rest() const;
-  /// Trials seen.
+  /// Distinct parameter sets seen.
   std::uint64_t n_trials() const { return seen_; }
+  /// Trials told, repeats included.
+  std::uint64_t n_told() const { return told_; }
 
  private:
   std::size_t top_n_, sample_n_;
   tpe::SplitMix64 rng_;
   tpe::Direction direction_;
   BatchObserver* next_;
-  std::uint64_t seen_ = 0;
+  std::uint64_t seen_ = 0, told_ = 0;
+  std::unordered_set<std::uint64_t> distinct_;  ///< a 64-bit hash of each parameter set seen
   std::vector<SampledTrial> top_;  ///< a heap whose front ranks last
   std::vector<SampledTrial> reservoir_;
 };
