@@ -237,7 +237,7 @@ run_to samplers.txt "TPE vs GA vs random" "$B/samplers/bench_samplers" --data "$
 run_to trade_filter.txt "trade_filter CPU workloads" "$B/trade_filter/bench_trade_filter" --data "$data/tf"
 if wanted trade_filter-numba.txt && python3 -c "import numba" 2>/dev/null; then
   [ -f "$data/tf/data.tfc" ] || "$B/trade_filter/bench_trade_filter" --data "$data/tf" > /dev/null
-  run_to trade_filter-numba.txt "seed 001's grid in numba" python3 "$root/bench/trade_filter/numba_baseline.py" "$data/tf/data.tfc"
+  run_to trade_filter-numba.txt "the reference grid in numba" python3 "$root/bench/trade_filter/numba_baseline.py" "$data/tf/data.tfc"
 fi
 run_to peers-tpeopt_cpu.txt "the peers workloads on the CPU executor" "$B/peers/bench_ema_cross" --repeats 3
 if [ "$peers" = 1 ] && wanted peers-vectorbt.txt; then
