@@ -44,9 +44,10 @@ int main(int argc, char** argv) {
   if (tpeopt::engine::mpi::rank() > 0) return tpeopt::engine::serve_rank_jobs();
   CLI::App app{
       "tpeopt: GPU-parallel parameter optimization of trading strategies.\n"
-      "A sampler thread (TPE, random or grid) proposes batches of trials while an executor\n"
-      "(CUDA or CPU) backtests earlier ones; pipelined and serial runs agree bit for bit.\n"
-      "Start with: tpeopt strategies, then tpeopt run --config examples/<one of them>.json (docs/user-guide.md)"};
+      "A sampler thread (search.sampler: tpe, the default; ga, a genetic algorithm; random; grid)\n"
+      "proposes batches of trials while an executor (CUDA or CPU) backtests earlier ones;\n"
+      "pipelined and serial runs agree bit for bit.\n"
+      "Start with docs/getting-started.md: tpeopt strategies -v, then tpeopt run --config examples/<one of them>.json"};
   app.require_subcommand(1);
   int exit_code = 0;
   tpeopt::app::add_run_command(app, exit_code);

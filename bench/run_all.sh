@@ -4,8 +4,8 @@
 # and the page's table that quotes it is updated from that file.
 #
 #   bench/run_all.sh [--build DIR] [--out DIR] [--optuna VENV] [--peers] [ONLY...]
-#       the CPU part, on the development box (machine prefix "dev"): TPE ask + tell, the
-#       samplers, trade_filter (and its numba baseline when numba imports), the peers
+#       the CPU part, on the development box (machine prefix "dev"): TPE ask + tell,
+#       trade_filter (and its numba baseline when numba imports), the peers
 #       benchmark's tpeopt side, the quickstart run, the values the TPE tests print.
 #       --optuna VENV also runs the comparison with Optuna (a venv with optuna==5.0.0);
 #       --peers also runs vectorbt's side (bench/peers/run_peers.sh: installs vectorbt,
@@ -48,7 +48,7 @@ done
 
 cpu_files=(tpe_ask_tell-142x20000-cold.txt tpe_ask_tell-sweep.csv tpe_ask_tell-sweep_series.txt
   tpe_tell-sorted_runs.txt tpe_ask_tell-int_axes.txt tpe_multivariate_ask_cost.txt tpe_tests-printed_values.txt
-  tpe_vs_optuna-10_seeds.md tpe_vs_optuna-30_seeds.txt tpe_vs_optuna-optuna_raw.txt samplers.txt
+  tpe_vs_optuna-10_seeds.md tpe_vs_optuna-30_seeds.txt tpe_vs_optuna-optuna_raw.txt
   trade_filter.txt trade_filter-numba.txt peers-tpeopt_cpu.txt peers-vectorbt.txt quickstart.txt)
 gpu_files=(gpu_tests-examples-fallback.txt examples-holdout.txt grid-segments-resume.txt exhaustion.txt
   trade_filter.txt pipeline-functions.txt pipeline-trade_filter.txt halving-trade_filter.txt
@@ -74,7 +74,7 @@ for f in present:
         errors.append(f"bench/results/{f} is cited by no section of docs/benchmarks.md: cite it or delete it")
 # Every block with a table names machine, command, date and raw file, itself or in its
 # section's text before the first subsection.
-exempt = {"Machines"}
+exempt = {"Machines", "Code measured"}
 blocks, heading, level, text = [], None, 0, []
 for line in page.split("\n") + ["## end"]:
     m = re.match(r"^(#{2,3}) (.*)", line)
@@ -233,11 +233,10 @@ if [ -n "$optuna_venv" ] && { wanted tpe_vs_optuna-10_seeds.md || wanted tpe_vs_
       for m in univariate multivariate auto=120000 auto=60000; do "$B/tpe/bench_tpe_quality" $f 30 1000 $b fast $m; done; done; done
   } > "$out/dev-tpe_vs_optuna-30_seeds.txt" 2>&1
 fi
-run_to samplers.txt "TPE vs GA vs random" "$B/samplers/bench_samplers" --data "$data/samplers_tf"
 run_to trade_filter.txt "trade_filter CPU workloads" "$B/trade_filter/bench_trade_filter" --data "$data/tf"
 if wanted trade_filter-numba.txt && python3 -c "import numba" 2>/dev/null; then
   [ -f "$data/tf/data.tfc" ] || "$B/trade_filter/bench_trade_filter" --data "$data/tf" > /dev/null
-  run_to trade_filter-numba.txt "seed 001's grid in numba" python3 "$root/bench/trade_filter/numba_baseline.py" "$data/tf/data.tfc"
+  run_to trade_filter-numba.txt "the reference grid in numba" python3 "$root/bench/trade_filter/numba_baseline.py" "$data/tf/data.tfc"
 fi
 run_to peers-tpeopt_cpu.txt "the peers workloads on the CPU executor" "$B/peers/bench_ema_cross" --repeats 3
 if [ "$peers" = 1 ] && wanted peers-vectorbt.txt; then

@@ -1,4 +1,4 @@
-// libFuzzer target: one Raw_Market_data file's text (seed 001 format).
+// libFuzzer target: one Raw_Market_data file's text (the trade_filter strategy's per-second market data).
 // fuzz-sources: io/market_data_csv.cpp io/csv_rows.cpp
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// libFuzzer target: the trade log (seed 001 format).
+// libFuzzer target: the trade_filter strategy's trade log.
 // fuzz-sources: io/trade_log_csv.cpp io/csv_rows.cpp
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Reads seed 001's market data: a directory of `Raw_Market_data_MM-DD-YYYY.csv` files,
+// Reads per-second market data: a directory of `Raw_Market_data_MM-DD-YYYY.csv` files,
 // header `Ticker,Price,Val,Avg,Atr14,Atr28,Rsi,Volume,Adx28,Adx14,Adx7,Volatility
 // Percent,Volatility Ratio,Time` (only Ticker, Price and Time are read; columns in any
 // order), Time as HH:MM:SS; the date comes from the file name.

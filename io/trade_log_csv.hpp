@@ -1,5 +1,5 @@
 #pragma once
-// Reads seed 001's trade log: one CSV with at least the columns `Date,Trade Id,Ticker,
+// Reads a log of live trades with their entry metrics: one CSV with at least the columns `Date,Trade Id,Ticker,
 // Entry Price,Exit Price,Entry Time,Exit Time,Worst Exit Percent,Entry Volatility Percent,
 // Entry Volatility Ratio,Entry Adx28,Entry Adx14,Entry Adx7,Trade Best Exit Percent,Trade
 // Percent Change` (others ignored, any order). Date as MM/DD/YYYY or YYYY-MM-DD; times

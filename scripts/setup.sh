@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build git
   libfmt-dev nlohmann-json3-dev libboost-random-dev
-  libconcurrentqueue-dev libreaderwriterqueue-dev
+  libreaderwriterqueue-dev
   catch2 libcli11-dev
   libopenmpi-dev openmpi-bin
   python3 python3-dev python3-venv

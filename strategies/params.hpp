@@ -41,7 +41,8 @@ struct Domain {
 Domain any_finite();
 Domain at_least(double low, const char* rule);
 Domain above(double low, const char* rule);
-/// [low, high) / [low, high] / (low, high] / (low, high).
+/// [low, high) / [low, high] / (low, high]. An interval open at both ends, (low, high), has no
+/// helper: write `Domain{low, high, true, true, nullptr, rule}`.
 Domain closed_open(double low, double high, const char* rule);
 Domain closed(double low, double high, const char* rule);
 Domain open_closed(double low, double high, const char* rule);

@@ -1,4 +1,4 @@
-// Benchmark: the atc strategy (seed 002) over a generated data set of many symbols (default
+// Benchmark: the atc strategy (adaptive trend classification) over a generated data set of many symbols (default
 // 1,000 symbols x 1,500 bars), a batch of random parameter sets (default 4096), through the
 // CUDA executor (device events) when a GPU is present and the CPU executor (a few trials,
 // extrapolated per trial). Before timing the GPU it checks that a subset of the trials gives
@@ -10,7 +10,7 @@
 //
 // Units: a "symbol-bar-trial" is one bar of one symbol for one parameter set (each is 54
 // moving-average signals through two layers of equity weighting); the headline workload is
-// 1,000 x 1,500 x 4,096 = 6.1e9 of them. Seed 002's reference: 99 symbols x 1,500 bars, one
+// 1,000 x 1,500 x 4,096 = 6.1e9 of them. The ATC specification's reference: 99 symbols x 1,500 bars, one
 // parameter set, 0.59 s (1.5e5 symbol-bar-trials: 2.5e5 per second); the bench also times
 // that workload (one trial over the first 99 symbols).
 //
@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
         "(extrapolated)\n",
         per_trial, trials, per_trial * static_cast<double>(trials) / 1e3);
   }
-  // Seed 002's workload: one parameter set (the defaults: the seed's settings) over 99 symbols.
+  // The ATC specification's workload: one parameter set (the defaults: its settings) over 99 symbols.
   {
     const int n99 = std::min(99, symbols);
     io::CandleSetGeneratorOptions g99 = g;
@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
     s99.evaluate(d.data(), m.data());
     const double cpu_ms = ms_since(t0);
     std::printf(
-        "seed 002 workload (%d symbols x %d bars, 1 parameter set, the seed's settings): cpu %.1f ms (one "
+        "ATC reference workload (%d symbols x %d bars, 1 parameter set, the default settings): cpu %.1f ms (one "
         "thread)",
         n99, bars, cpu_ms);
     if (gpu::cuda_available()) {
@@ -254,7 +254,7 @@ int main(int argc, char** argv) {
       const double warm = exe->evaluate(r).timings.busy_ms;
       std::printf(", cuda %.2f ms first / %.2f ms warm", first, warm);
     }
-    std::printf(" (seed 002: 590 ms)\n");
+    std::printf(" (the reference implementation: 590 ms)\n");
   }
   return status;
 }

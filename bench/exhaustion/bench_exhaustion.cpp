@@ -56,7 +56,7 @@
 //    Reverted: the code is v3. Next levers, not done: split the heaviest trials' walks
 //    (walks that are flat at the same bar agree from there on), order trials heaviest
 //    first, and warm the first exit step's bars during the candidate round.
-//    Table: docs/benchmarks.md, "exhaustion".
+//    Table: docs/benchmarks.md, "exhaustion on the GPU".
 //
 // Expected ceiling of v1 (H100 SXM: 3.35 TB/s HBM, ~50 MB L2, 132 SMs; count per bar-trial of the
 // warp-per-trial kernel, /work/.library/device/METHOD.md):
@@ -71,7 +71,7 @@
 //  - per batch fixed cost: the EMA of each new span is 1e6 dependent steps (~3 FP64 ops of
 //    ~8 cycles: ~15 ms for the first batch); spans are cached across batches, so warm batches
 //    skip it. The z-scores of a new window are parallel over bars (~0.2 ms per window).
-// Goals (docs/benchmarks.md, "exhaustion"): >= 1e11 at 4096 trials, >= 3e11 at 65536.
+// Numbers: docs/benchmarks.md, "exhaustion on the GPU".
 #include <algorithm>
 #include <chrono>
 #include <cmath>

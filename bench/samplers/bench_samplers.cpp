@@ -1,7 +1,7 @@
-// TPE versus GA versus random search at equal trial budgets (docs/samplers.md; docs/benchmarks.md, "Samplers"): the
+// TPE versus GA versus random search at equal trial budgets (docs/samplers.md): the
 // best score each finds, median and interquartile range over seeds 0 .. SEEDS-1, on the analytic functions
 // and on both strategies, through the whole study (pipeline at depth 2, CPU executor).
-// Prints markdown tables (docs/benchmarks.md, "Samplers: TPE vs GA vs random").
+// Prints markdown tables. docs/benchmarks.md, "Search quality", compares the samplers with bench/quality/.
 //
 //   bench_samplers [--seeds 10] [--only rastrigin,exhaustion,...] [--samplers tpe,ga,random]
 //                  [--ga '{"population": 64}'] [--data DIR] [--examples DIR]

@@ -1,7 +1,7 @@
 // Benchmark of the trade_filter strategy (docs/strategies.md, "trade_filter"): effective combination-trade checks
 // per second (combinations x trades / wall time) of
 //   1. the CPU reference (linear walk, TradeFilterStrategy::evaluate), 1 thread and all;
-//   2. the seed's 11,340-combination grid end to end on the CPU (cell method);
+//   2. the reference 11,340-combination grid (examples/trade_filter_grid.json) end to end on the CPU (cell method);
 //   3. the same grid end to end on the GPU (goal < 5 ms; CPU goal < 50 ms);
 //   4. TPE-like batches of 4096 continuous trials on the GPU (goal >= 2e11 checks/s);
 //   5. a 1e9-combination grid on the GPU (goal >= 5e11 checks/s).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 001's CPU baseline: numpy + numba, written the way the seed describes it.
+"""The trade-log filter's original CPU design: numpy + numba, prange over combinations.
 
 One flat float32 array of prices sorted by ticker then time, a trade table with
 MarketDataStartIndex / end index pointers, and a numba kernel that loops over every

@@ -1,5 +1,5 @@
 #pragma once
-// The `atc` strategy (seed 002, "adaptive trend classification"): six moving averages of the
+// The `atc` strategy (adaptive trend classification): six moving averages of the
 // close (EMA, HMA, WMA, DEMA, LSMA, KAMA) at nine lengths each, a persistent crossover signal
 // per average, a first layer that weights each type's nine signals by their own equity
 // curves, a second layer that weights the six types' signals by theirs, and a long / short /

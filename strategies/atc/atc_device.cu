@@ -3,7 +3,7 @@
 // by strategies/symbol_aggregate.hpp's function (strategies/device/symbol_aggregate.cuh).
 //
 // Data: the closes and returns of all symbols, contiguous, with per-symbol offset, length
-// and signal-word offset arrays, uploaded once (seed 002's "true batch" layout: one launch
+// and signal-word offset arrays, uploaded once (the "true batch" layout of the ATC specification: one launch
 // covers every symbol).
 //
 // One batch:

@@ -1,4 +1,4 @@
-// The atc strategy in the registry (strategies/registry.hpp): seed 002's adaptive trend
+// The atc strategy in the registry (strategies/registry.hpp): the adaptive trend
 // classification over a data set of one or more symbols.
 #include "strategies/atc/atc_export.hpp"
 #include "strategies/atc/atc_strategy.hpp"
@@ -45,7 +45,7 @@ std::vector<Sample> samples(const SampleData& d) {
 void register_atc(Registry& registry) {
   StrategyEntry e;
   e.name = "atc";
-  e.summary = "seed 002's adaptive trend classification: 54 moving-average crossovers weighted in two layers";
+  e.summary = "adaptive trend classification (ATC): 54 moving-average crossovers weighted in two layers";
   e.params = atc_params();
   e.symbols = true;
   e.subsets = true;

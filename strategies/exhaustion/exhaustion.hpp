@@ -1,5 +1,5 @@
 #pragma once
-// The `exhaustion` strategy (seed 000): per-bar indicators, the signal test and the trade
+// The `exhaustion` (seller-exhaustion) strategy: per-bar indicators, the signal test and the trade
 // walk, written ONCE as TPEOPT_HD code and used by the CPU reference
 // (exhaustion_strategy.cpp) and the CUDA kernels (exhaustion_device.cu).
 // docs/strategies.md, section "exhaustion", states the same rules in prose.

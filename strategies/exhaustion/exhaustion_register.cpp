@@ -1,5 +1,5 @@
-// The exhaustion strategy in the registry (strategies/registry.hpp): seed 000's candle
-// strategy over one series or a data set of several symbols.
+// The exhaustion strategy in the registry (strategies/registry.hpp): the seller-exhaustion
+// candle strategy over one series or a data set of several symbols.
 #include "strategies/candle_settings.hpp"
 #include "strategies/exhaustion/exhaustion_export.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
@@ -56,7 +56,7 @@ void register_exhaustion(Registry& registry) {
   StrategyEntry e;
   e.name = "exhaustion";
   e.summary =
-      "seed 000's exhaustion entries: EMA trend filter, volume and true-range z-scores, ATR stop, target, time exit";
+      "seller-exhaustion longs in a downtrend: EMA trend filter, volume and true-range z-scores, ATR stop, target, time exit";
   e.params = exhaustion_params();
   e.symbols = true;
   e.subsets = true;

@@ -1,5 +1,5 @@
 #pragma once
-// The per-trade logic of the trade_filter strategy (seed 001; docs/strategies.md, "trade_filter"), written once
+// The per-trade logic of the trade_filter strategy (docs/strategies.md, "trade_filter"), written once
 // as TPEOPT_HD code for the CPU reference, the CPU grid search and the CUDA kernels.
 //
 // Parity guarantee (docs/design.md, "Parity: CPU == CUDA"): every function here gives the same bits on

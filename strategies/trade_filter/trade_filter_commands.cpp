@@ -1,6 +1,6 @@
 // trade_filter's subcommands of `tpeopt data` (the registry's add_data_commands): `prepare`
 // turns market CSVs and a trade log into one binary cache, `generate` writes realistic
-// synthetic inputs in the same formats (seed 001).
+// synthetic inputs in the same formats (io/trade_log_csv.hpp, io/market_data_csv.hpp).
 #include <chrono>
 #include <iostream>
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-// The prepared data of the trade_filter strategy (seed 001): a trade log whose trades
+// The prepared data of the trade_filter strategy: a trade log whose trades
 // carry their entry metrics and the return path of their price window. Built once by
 // trade_filter_prepare.hpp, stored by trade_filter_cache.hpp (this folder), shared
 // read-only by the CPU reference and the CUDA kernels (the device keeps only the trade

@@ -1,6 +1,6 @@
 #pragma once
 // Builds the trade_filter data (strategies/trade_filter/trade_filter_data.hpp) from
-// seed 001's CSV inputs (io/market_data_csv.hpp, io/trade_log_csv.hpp).
+// the trade log and per-second market-data CSVs (io/market_data_csv.hpp, io/trade_log_csv.hpp).
 //
 // Window of a trade: `start` is the first market row of its ticker with date-time >=
 // entry, `end` the last with date-time <= exit, both on the trade's date. Trades of

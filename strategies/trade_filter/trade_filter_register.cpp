@@ -1,4 +1,4 @@
-// The trade_filter strategy in the registry (strategies/registry.hpp): seed 001's trade-log
+// The trade_filter strategy in the registry (strategies/registry.hpp): the trade-log
 // filter, with its exact grid search and its `tpeopt data` subcommands.
 #include <fmt/format.h>
 
@@ -83,7 +83,7 @@ std::vector<Sample> samples(const SampleData& d) {
 void register_trade_filter(Registry& registry) {
   StrategyEntry e;
   e.name = "trade_filter";
-  e.summary = "seed 001's trade-log filter: entry-metric minimums, take profit and stop loss replayed on price paths";
+  e.summary = "trade-log filter: entry-metric minimums, take profit and stop loss replayed on price paths";
   e.params = trade_filter_params();
   e.subsets = true;
   e.parse = parse;

@@ -15,7 +15,7 @@ namespace tpeopt::strategies {
 /// likewise) are required.
 const ParamList& trade_filter_params();
 
-/// The `trade_filter` strategy (seed 001; semantics in docs/strategies.md): the
+/// The `trade_filter` strategy (a trade-log filter; semantics in docs/strategies.md): the
 /// parameters filter a trade log by entry metrics and replace each kept trade's exit by
 /// a take profit and a stop loss replayed against its price path. Score: the exact
 /// (fixed-point) total percent return of the kept trades. Metrics: kept, wins, losses.

@@ -1,4 +1,4 @@
-// [gpu]: filling the device (docs/benchmarks.md, "GPU fill") changes no bit. The exhaustion walks cut into
+// [gpu]: filling the device (docs/benchmarks.md, "exhaustion on the GPU") changes no bit. The exhaustion walks cut into
 // segments and stitched equal the CPU reference (forced cuts, from 2 to more segments than
 // bars allow, and segments with too little room for their trades; EMAs of new spans on the
 // host and on the device); batches in flight on

@@ -1,4 +1,4 @@
-// The atc strategy (seed 002) on the CPU: each moving average against values worked out by
+// The atc strategy (adaptive trend classification) on the CPU: each moving average against values worked out by
 // hand on a short series, the crossover signal, the two layers and the position rules on
 // crafted inputs, parameter checks, and multi-symbol results equal to the concatenation of
 // one-symbol runs under every aggregate.
@@ -301,7 +301,7 @@ TEST_CASE("atc: one symbol scores like its own objective, and trials trade", "[c
     traded += m[atc::kMTrades] > 0 ? 1 : 0;
   }
   CHECK(traded >= 8);
-  // The seed's settings (the defaults) trade too.
+  // The specification's settings (the defaults) trade too.
   const auto d = s.param_defaults();
   std::vector<double> m(atc::kNumMetrics);
   s.evaluate(d.data(), m.data());
