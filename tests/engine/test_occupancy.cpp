@@ -203,6 +203,9 @@ class ScriptedExecutor final : public engine::Executor {
     // What the CUDA executor reports of the spans' union: batch 1 follows an unmeasured batch
     // and adds its whole span, each later one the 10 of its 15 ms that the previous left.
     r.timings.sm_new_span_ms = q.batch_index == 0 ? 0.0 : q.batch_index == 1 ? 100.0 : 100.0 * 10.0 / 15.0;
+    // And of the device-wide busy time: each later batch's 60 SM-ms overlap the previous
+    // batch's for a third, which the device counts once.
+    r.timings.sm_union_busy_ms = q.batch_index == 0 ? 0.0 : q.batch_index == 1 ? 60.0 : 40.0;
     return r;
   }
 
@@ -250,9 +253,11 @@ TEST_CASE("pipeline: overlapping batches' exec_ms add up to the device's busy ti
   }
   CHECK(summary.exec_ms == Approx(45.0));
   CHECK(std::isnan(obs.rows[0].device_occupancy));
-  // The run's figure divides by the union of the spans: 180 SM-ms busy over 100 + 2 x 66.7.
+  // The run's figure is the device-wide busy time over the union of the spans: 60 + 2 x 40
+  // SM-ms over 100 + 2 x 66.7.
+  CHECK(summary.sm_busy_ms == Approx(140.0));
   CHECK(summary.sm_span_ms == Approx(100.0 + 2 * 100.0 * 10.0 / 15.0));
-  CHECK(engine::occupancy_fraction(summary.sm_busy_ms, summary.sm_span_ms) == Approx(180.0 / (100.0 + 400.0 / 3.0)));
+  CHECK(engine::occupancy_fraction(summary.sm_busy_ms, summary.sm_span_ms) == Approx(0.6));
 }
 
 TEST_CASE("occupancy probe: a batch's uncovered span counts what earlier batches' spans left", "[cpu][occupancy]") {
