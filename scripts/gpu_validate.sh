@@ -12,6 +12,8 @@
 #   selection    the selection-bias statistics of a run on the CPU and on CUDA: the same numbers
 #   plant        tests/plants/twin_entry_rule.patch applied, rebuilt: [gpu][conformance] must fail
 #   robust       bench/robust/holdout_selection.py on CUDA (ROBUST_TRIALS, ROBUST_BATCH, ROBUST_SEEDS)
+#   robust_cpu   the same on the machine's CPU cores, in the background (ROBUST_JOBS runs at once, one
+#                thread each, 20,000 trials in batches of 1,000); robust_wait waits for it
 set -uo pipefail
 OUT="${OUT:-out}"
 S="$OUT/validate"
@@ -60,6 +62,15 @@ PY
         --trials "${ROBUST_TRIALS:-200704}" --batch "${ROBUST_BATCH:-4096}" --seeds "${ROBUST_SEEDS:-5}" \
         --bars "${ROBUST_BARS:-200000}" --work "$S/robust_gen" --out "$S/robust.jsonl" > "$S/robust.txt" 2>&1
       echo "robust exit $?"; grep -E '^\||^best|^held-out' "$S/robust.txt"; rm -rf "$S/robust_gen" ;;
+    robust_cpu)
+      (timeout "${ROBUST_TIMEOUT:-400}" python3 bench/robust/holdout_selection.py --tpeopt "$B/apps/tpeopt" \
+        --executor cpu --trials 20000 --batch 1000 --seeds "${ROBUST_SEEDS:-5}" --jobs "${ROBUST_JOBS:-12}" \
+        --bars "${ROBUST_BARS:-40000}" --work /tmp/robust_cpu_gen --out "$S/robust_cpu.jsonl" > "$S/robust_cpu.txt" 2>&1;
+       echo "robust_cpu exit $?" >> "$S/robust_cpu.txt") &
+      ROBUST_CPU_PID=$! ;;
+    robust_wait)
+      wait "${ROBUST_CPU_PID:-0}" 2>/dev/null; tail -1 "$S/robust_cpu.txt"
+      grep -E '^\||^best|^held-out' "$S/robust_cpu.txt" ;;
   esac
 done
 tar -czf "$OUT/validate.tar.gz" -C "$OUT" validate && rm -rf "$S"

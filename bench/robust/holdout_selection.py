@@ -64,7 +64,7 @@ def generated_series(tpeopt, work, name, bars):
         cmd = [tpeopt, "data", "generate-candles", "-o", out, "--symbols", "1", "--bars", str(bars),
                "--interval-s", "3600", "--seed", "11" if name == "generated" else "12"]
         if name == "random_walk":
-            cmd += ["--no-edge"]
+            cmd += ["--edge", "none"]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return path
 
