@@ -38,7 +38,7 @@ for step in "$@"; do
       echo "folds exit $?"; grep -E '^\|' "$S/folds.txt" ;;
     selection)
       for ex in cpu cuda; do
-        "$B/apps/tpeopt" run -c examples/exhaustion_eurusd_holdout.json --executor "$ex" -q --out "$S/sel_$ex" \
+        "$B/apps/tpeopt" run -c examples/exhaustion_eurusd.json --executor "$ex" -q --out "$S/sel_$ex" \
           > "$S/sel_$ex.log" 2>&1; echo "$ex exit $?: $(grep -E '^selection bias' "$S/sel_$ex.log")"
         rm -f "$S/sel_$ex/trials.csv" "$S/sel_$ex/journal.bin"
       done
@@ -63,7 +63,8 @@ PY
         --bars "${ROBUST_BARS:-200000}" --work "$S/robust_gen" --out "$S/robust.jsonl" > "$S/robust.txt" 2>&1
       echo "robust exit $?"; grep -E '^\||^best|^held-out' "$S/robust.txt"; rm -rf "$S/robust_gen" ;;
     robust_cpu)
-      (timeout "${ROBUST_TIMEOUT:-400}" python3 bench/robust/holdout_selection.py --tpeopt "$B/apps/tpeopt" \
+      cp "$B/apps/tpeopt" /tmp/tpeopt-robust  # a later step may relink the build's own
+      (timeout "${ROBUST_TIMEOUT:-400}" python3 bench/robust/holdout_selection.py --tpeopt /tmp/tpeopt-robust \
         --executor cpu --trials 20000 --batch 1000 --seeds "${ROBUST_SEEDS:-5}" --jobs "${ROBUST_JOBS:-12}" \
         --bars "${ROBUST_BARS:-40000}" --work /tmp/robust_cpu_gen --out "$S/robust_cpu.jsonl" > "$S/robust_cpu.txt" 2>&1;
        echo "robust_cpu exit $?" >> "$S/robust_cpu.txt") &
