@@ -190,7 +190,10 @@ TPEOPT_HD_INLINE bool take_profit_hit(const Bars& b, const Params& p, const Posi
 /// The position exits at bar j (entry_bar < j <= n - 1): a stop triggers or the fast EMA
 /// crossed below the slow one at j - 1. exit_reason(j) != kNoExit exactly when this holds.
 TPEOPT_HD_INLINE bool exits_at(const Bars& b, const Params& p, const TrialSeries& t, const Position& pos, int j) {
-  return stop_loss_hit(b, p, pos, j) | take_profit_hit(b, p, pos, j) | is_cross_below(t, j - 1);
+  // All three are evaluated and or-ed bitwise, without a branch per test (one path on the device).
+  const bool stop_loss = stop_loss_hit(b, p, pos, j), take_profit = take_profit_hit(b, p, pos, j);
+  const bool cross_below = is_cross_below(t, j - 1);
+  return stop_loss | take_profit | cross_below;
 }
 
 /// Why the position exits at bar j, or kNoExit: the stop-loss before the take-profit
