@@ -58,6 +58,7 @@
 #include "io/candles_generator.hpp"
 #include "strategies/atc/atc_device.hpp"
 #include "strategies/atc/atc_strategy.hpp"
+#include "tests/support/bits.hpp"
 #include "tests/support/slot_space.hpp"
 #include "tpe/search_space.hpp"
 
@@ -66,7 +67,7 @@ namespace atc = strategies::atc;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using testing::same_bits;  // the parity check's (CUDA builds); an unused inline is no warning
 
 /// Random rows: lengths 2..max_len per type, robustness 0..4, lambda 0..1, decay 0..0.2,
 /// thresholds around +-0.1, cutout 0..50, fees 0..10 bp.

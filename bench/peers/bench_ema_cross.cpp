@@ -172,7 +172,9 @@ engine::BatchRequest request(const std::vector<double>& params) {
   return r;
 }
 
+#ifdef TPEOPT_WITH_CUDA  // the parity check's
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+#endif
 
 struct TradeRecord {
   std::int32_t set, signal_bar, entry_bar, exit_bar, reason, pad;
@@ -276,6 +278,7 @@ Row time_cpu(const Workload& w, unsigned threads, int repeats, engine::BatchResu
   return row;
 }
 
+#ifdef TPEOPT_WITH_CUDA  // the GPU's timings and its parity check with the CPU
 /// Scores, violations and metrics of every set bit for bit; the number of differing sets.
 std::size_t count_differing(const engine::BatchResult& a, const engine::BatchResult& b) {
   std::size_t d = 0;
@@ -290,7 +293,6 @@ std::size_t count_differing(const engine::BatchResult& a, const engine::BatchRes
   return d;
 }
 
-#ifdef TPEOPT_WITH_CUDA
 Row time_cuda(const Workload& w, int repeats, engine::BatchResult* first_result) {
   Row row{w.name, "cuda", w.candles.size(), w.params.size() / ec::kNumSlots, 1e300, 1e300, 1e300, 0.0};
   const strategies::EmaCrossStrategy s(w.candles, {});

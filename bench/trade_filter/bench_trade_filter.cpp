@@ -37,9 +37,9 @@
 #include <CLI/CLI.hpp>
 
 #include "common/worker_pool.hpp"
+#include "config/study_config.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "config/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_generator.hpp"
@@ -97,6 +97,7 @@ const char* kSeedGrid =
   "min_adx28": [0, 20, 30], "min_adx14": [0, 20, 30], "min_adx7": [0, 20, 30],
   "target_pct": [0.2, 0.3, 0.4, 0.5], "stop_pct": [-0.5, -0.4, -0.3]})";
 
+#ifdef TPEOPT_WITH_CUDA  // the GPU's workloads
 const char* kContinuous = R"({"min_volatility": {"type": "float", "low": 0, "high": 0.8},
   "min_ratio": {"type": "float", "low": 0, "high": 1.1}, "min_adx28": {"type": "float", "low": 0, "high": 35},
   "min_adx14": {"type": "float", "low": 0, "high": 35}, "min_adx7": {"type": "float", "low": 0, "high": 35},
@@ -107,6 +108,7 @@ std::string list(int n, double low, double step) {
   for (int i = 0; i < n; ++i) s += fmt::format("{}{:.6g}", i ? ", " : "", low + step * i);
   return s + "]";
 }
+#endif
 
 }  // namespace
 
