@@ -11,7 +11,7 @@ command -v clang++ >/dev/null || { apt-get update -qq && apt-get install -y -qq 
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DFMT_HEADER_ONLY
        -I"$root" -isystem /usr/include/readerwriterqueue)
 common_src=("$root"/common/error.cpp "$root"/common/digest.cpp "$root"/tpe/search_space.cpp
-            "$root"/io/json_fields.cpp "$root"/io/study_config.cpp)
+            "$root"/io/json_fields.cpp "$root"/config/study_config.cpp)
 declare -A sources=(
   [config]="$root/fuzz/fuzz_config.cpp"
 )

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of tpeopt from Debian's packages.
 # Idempotent; run as root (or with sudo available). The CUDA toolkit is optional:
-# when nvcc is on PATH the CUDA executor is built too.
+# when nvcc is on PATH the CUDA executor is built too. clang (Debian's Clang 14) builds
+# CI's second configuration and the fuzzers (scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build git
+  clang
   libfmt-dev nlohmann-json3-dev libboost-random-dev
   libreaderwriterqueue-dev
   catch2 libcli11-dev
@@ -29,7 +31,9 @@ else
   echo "setup: all Debian packages present"
 fi
 
-if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+if [ "${TPEOPT_CUDA:-AUTO}" = OFF ]; then
+  echo "setup: TPEOPT_CUDA=OFF; building the CPU executor only"
+elif command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: CUDA toolkit found; the CUDA executor will be built"
 else
   echo "setup: no CUDA toolkit; building the CPU executor only"

@@ -216,7 +216,9 @@ void GoodSetModel::recombine(TrialEngine& engine, double* out) const {
       mutate(c);
       mutated = true;
     }
-  if (!mutated) mutate(boost::random::uniform_int_distribution<std::size_t>(0, nc - 1)(engine));
+  // A child that no draw mutated gets one code mutated; a space of single-valued axes has no
+  // code (uniform_int_distribution(0, nc - 1) would then pick from the whole size_t range).
+  if (!mutated && nc > 0) mutate(boost::random::uniform_int_distribution<std::size_t>(0, nc - 1)(engine));
 }
 
 }  // namespace tpeopt::tpe

@@ -6,7 +6,11 @@
 
 namespace tpeopt::tpe {
 
-std::uint64_t grid_points(const Axis& a) { return a.kind == Axis::Kind::Categorical ? a.n_choices() : a.n_steps(); }
+std::uint64_t grid_points(const Axis& a) {
+  if (a.kind == Axis::Kind::Categorical) return a.n_choices();
+  // A range with low == high is one point, stepped or not (what every other sampler gives it).
+  return a.low == a.high ? 1 : a.n_steps();
+}
 
 std::string grid_axis_error(const Axis& a) {
   return fmt::format("params.{}: a grid needs a list of values or a stepped range", a.name);

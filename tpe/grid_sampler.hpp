@@ -8,7 +8,8 @@
 namespace tpeopt::tpe {
 
 /// How many values a grid takes on axis `a`: a values list's or a categorical's choices,
-/// or a stepped range's points; 0 for a continuous range, which no grid can enumerate.
+/// a stepped range's points, 1 for a range with low == high; 0 for a continuous range,
+/// which no grid can enumerate.
 std::uint64_t grid_points(const Axis& a);
 
 /// The one message for an axis a grid cannot enumerate (config checks and samplers alike).

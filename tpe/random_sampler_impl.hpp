@@ -18,6 +18,10 @@ double sample_uniform(const Axis& axis, Engine& engine) {
     }
     case Axis::Kind::Int:
     case Axis::Kind::Float:
+      // A single-valued range has its value and takes no draw: boost's uniform_real_distribution
+      // over [a, a] never returns (it redraws until a value falls below its upper bound), and
+      // a one-point uniform_int_distribution takes no draw either.
+      if (axis.low == axis.high) return axis.low;
       if (axis.log) {
         uniform_real_distribution<double> u(std::log(axis.low), std::log(axis.high));
         return axis.snap(std::exp(u(engine)));
@@ -26,7 +30,6 @@ double sample_uniform(const Axis& axis, Engine& engine) {
         uniform_int_distribution<std::uint64_t> pick(0, axis.n_steps() - 1);
         return axis.snap(axis.low + static_cast<double>(pick(engine)) * axis.step);
       }
-      if (axis.low == axis.high) return axis.low;
       return uniform_real_distribution<double>(axis.low, axis.high)(engine);
   }
   return axis.low;

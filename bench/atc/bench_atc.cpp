@@ -58,6 +58,7 @@
 #include "io/candles_generator.hpp"
 #include "strategies/atc/atc_device.hpp"
 #include "strategies/atc/atc_strategy.hpp"
+#include "tests/support/bits.hpp"
 #include "tests/support/slot_space.hpp"
 #include "tpe/search_space.hpp"
 
@@ -65,6 +66,8 @@ using namespace tpeopt;
 namespace atc = strategies::atc;
 
 namespace {
+
+using testing::same_bits;  // the parity check's (CUDA builds); an unused inline is no warning
 
 /// Random rows: lengths 2..max_len per type, robustness 0..4, lambda 0..1, decay 0..0.2,
 /// thresholds around +-0.1, cutout 0..50, fees 0..10 bp.
@@ -105,8 +108,6 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 #ifdef TPEOPT_WITH_CUDA
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
 /// Trials of `params` (the first n) whose GPU per-symbol rows or aggregates differ from the CPU's.
 std::size_t check_parity(const strategies::AtcStrategy& s, const std::vector<double>& params, std::size_t n) {
   const auto g = gpu::gpu_atc_evaluate(s, params.data(), n);

@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "config/study_config.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "io/candles_csv.hpp"
-#include "config/study_config.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "study/study.hpp"
@@ -385,8 +385,7 @@ TEST_CASE("ema_cross: trades equal vectorbt's on the real data (300 random param
     if (kind == "data") {
       std::size_t bars = 0;
       ss >> file >> bars;
-      s = std::make_unique<strategies::EmaCrossStrategy>(io::read_candles_csv(tpeopt::testing::data_dir() + "/" +
-                                                                              file),
+      s = std::make_unique<strategies::EmaCrossStrategy>(io::read_candles_csv(tpeopt::testing::data_dir() + "/" + file),
                                                          strategies::EmaCrossOptions{});
       REQUIRE(static_cast<std::size_t>(s->n_bars()) == bars);
       continue;

@@ -83,6 +83,27 @@ ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::mi
   return finish(pid, out);
 }
 
+ProcessResult run_process_within(const std::vector<std::string>& args, std::chrono::milliseconds limit) {
+  const std::string out = output_file_name();
+  const pid_t pid = spawn(args, out);
+  const auto end = std::chrono::steady_clock::now() + limit;
+  bool timed_out = false;
+  for (;;) {
+    // WNOWAIT leaves the child to be reaped by finish(): its pid is not reused meanwhile.
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) break;
+    if (std::chrono::steady_clock::now() >= end) {
+      kill(pid, SIGKILL);
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ProcessResult r = finish(pid, out);
+  r.timed_out = timed_out;
+  return r;
+}
+
 std::string cli_path() { return TPEOPT_CLI_PATH; }
 
 ProcessResult run_cli(std::vector<std::string> args) {

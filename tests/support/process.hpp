@@ -7,14 +7,18 @@
 namespace tpeopt::testing {
 
 struct ProcessResult {
-  int exit_code = -1;   ///< exit status, or -1 when killed by a signal
-  int signal = 0;       ///< the signal that ended it, if any
-  std::string output;   ///< stdout and stderr together
-  long max_rss_kb = 0;  ///< the process's peak resident memory (getrusage of the child)
+  int exit_code = -1;      ///< exit status, or -1 when killed by a signal
+  int signal = 0;          ///< the signal that ended it, if any
+  std::string output;      ///< stdout and stderr together
+  long max_rss_kb = 0;     ///< the process's peak resident memory (getrusage of the child)
+  bool timed_out = false;  ///< run_process_within killed it (SIGKILL) at its time limit
 };
 
 /// Runs `args` (args[0] = the program) to completion.
 ProcessResult run_process(const std::vector<std::string>& args);
+
+/// Runs `args` to completion, or SIGKILLs it once it has run `limit` (then timed_out is set).
+ProcessResult run_process_within(const std::vector<std::string>& args, std::chrono::milliseconds limit);
 
 /// A process started and not yet waited for.
 struct RunningProcess {
