@@ -89,6 +89,14 @@ def test_run_and_backtest_equal_the_command_line(tmp_path, name, example):
     cli = cli_path()
     if cli is not None:
         assert study.digest == cli_digest(cli, "--config", str(path), "--out", str(tmp_path / "cli"), *FLAGS)
+        # The selection-bias statistics too (all but the seconds the pass took).
+        cli_selection = json.loads((tmp_path / "cli" / "summary.json").read_text())["selection_bias"]
+        py_selection = study.selection_bias
+        for s in (cli_selection, py_selection):
+            s.pop("seconds", None)
+        assert py_selection == cli_selection
+    selection = study.selection_bias
+    assert selection["verdict"] if selection["available"] else selection["why_not"]
 
     # The best trial backtested again scores as in the run (a hold-out run scores the
     # in-sample part, so only the full-data examples are compared), with its trades.

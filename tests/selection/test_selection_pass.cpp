@@ -134,7 +134,7 @@ TEST_CASE("selection pass: a strategy that cannot be split says why, and the run
   const NoiseWalk whole(0.0, false);
   const engine::SelectionBias s = run_and_pass(whole, 300, {});
   CHECK_FALSE(s.unavailable.empty());
-  CHECK(s.unavailable.find("cannot be scored per time fold") != std::string::npos);
+  CHECK(s.unavailable.find("cannot be split into folds") != std::string::npos);
   CHECK(engine::selection_bias_line(s).starts_with("selection bias: not available: "));
   CHECK_FALSE(s.dsr);
   CHECK_FALSE(s.cscv);
