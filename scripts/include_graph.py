@@ -84,8 +84,8 @@ def find_cycle(edges):
 
 
 def order_key(room):
-    rooms = ["common", "tpe", "io", "strategies", "config", "engine", "gpu", "scaleout", "study", "storage",
-             "reports", "apps"]
+    rooms = ["common", "tpe", "selection", "io", "strategies", "config", "engine", "gpu", "scaleout", "study",
+             "storage", "reports", "apps"]
     return rooms.index(room) if room in rooms else len(rooms)
 
 
