@@ -2,7 +2,8 @@
 // of its registry samples on the bundled real data: the CUDA executor's scores, violations
 // and metrics equal the CPU executor's bit for bit (two launch configurations, and a batch
 // cut into device parts), on the whole data and on the parts of data subsets (a hold-out's
-// in-sample part and a 4-slice halving rung) where the strategy declares them; its trades and
+// in-sample part and a 4-slice halving rung) where the strategy declares them, and folded
+// (the worst of 4 folds, with an embargo) where it can be split; its trades and
 // per-symbol results from the GPU equal the CPU's; and a trial scores the same bits on the
 // device alone, in a batch and in the batch reversed (tests/support/trial_order.hpp). No test
 // is written per strategy.
@@ -60,6 +61,9 @@ TEST_CASE("conformance: every strategy's CUDA twin scores its samples as the CPU
     const io::StudyConfig config = tpeopt::testing::conformance_study(c);
     const auto strategy = engine::make_strategy(config);
     require_same_on_gpu(config, *strategy, 21);
+    // Folds, where the strategy can be split: the worst of 4 folds with an embargo.
+    if (const auto folded = tpeopt::testing::folded_or_null(*strategy, 4, 5, {strategies::AcrossFolds::Rule::Min}))
+      require_same_on_gpu(config, *folded, 24);
     if (!c.entry->subsets) continue;
     // The in-sample part of a hold-out, and the first 2 of 4 halving slices.
     const io::StudyConfig holdout = tpeopt::testing::conformance_study(c, {{"data", {{"holdout", 0.3}}}});

@@ -6,6 +6,9 @@
 //  - with data subsets (StrategyEntry::subsets): the whole data as one part scores as the
 //    strategy itself, bit for bit; a hold-out study and a halving study run, pipelined ==
 //    serial, and the hold-out's out-of-sample scores are the out-of-sample part's own;
+//  - with folds (Strategy::with_folds), where it can be split: rule All keeps its bits, rule
+//    Min scores the worst fold, an embargo changes only the folds' columns, and a folded study
+//    from data.folds / objective.across_folds runs pipelined == serial;
 //  - with a trade export: one list per symbol, as many trades as the metric that counts them
 //    says (`trades`, or the entry's count_metric), each with a return column.
 // Two more checks of meaning have files of their own: future invariance (the data changed after
@@ -211,6 +214,55 @@ TEST_CASE("conformance: every strategy whose metrics count trades exports them",
     CHECK(std::find(columns.begin(), columns.end(), "return") != columns.end());
     CHECK(std::find(names.begin(), names.end(), c.entry->trades.count_metric) != names.end());
   }
+}
+
+TEST_CASE("conformance: folds, where a strategy can be split into them", "[cpu][conformance][folds]") {
+  using Rule = strategies::AcrossFolds::Rule;
+  std::set<std::string> split, unsplit;
+  for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
+    CAPTURE(c.label);
+    const io::StudyConfig config = tpeopt::testing::conformance_study(c);
+    const auto strategy = engine::make_strategy(config);
+    const auto all = tpeopt::testing::folded_or_null(*strategy, 4, 0, {Rule::All});
+    if (!all) {
+      unsplit.insert(c.label);
+      continue;
+    }
+    split.insert(c.label);
+    const auto worst = tpeopt::testing::folded_or_null(*strategy, 4, 5, {Rule::Min});
+    REQUIRE(worst);
+    const std::size_t M = strategy->metric_names().size(), K = 4;
+    REQUIRE(all->metric_names().size() == M + 4 * K);
+    const auto batch = tpeopt::testing::random_batch(config, 24, 12);
+    for (std::size_t i = 0; i < batch.n_trials; ++i) {
+      CAPTURE(i);
+      const auto slots = slots_of(config, *strategy, batch, i);
+      std::vector<double> plain(M), folded(M + 4 * K), embargoed(M + 4 * K);
+      const auto a = strategy->evaluate(slots.data(), plain.data());
+      const auto b = all->evaluate(slots.data(), folded.data());
+      const auto w = worst->evaluate(slots.data(), embargoed.data());
+      // Rule All keeps the strategy's own bits; the fold columns are extra.
+      CHECK(same_bits(a.score, b.score));
+      CHECK(same_bits(a.violation, b.violation));
+      CHECK(same_bits(plain, std::vector<double>(folded.begin(), folded.begin() + M)));
+      // Rule Min scores the worst fold, and an embargo changes the folds' columns only.
+      double lowest = embargoed[M];
+      for (std::size_t k = 1; k < K; ++k) lowest = std::min(lowest, embargoed[M + 4 * k]);
+      CHECK(same_bits(w.score, lowest));
+      CHECK(same_bits(plain, std::vector<double>(embargoed.begin(), embargoed.begin() + M)));
+      // A fold's observations are no more with an embargo than without.
+      for (std::size_t k = 0; k < K; ++k) CHECK(embargoed[M + 4 * k + 1] <= folded[M + 4 * k + 1]);
+    }
+    // A folded study from the config's keys: pipelined == serial.
+    const io::StudyConfig study = tpeopt::testing::conformance_study(
+        c, {{"data", {{"folds", 4}, {"embargo", 5}}}, {"objective", {{"across_folds", "min"}, {"min_trades", 0}}}});
+    tpeopt::testing::require_identical(run(study, *engine::make_strategy(study), false).result,
+                                       run(study, *engine::make_strategy(study), true).result);
+  }
+  // Which registered strategies score folds (docs/will-it-hold-up.md lists them).
+  INFO("split into folds: " << fmt::format("{}", fmt::join(split, ", ")));
+  INFO("cannot be split: " << fmt::format("{}", fmt::join(unsplit, ", ")));
+  CHECK(!split.empty());
 }
 
 TEST_CASE("conformance: data subsets, where a strategy declares them", "[cpu][conformance][subsets]") {

@@ -25,6 +25,7 @@
 #include "study/data_subsets.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
+#include "support/conformance.hpp"
 #include "support/files.hpp"
 #include "support/identical_runs.hpp"
 #include "support/paths.hpp"
@@ -36,6 +37,7 @@
 using namespace tpeopt;
 using strategies::AcrossFolds;
 using strategies::FoldSpec;
+using tpeopt::testing::equal_folds;
 using tpeopt::testing::same_bits;
 using Rule = AcrossFolds::Rule;
 
@@ -90,14 +92,6 @@ Evaluated evaluate(const strategies::Strategy& s, const std::vector<double>& slo
   e.metrics.resize(s.metric_names().size());
   e.score = s.evaluate(slots.data(), e.metrics.data());
   return e;
-}
-
-/// K equal folds of atoms [begin, end).
-FoldSpec equal_folds(std::size_t begin, std::size_t end, std::size_t K, std::size_t embargo = 0) {
-  FoldSpec f;
-  f.embargo = embargo;
-  for (std::size_t k = 0; k <= K; ++k) f.edges.push_back(begin + (end - begin) * k / K);
-  return f;
 }
 
 /// The column of metric `name`.

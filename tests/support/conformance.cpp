@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <string>
+
+#include "common/error.hpp"
 
 #include "io/candle_set.hpp"
 #include "io/candles_csv.hpp"
@@ -94,6 +97,24 @@ engine::BatchRequest random_batch(const io::StudyConfig& config, std::size_t n, 
   r.values.resize(std::max<std::size_t>(1, n * r.n_axes));
   sampler.ask(0, n, r.values.data());
   return r;
+}
+
+strategies::FoldSpec equal_folds(std::size_t begin, std::size_t end, std::size_t K, std::size_t embargo) {
+  strategies::FoldSpec f;
+  f.embargo = embargo;
+  for (std::size_t k = 0; k <= K; ++k) f.edges.push_back(begin + (end - begin) * k / K);
+  return f;
+}
+
+std::unique_ptr<strategies::Strategy> folded_or_null(const strategies::Strategy& strategy, std::size_t K,
+                                                     std::size_t embargo, const strategies::AcrossFolds& rule) {
+  if (strategy.n_atoms() == 0) return nullptr;  // no time atoms: nothing to cut
+  try {
+    return strategy.with_folds(equal_folds(0, strategy.n_atoms(), K, embargo), rule);
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("cannot be split into folds") == std::string::npos) throw;
+    return nullptr;
+  }
 }
 
 }  // namespace tpeopt::testing

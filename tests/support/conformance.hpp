@@ -10,6 +10,8 @@
 
 #include "engine/messages.hpp"
 #include "config/study_config.hpp"
+#include "strategies/folds.hpp"
+#include "strategies/strategy.hpp"
 #include "strategies/registry.hpp"
 
 namespace tpeopt::testing {
@@ -32,5 +34,15 @@ io::StudyConfig conformance_study(const ConformanceCase& c, const io::Json& patc
 
 /// n trials of the study's space drawn by its sampler (seeded: the same every time).
 engine::BatchRequest random_batch(const io::StudyConfig& config, std::size_t n, std::uint64_t seed);
+
+/// K equal folds of atoms [begin, end), with `embargo` atoms after each boundary.
+strategies::FoldSpec equal_folds(std::size_t begin, std::size_t end, std::size_t K, std::size_t embargo = 0);
+
+/// `strategy` scoring `K` equal folds of its atoms with `embargo` and `rule`
+/// (Strategy::with_folds), or null when the strategy cannot be split into folds (its
+/// with_folds refuses with the documented "cannot be split into folds" error; any other
+/// error is rethrown).
+std::unique_ptr<strategies::Strategy> folded_or_null(const strategies::Strategy& strategy, std::size_t K,
+                                                     std::size_t embargo, const strategies::AcrossFolds& rule);
 
 }  // namespace tpeopt::testing
