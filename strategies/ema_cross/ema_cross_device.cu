@@ -15,7 +15,8 @@
 //      same first bar as the CPU's bar-by-bar scan, so trades and scores are identical. The one-thread-per-trial kernel (bar by
 //      bar, SequentialFinder) is kept for parity tests.
 // A batch whose distinct spans do not fit in the cache is split into parts of consecutive
-// trials (same results). No atomics; each trial's sums run in trade order.
+// trials (same results). No atomics; each trial's sums run in trade order. With folds
+// (Strategy::with_folds) lane 0 also adds each trade to its fold's sums, in global scratch.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -164,6 +165,13 @@ struct Launch {
   ec::Trade* trades;               ///< record pass: output
   Warmer sink;
   OccupancyProbe probe;  ///< the batch's (strategies/device/occupancy.hpp)
+  int n_metrics;         ///< metrics per trial: ec::kNumMetrics, then the fold columns
+  // Folds (Strategy::with_folds): lane 0 also adds each trade to the fold of its entry bar, in
+  // scratch (folds.n summaries and sums of squares per trial of the part, in launch order).
+  strategies::FoldBars folds;  ///< n = 0: no folds
+  strategies::FoldRule rule;
+  ec::Summary* fold_sums;
+  double* fold_sumsq;
 };
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
@@ -186,11 +194,15 @@ __global__ void trial_kernel(Launch L) {
   ec::Summary sum;
   ec::BlockedScore blocked;
   long long out = kRecord ? L.trade_offsets[tp.trial] : 0;
+  const strategies::FoldView<ec::Summary> folds{L.fold_sums + local * L.folds.n, L.fold_sumsq + local * L.folds.n};
+  if (L.folds.n > 0 && lane == 0) strategies::reset_folds(folds, L.folds.n);
   auto on_trade = [&](const ec::Trade& tr) {
     ec::add_trade(sum, tr);  // every lane keeps the same summary (uniform control flow)
     if constexpr (kBlocked) ec::add_trade(blocked.block, tr);
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
+    if (L.folds.n > 0 && lane == 0)  // as the CPU reference adds it (EmaCrossStrategy::evaluate)
+      strategies::add_fold_trade(folds, L.folds, tr.entry_bar, tr.ret, [&](ec::Summary& f) { ec::add_trade(f, tr); });
   };
   auto walk = [&](const ec::Bars& bars) {
     if constexpr (kWarp) {
@@ -214,10 +226,17 @@ __global__ void trial_kernel(Launch L) {
     double m[ec::kNumMetrics];
     double violation = 0.0;
     const double score = ec::finish(sum, L.objective, L.min_trades, m, &violation);
-    L.scores[tp.trial] = kBlocked ? blocked.score : score;
+    double* metrics = L.metrics + static_cast<std::size_t>(tp.trial) * static_cast<std::size_t>(L.n_metrics);
+    double final_score = kBlocked ? blocked.score : score;
+    if (L.folds.n > 0) {
+      const ec::Objective o = L.objective;
+      final_score = strategies::finish_folds(
+          folds, L.folds.n, L.rule, final_score, [&](const ec::Summary& f) { return ec::objective_value(f, o); },
+          metrics + ec::kNumMetrics);
+    }
+    L.scores[tp.trial] = final_score;
     L.violations[tp.trial] = violation;
-    for (int k = 0; k < ec::kNumMetrics; ++k)
-      L.metrics[static_cast<std::size_t>(tp.trial) * ec::kNumMetrics + k] = m[k];
+    for (int k = 0; k < ec::kNumMetrics; ++k) metrics[k] = m[k];
   }
 }
 
@@ -252,6 +271,13 @@ class EmaCrossDevice final : public DeviceStrategy {
     for (const auto& b : s.blocks()) blocks.push_back(make_int2(b.begin, b.end));
     d_blocks_ = upload(blocks, stream);
     n_blocks_ = static_cast<int>(blocks.size());
+    n_metrics_ = static_cast<int>(s.metric_names().size());
+    if (s.folds().n_folds() > 0) {
+      d_fold_edge_ = upload(s.fold_edges(), stream);
+      d_fold_embargo_end_ = upload(s.fold_embargo_ends(), stream);
+      folds_ = {static_cast<int>(s.folds().n_folds()), d_fold_edge_.data(), d_fold_embargo_end_.data()};
+      rule_ = s.fold_rule();
+    }
     CUDA_CHECK(cudaStreamSynchronize(stream));  // host vectors may go once the copies are done
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -345,10 +371,16 @@ class EmaCrossDevice final : public DeviceStrategy {
 
     // Upload the plan and the device EMA tasks (pageable copies: staged before the call
     // returns). The device buffers grow only after the stream has drained.
+    // The part's fold statistics live after them (scratch; the launches of this twin run one
+    // after another, so the next part rewrites it only after this one's kernel).
+    const auto align = [](std::size_t b) { return (b + 255) / 256 * 256; };
     const std::size_t b_plan = count * sizeof(TrialPlan);
     const std::size_t b_tasks = tasks.size() * sizeof(EmaTask);
-    const std::size_t o_tasks = (b_plan + 255) / 256 * 256;
-    const std::size_t total = o_tasks + b_tasks;
+    const std::size_t o_tasks = align(b_plan);
+    const std::size_t K = static_cast<std::size_t>(folds_.n);
+    const std::size_t o_fold_sums = align(o_tasks + b_tasks);
+    const std::size_t o_fold_sumsq = o_fold_sums + align(count * K * sizeof(ec::Summary));
+    const std::size_t total = o_fold_sumsq + count * K * sizeof(double);
     if (total > d_plan_.capacity()) {
       CUDA_CHECK(cudaStreamSynchronize(stream));
       d_plan_.resize(total);
@@ -388,6 +420,11 @@ class EmaCrossDevice final : public DeviceStrategy {
     L.trades = d_trades;
     L.sink = Warmer{std::numeric_limits<double>::quiet_NaN(), d_sink_.data()};
     L.probe = batch.probe;
+    L.n_metrics = n_metrics_;
+    L.folds = folds_;
+    L.rule = rule_;
+    L.fold_sums = reinterpret_cast<ec::Summary*>(d_plan_.data() + o_fold_sums);
+    L.fold_sumsq = reinterpret_cast<double*>(d_plan_.data() + o_fold_sumsq);
     const bool record = d_trades != nullptr;
     const bool blocked = L.n_blocks > 0;
     int threads = std::max(32, std::min(1024, block_size));
@@ -414,6 +451,10 @@ class EmaCrossDevice final : public DeviceStrategy {
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_sink_;
   DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (docs/strategies.md, "Data subsets")
   int n_blocks_ = 0;
+  int n_metrics_ = ec::kNumMetrics;  ///< the strategy's metrics: with folds, their columns too
+  DeviceBuffer<int> d_fold_edge_, d_fold_embargo_end_;  ///< the strategy's folds in bars (none: empty)
+  strategies::FoldBars folds_{};                         ///< device edges; n = 0: no folds
+  strategies::FoldRule rule_{};
   // The series cache: slots_.slots() series of n_ doubles; slots_ says which span each holds.
   DeviceBuffer<double> pool_;
   SeriesSlots<int> slots_{0};
@@ -437,6 +478,11 @@ std::vector<GpuEmaCrossTrial> gpu_ema_cross_trades(const strategies::EmaCrossStr
                                                    int block_size) {
   std::vector<GpuEmaCrossTrial> out;
   if (n == 0) return out;
+  if (strategy.folds().n_folds() > 0) {  // the trades do not depend on the folds: the strategy without them
+    const auto plain = strategy.with_folds({}, {});
+    return gpu_ema_cross_trades(dynamic_cast<const strategies::EmaCrossStrategy&>(*plain), params, n, options,
+                                block_size);
+  }
   CUDA_CHECK(cudaSetDevice(0));
   OwnedStream stream;
   EmaCrossDevice device(strategy, stream.get(), options);

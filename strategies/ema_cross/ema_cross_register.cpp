@@ -27,6 +27,7 @@ std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
         [&] { s->data = io::parse_candle_data_config(*in.data, io::CandleSources::OneSeries, &in.errors); });
   in.errors.check([&] { s->options.objective = parse_ema_cross_objective(in.objective.name); });
   in.errors.check([&] { s->options.min_trades = min_trades_or(in.objective, s->options.min_trades); });
+  s->options.maximize = in.objective.maximize;
   return s;
 }
 

@@ -271,9 +271,25 @@ std::unique_ptr<Strategy> EmaCrossStrategy::subset(const std::vector<AtomRange>&
     blocks.push_back({static_cast<int>(r.begin), static_cast<int>(r.end)});
   }
   if (blocks.empty()) throw make_error("ema_cross: an empty subset of the data has nothing to backtest");
-  EmaCrossOptions o = options_;
-  o.min_trades = static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30));
-  return std::unique_ptr<Strategy>(new EmaCrossStrategy(data_, o, std::move(blocks)));
+  auto out = std::make_unique<EmaCrossStrategy>(*this);  // keeps the folds: atoms of the whole series
+  out->options_.min_trades = static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30));
+  out->blocks_ = std::move(blocks);
+  return out;
+}
+
+std::unique_ptr<Strategy> EmaCrossStrategy::with_folds(const FoldSpec& folds, const AcrossFolds& rule) const {
+  auto out = std::make_unique<EmaCrossStrategy>(*this);
+  out->folds_ = FoldSpec{};
+  out->rule_ = rule;
+  out->fold_edge_.clear();
+  out->fold_embargo_end_.clear();
+  if (folds.n_folds() == 0) return out;
+  check_fold_spec(folds, data_->candles.size());
+  fold_bars_of(
+      folds, [](std::size_t atom) { return atom; }, out->fold_edge_, out->fold_embargo_end_);
+  out->fold_names_ = fold_metric_names(out->metric_names(), folds.n_folds());  // the base names: no folds yet
+  out->folds_ = folds;
+  return out;
 }
 
 const ParamList& ema_cross_params() {
@@ -292,6 +308,7 @@ const ParamList& ema_cross_params() {
 }
 
 const std::vector<std::string>& EmaCrossStrategy::metric_names() const {
+  if (folds_.n_folds() > 0) return fold_names_;
   static const std::vector<std::string> names = {"trades", "wins",          "total_return", "compound_return",
                                                  "sharpe", "profit_factor", "max_drawdown"};
   return names;
@@ -387,6 +404,28 @@ void EmaCrossStrategy::walk(const double* params, OnTrade&& on_trade, OnBlockEnd
 TrialScore EmaCrossStrategy::evaluate(const double* params, double* metrics) const {
   TrialScore r;
   ec::Summary s;
+  if (folds_.n_folds() > 0) {
+    // The walk of the paths below (the same sums in the same order), each trade also in its fold.
+    const FoldBars bars{static_cast<int>(folds_.n_folds()), fold_edge_.data(), fold_embargo_end_.data()};
+    thread_local FoldSummaries<ec::Summary> storage;
+    const FoldView<ec::Summary> folds = storage.view();
+    reset_folds(folds, bars.n);
+    ec::BlockedScore blocked;
+    walk(
+        params,
+        [&](const ec::Trade& t) {
+          ec::add_trade(s, t);
+          ec::add_trade(blocked.block, t);
+          add_fold_trade(folds, bars, t.entry_bar, t.ret, [&](ec::Summary& f) { ec::add_trade(f, t); });
+        },
+        [&](std::size_t) { ec::end_block(blocked, options_.objective); });
+    const double whole = ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+    const ec::Objective o = options_.objective;
+    r.score = finish_folds(
+        folds, bars.n, fold_rule(), blocks_.empty() ? whole : blocked.score,
+        [&](const ec::Summary& f) { return ec::objective_value(f, o); }, metrics + ec::kNumMetrics);
+    return r;
+  }
   if (blocks_.empty()) {
     walk(
         params, [&](const ec::Trade& t) { ec::add_trade(s, t); }, [](std::size_t) {});

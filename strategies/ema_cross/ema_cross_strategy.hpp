@@ -34,6 +34,7 @@ struct EmaSeriesView {
 struct EmaCrossOptions {
   ema_cross::Objective objective = ema_cross::Objective::TotalReturn;
   int min_trades = 10;  ///< trials with fewer trades are infeasible: violation = min_trades - trades
+  bool maximize = true;  ///< the study's direction (objective.across_folds "min": the worst fold)
   /// Memory for EMA series kept across trials (n doubles per span); spans beyond it are
   /// computed per trial. Results do not depend on it.
   std::size_t ema_cache_bytes = std::size_t{1} << 30;
@@ -64,6 +65,15 @@ class EmaCrossStrategy final : public Strategy {
   /// is the sum of the blocks' objective values, the metrics those of all their trades.
   std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const override;
   std::int64_t min_trades() const override { return options_.min_trades; }
+  /// Strategy::with_folds: each trade also joins the fold of its entry bar (atoms are bars).
+  /// The CUDA twin scores the folds in its trial kernel with the same TPEOPT_HD functions.
+  std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const override;
+  const FoldSpec& folds() const override { return folds_; }
+  /// The folds in bars (strategies/folds.hpp's FoldBars), for the CUDA twin.
+  const std::vector<int>& fold_edges() const { return fold_edge_; }
+  const std::vector<int>& fold_embargo_ends() const { return fold_embargo_end_; }
+  FoldRule fold_rule() const { return strategies::fold_rule(rule_, options_.maximize); }
+
   /// The blocks walked (empty: the whole series, unblocked).
   const std::vector<BarBlock>& blocks() const { return blocks_; }
 
@@ -111,6 +121,10 @@ class EmaCrossStrategy final : public Strategy {
   std::shared_ptr<Data> data_;  ///< shared with the subsets; the cache is thread-safe
   EmaCrossOptions options_;
   std::vector<BarBlock> blocks_;
+  FoldSpec folds_;  ///< none: no folds
+  AcrossFolds rule_;
+  std::vector<int> fold_edge_, fold_embargo_end_;
+  std::vector<std::string> fold_names_;
 };
 
 /// "signal", "stop_loss", "take_profit", "end".

@@ -19,6 +19,7 @@
 #include "storage/run_directory.hpp"
 #include "strategies/bollinger/bollinger.hpp"
 #include "strategies/donchian/donchian.hpp"
+#include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/folds.hpp"
 #include "strategies/signal_strategy.hpp"
@@ -43,7 +44,7 @@ using Rule = AcrossFolds::Rule;
 
 namespace {
 
-/// A study of `strategy` (bollinger or donchian) on the bundled EURUSD bars; `data_extra` and
+/// A study of `strategy` (exhaustion, ema_cross, bollinger or donchian) on the bundled EURUSD bars; `data_extra` and
 /// `objective_extra` are appended to the data and objective objects.
 io::StudyConfig signal_config(const std::string& strategy, const std::string& data_extra,
                               const std::string& objective_extra, std::uint64_t trials = 60, std::uint64_t batch = 20,
@@ -55,6 +56,10 @@ io::StudyConfig signal_config(const std::string& strategy, const std::string& da
                "vol_z": {"type": "float", "low": 0.0, "high": 3.0}, "tr_z": {"type": "float", "low": 0.0, "high": 3.0},
                "cloc_min": 0.0, "atr_stop_mult": {"type": "float", "low": 0.5, "high": 4.0},
                "reward_r": {"type": "float", "low": 0.5, "high": 6.0}, "max_hold": {"type": "int", "low": 4, "high": 96},
+               "fee_bp": 1.0)"
+      : strategy == "ema_cross"
+          ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 240},
+               "sl_pct": {"type": "float", "low": 0.0, "high": 3.0}, "tp_pct": {"type": "float", "low": 0.0, "high": 6.0},
                "fee_bp": 1.0)"
       : strategy == "bollinger"
           ? R"("window": {"type": "int", "low": 10, "high": 80}, "num_std": {"type": "float", "low": 1.0, "high": 3.0},
@@ -119,6 +124,13 @@ std::vector<EntryReturn> signal_trades(const strategies::Strategy& s, const std:
 std::vector<EntryReturn> exhaustion_trades(const strategies::Strategy& s, const std::vector<double>& slots) {
   std::vector<EntryReturn> out;
   for (const auto& t : dynamic_cast<const strategies::ExhaustionStrategy&>(s).trades(slots.data()))
+    out.push_back({t.entry_bar, t.ret});
+  return out;
+}
+
+std::vector<EntryReturn> ema_cross_trades(const strategies::Strategy& s, const std::vector<double>& slots) {
+  std::vector<EntryReturn> out;
+  for (const auto& t : dynamic_cast<const strategies::EmaCrossStrategy&>(s).trades(slots.data()))
     out.push_back({t.entry_bar, t.ret});
   return out;
 }
@@ -238,9 +250,13 @@ TEST_CASE("folds: each fold's columns are those of the trades entered in it (exh
   check_fold_columns("exhaustion", exhaustion_trades);
 }
 
+TEST_CASE("folds: each fold's columns are those of the trades entered in it (ema_cross)", "[cpu][folds]") {
+  check_fold_columns("ema_cross", ema_cross_trades);
+}
+
 TEST_CASE("folds: rule All keeps the score, violation and metrics of the strategy without folds, bit for bit",
           "[cpu][folds]") {
-  const std::string name = GENERATE("bollinger", "donchian", "exhaustion");
+  const std::string name = GENERATE("bollinger", "donchian", "exhaustion", "ema_cross");
   const std::string objective = GENERATE("sharpe", "total_return", "profit_factor");
   CAPTURE(name, objective);
   const auto config = signal_config(name, "", "", 60, 20, 2, objective);
@@ -434,7 +450,7 @@ TEST_CASE("folds: pipelined == serial and resume == uninterrupted, with folds an
 
 TEST_CASE("folds: over a hold-out with a hole, every in-sample trade is in a fold, after the folds none is",
           "[cpu][folds][holdout]") {
-  const std::string name = GENERATE("exhaustion", "bollinger");
+  const std::string name = GENERATE("exhaustion", "bollinger", "ema_cross");
   const std::string holdout = GENERATE(as<std::string>{}, R"({"ranges": [["2017-09-01", "2017-10-15"]]})", "0.3");
   CAPTURE(name, holdout);
   const auto config = signal_config(name, R"(, "holdout": )" + holdout + R"(, "folds": 6)", "");
