@@ -1,8 +1,9 @@
 // [folds] on the GPU: studies with data.folds (and a hold-out, an embargo) run by the CUDA
 // executor give the CPU executor's bits for every trial's score, violation and metrics (the
 // fold columns included), under every objective.across_folds rule, for each strategy whose
-// twin scores folds: the long/short walk (bollinger, donchian) and exhaustion (whose kernels
-// differ by launch: one walk, blocks split over warps, segmented walks; each path is run).
+// twin scores folds: the long/short walk (bollinger, donchian), ema_cross (one warp per trial;
+// parts of a batch when the series cache is small) and exhaustion (whose kernels differ by
+// launch: one walk, blocks split over warps, segmented walks; each path is run).
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -28,6 +29,10 @@ io::StudyConfig folded_config(const std::string& strategy, const std::string& ob
                "vol_z": {"type": "float", "low": 0.0, "high": 3.0}, "tr_z": {"type": "float", "low": 0.0, "high": 3.0},
                "cloc_min": 0.0, "atr_stop_mult": {"type": "float", "low": 0.5, "high": 4.0},
                "reward_r": {"type": "float", "low": 0.5, "high": 6.0}, "max_hold": {"type": "int", "low": 4, "high": 96},
+               "fee_bp": 1.0)"
+      : strategy == "ema_cross"
+          ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 100},
+               "sl_pct": {"type": "float", "low": 0.0, "high": 3.0}, "tp_pct": {"type": "float", "low": 0.0, "high": 6.0},
                "fee_bp": 1.0)"
       : strategy == "bollinger"
           ? R"("window": {"type": "int", "low": 10, "high": 80}, "num_std": {"type": "float", "low": 1.0, "high": 3.0},
@@ -104,4 +109,15 @@ TEST_CASE("folds GPU: folded studies of exhaustion equal the CPU runs, every rul
   const int batch = holdout.empty() || holdout.find("ranges") != std::string::npos ? 40 : 150;
   CAPTURE(rule, folds, holdout, batch);
   require_cuda_equals_cpu(folded_config("exhaustion", rule, folds, holdout, batch), folds);
+}
+
+TEST_CASE("folds GPU: folded studies of ema_cross equal the CPU runs, every rule", "[gpu][folds][ema_cross]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string rule = GENERATE(from_range(std::begin(kRules), std::end(kRules)));
+  const int folds = GENERATE(2, 8, 33);
+  // A fraction held out (one block), a date range held out (two blocks), the whole series.
+  const std::string holdout =
+      GENERATE(as<std::string>{}, R"("holdout": 0.2)", R"("holdout": {"ranges": [["2017-09-01", "2017-10-15"]]})", "");
+  CAPTURE(rule, folds, holdout);
+  require_cuda_equals_cpu(folded_config("ema_cross", rule, folds, holdout), folds);
 }
