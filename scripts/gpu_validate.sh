@@ -13,7 +13,8 @@
 #   plant        tests/plants/twin_entry_rule.patch applied, rebuilt: [gpu][conformance] must fail
 #   robust       bench/robust/holdout_selection.py on CUDA (ROBUST_TRIALS, ROBUST_BATCH, ROBUST_SEEDS)
 #   robust_cpu   the same on the machine's CPU cores, in the background (ROBUST_JOBS runs at once, one
-#                thread each, 20,000 trials in batches of 1,000); robust_wait waits for it
+#                thread each, 20,000 trials in batches of 1,000; seeds ROBUST_FIRST_SEED ..
+#                + ROBUST_SEEDS - 1); robust_wait waits for it
 set -uo pipefail
 OUT="${OUT:-out}"
 S="$OUT/validate"
@@ -65,7 +66,8 @@ PY
     robust_cpu)
       cp "$B/apps/tpeopt" /tmp/tpeopt-robust  # a later step may relink the build's own
       (timeout "${ROBUST_TIMEOUT:-400}" python3 bench/robust/holdout_selection.py --tpeopt /tmp/tpeopt-robust \
-        --executor cpu --trials 20000 --batch 1000 --seeds "${ROBUST_SEEDS:-5}" --jobs "${ROBUST_JOBS:-12}" \
+        --executor cpu --trials 20000 --batch 1000 --seeds "${ROBUST_SEEDS:-5}" --first-seed "${ROBUST_FIRST_SEED:-1}" \
+        --jobs "${ROBUST_JOBS:-12}" \
         --bars "${ROBUST_BARS:-40000}" --work /tmp/robust_cpu_gen --out "$S/robust_cpu.jsonl" > "$S/robust_cpu.txt" 2>&1;
        echo "robust_cpu exit $?" >> "$S/robust_cpu.txt") &
       ROBUST_CPU_PID=$! ;;

@@ -16,6 +16,7 @@ won/tied/lost against "all" by a paired Wilcoxon signed-rank test over the seeds
   bench/robust/holdout_selection.py --tpeopt build/apps/tpeopt --executor cpu \\
       --trials 20000 --batch 1000 --seeds 5 --jobs 2 --out bench/results/robust-cpu.jsonl
   bench/robust/holdout_selection.py --report bench/results/robust-cpu.jsonl   # the tables
+  (--first-seed 6 --seeds 5 runs a second part; --report reads several files together)
 
 Generated series (no edge: a random walk; and the project's generator) are written into
 --work; nothing outside the repository is read.
@@ -44,6 +45,8 @@ WORKLOADS = {
         ("donchian/EURUSD", "donchian_eurusd.json", None),
         ("exhaustion/random-walk", "exhaustion_eurusd.json", "random_walk"),
         ("bollinger/random-walk", "bollinger_eurusd.json", "random_walk"),
+        ("ema_cross/EURUSD", "ema_cross_eurusd_holdout.json", None),
+        ("ema_cross/random-walk", "ema_cross_eurusd_holdout.json", "random_walk"),
     ],
 }
 
@@ -117,8 +120,8 @@ def wilcoxon(a, b):
     return ("won" if statistics.median(diffs) > 0 else "lost"), p
 
 
-def report(path):
-    rows = [json.loads(l) for l in open(path)]
+def report(paths):
+    rows = [json.loads(l) for path in paths for l in open(path) if not l.startswith("#")]
     errors = [r for r in rows if "error" in r]
     rows = [r for r in rows if "error" not in r]
     cells = {}
@@ -165,12 +168,14 @@ def main():
     ap.add_argument("--batch", type=int, default=1000)
     ap.add_argument("--folds", type=int, default=8)
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--first-seed", type=int, default=1, help="seeds first .. first + seeds - 1 (a second "
+                    "part of a run: --report reads the parts' files together)")
     ap.add_argument("--bars", type=int, default=40000, help="bars of each generated series")
     ap.add_argument("--jobs", type=int, default=1, help="runs at once (CPU executor: each with --threads)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "robust", "gen"))
     ap.add_argument("--out")
-    ap.add_argument("--report")
+    ap.add_argument("--report", nargs="+", help="the tables from these --out files (parts of one run)")
     args = ap.parse_args()
     if args.report:
         report(args.report)
@@ -181,14 +186,14 @@ def main():
         for workload, example, series in workloads:
             path = generated_series(args.tpeopt, args.work, series, args.bars) if series else None
             for setting in SETTINGS:
-                for seed in range(1, args.seeds + 1):
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
                     jobs.append((args, workload, example, path, setting, seed))
     with open(args.out, "w") as out, cf.ThreadPoolExecutor(args.jobs) as pool:
         for r in pool.map(run_one, jobs):
             out.write(json.dumps(r) + "\n")
             out.flush()
             print(r.get("workload"), r.get("setting"), r.get("seed"), r.get("holdout", r.get("error")), flush=True)
-    report(args.out)
+    report([args.out])
 
 
 if __name__ == "__main__":
