@@ -14,8 +14,7 @@
 // take the same next trade and agree from there on, so the segment's recorded trades are
 // the true ones; inside one of its positions, the true walk takes its own next trade and
 // looks again. Trades are then made from their bars (replay_trade: the functions the walk
-// calls) in trade order. The exhaustion walk is cut the same way
-// (strategies/exhaustion/exhaustion.hpp, "one walk as segments walked at once").
+// calls) in trade order.
 #include "common/hd.hpp"
 #include "strategies/long_short.hpp"
 

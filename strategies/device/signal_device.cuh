@@ -464,9 +464,9 @@ class SignalDevice final : public DeviceStrategy {
   /// kUnitsPerResidentThread per resident thread of signal_segment_kernel, segments of at
   /// least kMinSegmentBars bars of the longest one-block walk, at most kMaxSegments; 1 (no
   /// segments) when the walks alone are that many or no symbol is traded over one block.
-  /// One thread per unit (not a warp with a warp-wide finder, as exhaustion's): a signal
-  /// bar costs a few loads and compares, and the lanes of a warp are the same segment of 32
-  /// trials, which read the same bars.
+  /// One thread per unit (not a warp with a warp-wide finder): a signal bar costs a few
+  /// loads and compares, and the lanes of a warp walk the same segment of 32 trials, which
+  /// read the same bars.
   int segments_for(std::size_t count) const {
     if (cut_bars_ == 0) return 1;
     if (segments_.segments > 0) return segments_.segments;

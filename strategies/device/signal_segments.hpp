@@ -3,8 +3,8 @@
 // cut their walks into segments (strategies/long_short_segments.hpp). Results do not depend
 // on it: any cut gives the same bits. Host-compiler-safe header.
 //
-// The fields mean what ExhaustionDeviceOptions' `segments` and `segment_room` mean for the
-// exhaustion twin. The signal twins are made by the registry's device factory, which takes
+// The fields mean what the same-named device options of the other segmented twin mean
+// (docs/strategies.md). The signal twins are made by the registry's device factory, which takes
 // no options, so the setting is the process's: a twin reads it when it is made (tests force
 // cuts with ScopedSignalSegments; a run leaves it at auto).
 namespace tpeopt::gpu {
