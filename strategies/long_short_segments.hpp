@@ -80,12 +80,14 @@ TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Costs& c, const double*
 
 /// The walk over [b.begin, b.n - 1) from its segments' records: cut(g) gives c_g (cut(0) =
 /// b.begin, cut(G) = b.n - 1, non-decreasing), record_of(g) segment g's record.
-/// on_trade(const Trade&) receives every trade of run_backtest in trade order: the records'
-/// replayed, and those the stitch walks itself. Returns how many it walked itself.
+/// on_trade(const Trade&) receives the trades the stitch walks itself, adopt(record, k) the
+/// record's trades k .. count - 1 (to be replayed in order, before anything later): together,
+/// every trade of run_backtest in trade order. Returns how many it walked itself.
 TPEOPT_LONG_SHORT_NO_CHECK
-template <typename SignalsAt, typename Cut, typename Records, typename OnTrade>
+template <typename SignalsAt, typename Cut, typename Records, typename OnTrade, typename Adopt>
 TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_valid, const double* atr,
-                                     SignalsAt&& signals, int G, Cut&& cut, Records&& record_of, OnTrade&& on_trade) {
+                                     SignalsAt&& signals, int G, Cut&& cut, Records&& record_of, OnTrade&& on_trade,
+                                     Adopt&& adopt) {
   int walked = 0;
   auto trade = [&](const Position& pos, int j, double price, int reason) {
     ++walked;
@@ -102,7 +104,7 @@ TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_va
       // st >= cut(g): flat on the segment's walk before its first trade, or after trade k - 1's exit.
       if (k == 0 || st >= r.trades[k - 1].exit) {
         if (k < r.count || r.complete) {
-          for (int q = k; q < r.count; ++q) on_trade(replay_trade(b, c, atr, signals, r.trades[q]));
+          adopt(r, k);
           st = r.end;
           if (r.complete) break;
         }
@@ -118,6 +120,17 @@ TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_va
     }
   }
   return walked;
+}
+
+/// stitch_segments with the records' trades replayed one after another into on_trade.
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename SignalsAt, typename Cut, typename Records, typename OnTrade>
+TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_valid, const double* atr,
+                                     SignalsAt&& signals, int G, Cut&& cut, Records&& record_of, OnTrade&& on_trade) {
+  return stitch_segments(b, c, first_valid, atr, signals, G, cut, record_of, on_trade,
+                         [&](const SegmentRecord& r, int k) {
+                           for (int q = k; q < r.count; ++q) on_trade(replay_trade(b, c, atr, signals, r.trades[q]));
+                         });
 }
 
 }  // namespace tpeopt::strategies::long_short

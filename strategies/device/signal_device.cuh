@@ -15,10 +15,10 @@
 //      leave the device nearly empty (one long chain of dependent steps per thread), so its
 //      walks are cut into G segments (strategies/long_short_segments.hpp; G from
 //      segments_for): the segment kernel walks every (trial, symbol, segment) at once, one
-//      thread each, recording its trades' (signal, exit) bars, then the same trial kernel
-//      stitches each walk's segments in order instead of walking it (the records' trades
-//      replayed, positions that span a cut walked) and writes the same row: same trades,
-//      same order, same bits. Only symbols traded over one block of bars are cut; a symbol
+//      thread each, recording its trades' (signal, exit) bars, then the same trial kernel,
+//      one warp per (trial, symbol), stitches each walk's segments in order instead of
+//      walking it (the records' trades replayed 32 at a time, positions that span a cut
+//      walked) and writes the same row: same trades, same order, same bits. Only symbols traded over one block of bars are cut; a symbol
 //      over several blocks (a halving rung, a hold-out with holes) is walked whole by the
 //      trial kernel, as without segments (its blocks are short, and each starts flat);
 //  (c) the aggregation over symbols, one thread per trial (strategies/device/symbol_aggregate.cuh).
@@ -173,13 +173,34 @@ __global__ void signal_segment_kernel(SignalTrialLaunch L, SignalSegmentLaunch S
   S.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
 }
 
-/// One thread per (trial, symbol): the symbol's blocks walked (kSegmented: a one-block
-/// symbol's segments stitched instead, from signal_segment_kernel's records), then its row,
-/// or with folds the trial's columns of the batch.
+/// Lane `from`'s trade, on every lane of the warp.
+__device__ __forceinline__ ls::Trade shfl_trade(const ls::Trade& t, int from) {
+  constexpr unsigned kFull = 0xffffffffu;
+  ls::Trade o;
+  o.signal_bar = __shfl_sync(kFull, t.signal_bar, from);
+  o.entry_bar = __shfl_sync(kFull, t.entry_bar, from);
+  o.exit_bar = __shfl_sync(kFull, t.exit_bar, from);
+  o.side = __shfl_sync(kFull, t.side, from);
+  o.reason = __shfl_sync(kFull, t.reason, from);
+  o.entry_price = __shfl_sync(kFull, t.entry_price, from);
+  o.exit_price = __shfl_sync(kFull, t.exit_price, from);
+  o.ret = __shfl_sync(kFull, t.ret, from);
+  return o;
+}
+
+/// The trial kernel. !kSegmented: one thread per (trial, symbol) walks the symbol's blocks.
+/// kSegmented: one warp per (trial, symbol) stitches a one-block symbol's segments from
+/// signal_segment_kernel's records: the records' trades made again from their bars 32 at a
+/// time, one per lane, then handed to every lane in trade order; every lane runs the same
+/// stitch and sums on the same data (the same bits on each), and lane 0 writes. (A symbol
+/// over several blocks is walked whole, by every lane alike.) Then the symbol's row, or with
+/// folds the trial's columns of the batch (those every lane writes alike).
 template <typename Logic, bool kSegmented>
 __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
   BlockOccupancy occupancy(L.probe);
-  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long idx = kSegmented ? thread / 32 : thread;  // the walk: uniform across a warp when kSegmented
+  const int lane = kSegmented ? static_cast<int>(threadIdx.x & 31u) : 0;
   if (idx >= static_cast<long long>(L.sy.n) * L.count) return;
   const int k = static_cast<int>(idx / L.count);
   const int local = static_cast<int>(idx % L.count);
@@ -191,10 +212,19 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
   auto walk = [&](int block, const ls::Bars& b, auto&& on_trade) {
     if constexpr (kSegmented) {
       if (n_blocks == 1) {
+        const strategies::LogicSignals<Logic> signals{t.p, bars, t.series};
+        const double* atr = t.series[Logic::kAtrSeries];
+        auto adopt = [&](const ls::SegmentRecord& r, int from) {
+          for (int base = from; base < r.count; base += 32) {
+            const int q = base + lane;
+            ls::Trade mine;
+            if (q < r.count) mine = ls::replay_trade(b, t.p.costs, atr, signals, r.trades[q]);
+            const int m = min(32, r.count - base);
+            for (int x = 0; x < m; ++x) on_trade(shfl_trade(mine, x));
+          }
+        };
         ls::stitch_segments(
-            b, t.p.costs, t.p.first_valid, t.series[Logic::kAtrSeries],
-            strategies::LogicSignals<Logic>{t.p, bars, t.series}, S.G,
-            [&](int g) { return ls::segment_cut(b, S.G, g); },
+            b, t.p.costs, t.p.first_valid, atr, signals, S.G, [&](int g) { return ls::segment_cut(b, S.G, g); },
             [&](int g) {
               const long long u = static_cast<long long>(g) * S.walks + idx;
               const int4 rec = S.records[u];
@@ -205,7 +235,7 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
               r.complete = rec.z != 0;
               return r;
             },
-            on_trade);
+            on_trade, adopt);
         return;
       }
     }
@@ -213,19 +243,24 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
   };
   if (L.folds.n > 0) {
     double violation = 0.0;
-    L.batch_scores[trial] =
+    const double score =
         strategies::run_signal_folded_walks<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, L.spec, L.folds,
                                                    L.rule, &violation,
                                                    L.batch_metrics + static_cast<long long>(trial) * L.n_metrics, walk);
-    L.batch_violations[trial] = violation;
+    if (lane == 0) {
+      L.batch_scores[trial] = score;
+      L.batch_violations[trial] = violation;
+    }
     return;
   }
   long long out = L.trades ? L.trade_offsets[static_cast<long long>(trial) * L.sy.n + k] : 0;
   ls::Summary all;
   const double score = strategies::run_signal_walks<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, &all, walk,
                                                            [&](const ls::Trade& tr) {
-                                                             if (L.trades) L.trades[out++] = tr;
+                                                             if (L.trades && lane == 0) L.trades[out] = tr;
+                                                             ++out;
                                                            });
+  if (lane != 0) return;
   double m[strategies::kNumTradeMetrics];
   double violation = 0.0;
   ls::finish(all, L.objective, 0, m, &violation);
@@ -444,10 +479,10 @@ class SignalDevice final : public DeviceStrategy {
     L.batch_metrics = batch.metrics;
     const int threads = std::max(32, std::min(1024, block_size));
     const long long work = static_cast<long long>(n_symbols_) * L.count;
-    const unsigned grid = static_cast<unsigned>((work + threads - 1) / threads);
     const int G = segments_for(count);
     if (G <= 1) {
-      signal_trial_kernel<Logic, false><<<grid, threads, 0, stream>>>(L, SignalSegmentLaunch{});
+      signal_trial_kernel<Logic, false>
+          <<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L, SignalSegmentLaunch{});
       CUDA_CHECK_LAUNCH("signal_trial_kernel");
       return;
     }
@@ -456,7 +491,9 @@ class SignalDevice final : public DeviceStrategy {
     signal_segment_kernel<Logic>
         <<<static_cast<unsigned>((units + kSegmentThreads - 1) / kSegmentThreads), kSegmentThreads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("signal_segment_kernel");
-    signal_trial_kernel<Logic, true><<<grid, threads, 0, stream>>>(L, S);
+    const int warp_threads = (threads + 31) / 32 * 32;  // whole warps: one per walk
+    signal_trial_kernel<Logic, true>
+        <<<static_cast<unsigned>((work * 32 + warp_threads - 1) / warp_threads), warp_threads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("signal_trial_kernel (stitch)");
   }
 
