@@ -5,8 +5,9 @@
 //
 // The fields mean what the same-named device options of the other segmented twin mean
 // (docs/strategies.md). The signal twins are made by the registry's device factory, which takes
-// no options, so the setting is the process's: a twin reads it when it is made (tests force
-// cuts with ScopedSignalSegments; a run leaves it at auto).
+// no options, so the setting is the process's: a twin reads it when it is made. It starts from
+// the environment, TPEOPT_SIGNAL_SEGMENTS=G or G,ROOM (to time a run's cuts; unset: auto), and
+// tests force cuts with ScopedSignalSegments.
 namespace tpeopt::gpu {
 
 struct SignalSegments {
@@ -20,7 +21,8 @@ struct SignalSegments {
   int segment_room = 0;
 };
 
-/// The setting twins made from now on read.
+/// The setting twins made from now on read. Throws Error naming TPEOPT_SIGNAL_SEGMENTS when
+/// that is not G or G,ROOM.
 SignalSegments signal_segments();
 void set_signal_segments(const SignalSegments& s);
 
