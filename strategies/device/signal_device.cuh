@@ -282,11 +282,14 @@ inline std::uint64_t series_id(const strategies::SeriesKey& k) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.kind)) << 32) | static_cast<std::uint32_t>(k.value);
 }
 
-constexpr int kSegmentThreads = 128;                         ///< signal_segment_kernel's block size
-constexpr long long kUnitsPerResidentThread = 2;             ///< auto segments: units per resident thread
-constexpr long long kMinSegmentBars = 4096;                  ///< auto segments: at least this many bars each
-constexpr long long kMaxSegments = 64;                       ///< auto segments: at most this many per walk
-constexpr std::size_t kMaxPairBytes = std::size_t{1} << 31;  ///< a launch's recorded trade bars take at most this
+constexpr int kSegmentThreads = 128;              ///< signal_segment_kernel's block size
+constexpr long long kUnitsPerResidentThread = 2;  ///< auto segments: units per resident thread
+constexpr long long kMinSegmentBars = 4096;       ///< auto segments: at least this many bars each
+constexpr long long kMaxSegments = 64;            ///< auto segments: at most this many per walk
+/// A launch's recorded trade bars take at most this: 4,096 walks x 64 segments have room for
+/// 2,048 trades a segment (a trade every 8 bars of a 1,000,000-bar series); a segment with
+/// more leaves the rest to the stitch, which walks it on one warp.
+constexpr std::size_t kMaxPairBytes = std::size_t{1} << 32;
 
 template <typename Logic>
 class SignalDevice final : public DeviceStrategy {
