@@ -8,6 +8,8 @@
 // Parity (docs/design.md, "Parity: CPU == CUDA"): only +, -, * and / on doubles, contraction off, the same
 // operation order as vectorbt's numba code where it computes the same number (fills, stop
 // levels), so that the prices agree with vectorbt's to the last bit.
+#include <type_traits>
+
 #include "common/hd.hpp"
 #include "strategies/bar_block.hpp"
 #include "strategies/trade_stats.hpp"
@@ -131,23 +133,30 @@ TPEOPT_HD_INLINE Trade close_position(const Costs& c, const Position& p, int j, 
   return t;
 }
 
-/// The backtest of one trial over bars [begin, n), one position at a time:
-///  1. scan s = max(first_valid, begin) .. n - 2 for an entry (entry_side of signals(s));
+/// The walk from scan position `from`, flat, opening positions only at entry signals before
+/// `stop` (stop <= n - 1):
+///  1. scan s = max(from, first_valid) .. stop - 1 for an entry (entry_side of signals(s));
 ///     the position opens at s + 1's open;
 ///  2. its exit is the first bar j in (entry_bar, n - 1] where its stop hits (checked first:
 ///     one order per bar, "stop signal has priority") or where exit_signal(signals(j - 1))
-///     holds (it fills at j's open); without one it is marked at the last bar (kEnd) and the
-///     walk ends;
+///     holds (it fills at j's open); without one it is marked at the last bar (kEnd, j =
+///     n - 1), so the scan, going on at n - 1, ends;
 ///  3. the scan goes on at s = j: a signal at the exit bar enters at j + 1 (the signals of
 ///     bars inside the position, j - 1's included, are not entries).
 /// `signals(t)` returns Signals for bar t; atr[t] is read at entry signals when there is a
-/// stop. on_trade(const Trade&) is called in trade order.
+/// stop. on_exit(const Position&, int j, double price, int reason) is called for each trade
+/// in trade order (close_position makes the trade); it may return false to end the walk
+/// after that trade. Returns where the scan stands when the walk ends: the exit bar of its
+/// last trade when that is >= stop or on_exit ended it, else stop (or `from` past stop).
+/// The walk is a function of max(scan position, first_valid) alone: two walks standing flat
+/// at the same position make the same trades from there on (long_short_segments.hpp relies
+/// on it).
 TPEOPT_LONG_SHORT_NO_CHECK
-template <typename SignalsAt, typename OnTrade>
-TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Costs& c, int first_valid, const double* atr,
-                                   SignalsAt&& signals, OnTrade&& on_trade) {
-  const int last_signal = b.n - 2;
-  int s = first_valid > b.begin ? first_valid : b.begin;
+template <typename SignalsAt, typename OnExit>
+TPEOPT_HD_INLINE int walk_from(const Bars& b, const Costs& c, int first_valid, const double* atr, SignalsAt&& signals,
+                               int from, int stop, OnExit&& on_exit) {
+  const int last_signal = stop - 1;
+  int s = first_valid > from ? first_valid : from;
   while (s <= last_signal) {
     int side = 0;
     for (; s <= last_signal; ++s) {
@@ -171,12 +180,30 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Costs& c, int first_vali
       }
     }
     if (reason == kNoExit) {
-      on_trade(close_position(c, pos, b.n - 1, b.close[b.n - 1], kEnd));
-      break;
+      j = b.n - 1;
+      price = b.close[b.n - 1];
+      reason = kEnd;
     }
-    on_trade(close_position(c, pos, j, price, reason));
+    if constexpr (std::is_same_v<decltype(on_exit(pos, j, price, reason)), bool>) {
+      if (!on_exit(pos, j, price, reason)) return j;
+    } else {
+      on_exit(pos, j, price, reason);
+    }
     s = j;
   }
+  return s;
+}
+
+/// The backtest of one trial over bars [begin, n), one position at a time: walk_from(begin,
+/// n - 1), each trade made by close_position. on_trade(const Trade&) is called in trade order.
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename SignalsAt, typename OnTrade>
+TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Costs& c, int first_valid, const double* atr,
+                                   SignalsAt&& signals, OnTrade&& on_trade) {
+  walk_from(b, c, first_valid, atr, signals, b.begin, b.n - 1,
+            [&](const Position& pos, int j, double price, int reason) {
+              on_trade(close_position(c, pos, j, price, reason));
+            });
 }
 
 // ---- scores --------------------------------------------------------------------------------

@@ -36,50 +36,82 @@ struct SeriesKey {
 /// Integer parameters arrive as doubles and are rounded: k = floor(v + 0.5).
 TPEOPT_HD_INLINE int round_param(double v) { return static_cast<int>(floor(v + 0.5)); }
 
+/// Logic::signals of one trial over one symbol's bars, as the walk reads them: signals(t).
+template <typename Logic>
+struct LogicSignals {
+  const typename Logic::Params& p;
+  const long_short::Bars& bars;
+  const double* const* series;
+  TPEOPT_HD_INLINE long_short::Signals operator()(int t) const { return Logic::signals(p, bars, series, t); }
+};
+
+/// The plain walk of one block (long_short::run_backtest), as run_signal_symbol walks it.
+/// A block walker is called as walk(block index, the block's bars, on_trade) and gives
+/// on_trade(const Trade&) the block's trades in trade order (the CUDA twin's segmented walk
+/// is another: strategies/device/signal_device.cuh).
+template <typename Logic>
+struct PlainWalk {
+  const typename Logic::Params& p;
+  const long_short::Bars& bars;
+  const double* const* series;
+  TPEOPT_LONG_SHORT_NO_CHECK
+  template <typename OnTrade>
+  TPEOPT_HD_INLINE void operator()(int, const long_short::Bars& block, OnTrade&& on_trade) const {
+    long_short::run_backtest(block, p.costs, p.first_valid, series[Logic::kAtrSeries],
+                             LogicSignals<Logic>{p, bars, series}, on_trade);
+  }
+};
+
 /// The trial's trades over `blocks` of the symbol's bars (every block starting flat, an open
-/// position marked at the block's last bar), in block order; *all summarizes them all. Returns
-/// the score: 0.0 plus each block's objective value in block order (one block over the whole
-/// series: the objective value of its trades). on_trade(const Trade&) sees every trade.
+/// position marked at the block's last bar), in block order, each block walked by
+/// walk_block (PlainWalk's contract); *all summarizes them all. Returns the score: 0.0 plus
+/// each block's objective value in block order (one block over the whole series: the
+/// objective value of its trades). on_trade(const Trade&) sees every trade.
 TPEOPT_LONG_SHORT_NO_CHECK
-template <typename Logic, typename OnTrade>
-TPEOPT_HD_INLINE double run_signal_symbol(const typename Logic::Params& p, const long_short::Bars& bars,
-                                          const double* const* series, const BarBlock* blocks, int n_blocks,
-                                          long_short::Objective o, long_short::Summary* all, OnTrade&& on_trade) {
+template <typename Logic, typename WalkBlock, typename OnTrade>
+TPEOPT_HD_INLINE double run_signal_walks(const long_short::Bars& bars, const BarBlock* blocks, int n_blocks,
+                                         long_short::Objective o, long_short::Summary* all, WalkBlock&& walk_block,
+                                         OnTrade&& on_trade) {
   BlockedScore<long_short::Summary> blocked;
   *all = long_short::Summary{};
   for (int k = 0; k < n_blocks; ++k) {
-    long_short::run_backtest(
-        long_short::block_bars(bars, blocks[k].begin, blocks[k].end), p.costs, p.first_valid, series[Logic::kAtrSeries],
-        [&](int t) { return Logic::signals(p, bars, series, t); },
-        [&](const long_short::Trade& t) {
-          long_short::add_trade(*all, t);
-          long_short::add_trade(blocked.block, t);
-          on_trade(t);
-        });
+    walk_block(k, long_short::block_bars(bars, blocks[k].begin, blocks[k].end), [&](const long_short::Trade& t) {
+      long_short::add_trade(*all, t);
+      long_short::add_trade(blocked.block, t);
+      on_trade(t);
+    });
     close_block(blocked, long_short::objective_value(blocked.block, o));
   }
   return blocked.score;
 }
 
+/// run_signal_walks with the plain walk of every block.
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename Logic, typename OnTrade>
+TPEOPT_HD_INLINE double run_signal_symbol(const typename Logic::Params& p, const long_short::Bars& bars,
+                                          const double* const* series, const BarBlock* blocks, int n_blocks,
+                                          long_short::Objective o, long_short::Summary* all, OnTrade&& on_trade) {
+  return run_signal_walks<Logic>(bars, blocks, n_blocks, o, all, PlainWalk<Logic>{p, bars, series}, on_trade);
+}
+
 /// A folded trial over one symbol (Strategy::with_folds; strategies/folds.hpp): the walk of
-/// run_signal_symbol, each trade also added to the fold of its entry bar. Writes the base
+/// run_signal_walks, each trade also added to the fold of its entry bar. Writes the base
 /// metrics as the aggregation over the one symbol writes them (so rule All keeps the bits of
 /// the strategy without folds), then the fold columns, and returns the score: the whole span's
 /// for rule All, else the rule over the fold scores. A fold's score is the objective over its
 /// trades (the compound return for the portfolio aggregate, as over a symbol).
 TPEOPT_LONG_SHORT_NO_CHECK
-template <typename Logic>
-TPEOPT_HD_INLINE double run_signal_folded(const typename Logic::Params& p, const long_short::Bars& bars,
-                                          const double* const* series, const BarBlock* blocks, int n_blocks,
-                                          long_short::Objective o, const symbols::AggregateSpec& spec,
-                                          const FoldBars& fold_bars, const FoldRule& rule, double* violation,
-                                          double* metrics) {
+template <typename Logic, typename WalkBlock>
+TPEOPT_HD_INLINE double run_signal_folded_walks(const long_short::Bars& bars, const BarBlock* blocks, int n_blocks,
+                                                long_short::Objective o, const symbols::AggregateSpec& spec,
+                                                const FoldBars& fold_bars, const FoldRule& rule, double* violation,
+                                                double* metrics, WalkBlock&& walk_block) {
   FoldSummaries<long_short::Summary> storage;
   const FoldView<long_short::Summary> folds = storage.view();
   reset_folds(folds, fold_bars.n);
   long_short::Summary all;
   const double objective =
-      run_signal_symbol<Logic>(p, bars, series, blocks, n_blocks, o, &all, [&](const long_short::Trade& t) {
+      run_signal_walks<Logic>(bars, blocks, n_blocks, o, &all, walk_block, [&](const long_short::Trade& t) {
         add_fold_trade(folds, fold_bars, t.entry_bar, t.ret,
                        [&](long_short::Summary& s) { long_short::add_trade(s, t); });
       });
@@ -96,6 +128,18 @@ TPEOPT_HD_INLINE double run_signal_folded(const typename Logic::Params& p, const
         return portfolio ? long_short::compound_return(s) : long_short::objective_value(s, o);
       },
       metrics + kNumTradeMetrics);
+}
+
+/// run_signal_folded_walks with the plain walk of every block.
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename Logic>
+TPEOPT_HD_INLINE double run_signal_folded(const typename Logic::Params& p, const long_short::Bars& bars,
+                                          const double* const* series, const BarBlock* blocks, int n_blocks,
+                                          long_short::Objective o, const symbols::AggregateSpec& spec,
+                                          const FoldBars& fold_bars, const FoldRule& rule, double* violation,
+                                          double* metrics) {
+  return run_signal_folded_walks<Logic>(bars, blocks, n_blocks, o, spec, fold_bars, rule, violation, metrics,
+                                        PlainWalk<Logic>{p, bars, series});
 }
 
 }  // namespace tpeopt::strategies

@@ -10,8 +10,17 @@
 //      depends only on its (kind, value) and the data): one thread per (new series, symbol)
 //      runs Logic::compute_series over the symbol's bars into the series' slot;
 //  (b) the trial kernel: one thread per (trial, symbol) walks the symbol's blocks with
-//      strategies::run_signal_symbol and writes the symbol's row (objective, equity, metrics;
-//      and, when recording, its trades from the trial's offset);
+//      strategies::run_signal_walks and writes the symbol's row (objective, equity, metrics;
+//      and, when recording, its trades from the trial's offset). A batch of few trials would
+//      leave the device nearly empty (one long chain of dependent steps per thread), so its
+//      walks are cut into G segments (strategies/long_short_segments.hpp; G from
+//      segments_for): the segment kernel walks every (trial, symbol, segment) at once, one
+//      thread each, recording its trades' (signal, exit) bars, then the same trial kernel,
+//      one warp per (trial, symbol), stitches each walk's segments in order instead of
+//      walking it (the records' trades replayed 32 at a time, positions that span a cut
+//      walked) and writes the same row: same trades, same order, same bits. Only symbols traded over one block of bars are cut; a symbol
+//      over several blocks (a halving rung, a hold-out with holes) is walked whole by the
+//      trial kernel, as without segments (its blocks are short, and each starts flat);
 //  (c) the aggregation over symbols, one thread per trial (strategies/device/symbol_aggregate.cuh).
 // A batch whose distinct series do not fit in the cache runs as parts of consecutive trials,
 // and one whose per-symbol rows do not fit as chunks (same results). No atomics.
@@ -29,9 +38,11 @@
 #include "strategies/device/device_trade_lists.cuh"
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
+#include "strategies/device/signal_segments.hpp"
 #include "strategies/device/symbol_aggregate.cuh"
 #include "strategies/export.hpp"
 #include "strategies/long_short_export.hpp"
+#include "strategies/long_short_segments.hpp"
 #include "strategies/signal_strategy.hpp"
 
 namespace tpeopt::gpu {
@@ -111,37 +122,145 @@ struct SignalTrialLaunch {
   double* batch_metrics;
 };
 
+/// A launch's segmented walks (long_short_segments.hpp): unit u = (segment g, walk w) at u = g
+/// * walks + w, walk w = (symbol k, part trial local) at w = k * count + local (the trial
+/// kernel's thread order), each with room for `room` trades' bars. G = 0: not segmented.
+struct SignalSegmentLaunch {
+  int G = 0;
+  int room = 0;
+  long long walks = 0;
+  int4* records = nullptr;       ///< per unit: count, end, complete (long_short::SegmentRecord)
+  ls::BarPair* pairs = nullptr;  ///< per unit: room pairs
+};
+
+/// Trial `local` of the part over symbol k: its parameters and series.
 template <typename Logic>
-__global__ void signal_trial_kernel(SignalTrialLaunch L) {
+struct SymbolTrial {
+  typename Logic::Params p;
+  const double* series[Logic::kNumSeries];
+
+  __device__ __forceinline__ SymbolTrial(const SignalTrialLaunch& L, int k, int local)
+      : p(Logic::unpack(L.params + static_cast<long long>(L.first + local) * Logic::kNumSlots)) {
+    for (int j = 0; j < Logic::kNumSeries; ++j)
+      series[j] =
+          L.pool +
+          static_cast<long long>(L.slots[static_cast<long long>(local) * Logic::kNumSeries + j]) * L.total_bars +
+          L.sy.offset[k];
+  }
+};
+
+/// One thread per unit: segment g of walk w, flat from its first bar, recording its trades'
+/// bars (walk_segment). Symbols over several blocks have nothing to record (the trial kernel
+/// walks them whole).
+template <typename Logic>
+__global__ void signal_segment_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
   BlockOccupancy occupancy(L.probe);
-  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long u = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (u >= S.walks * S.G) return;
+  const long long w = u % S.walks;
+  const int g = static_cast<int>(u / S.walks);
+  const int k = static_cast<int>(w / L.count), local = static_cast<int>(w % L.count);
+  const int b0 = L.sy.block_offset[k];
+  if (L.sy.block_offset[k + 1] - b0 != 1) return;
+  const SymbolTrial<Logic> t(L, k, local);
+  const ls::Bars bars = symbol_bars(L.bars, L.sy, k);
+  const ls::Bars b = ls::block_bars(bars, L.sy.blocks[b0].begin, L.sy.blocks[b0].end);
+  ls::BarPair* out = S.pairs + u * S.room;
+  const ls::SegmentRecord r =
+      ls::walk_segment(b, t.p.costs, t.p.first_valid, t.series[Logic::kAtrSeries],
+                       strategies::LogicSignals<Logic>{t.p, bars, t.series}, ls::segment_cut(b, S.G, g),
+                       ls::segment_cut(b, S.G, g + 1), S.room, [&](int q, const ls::BarPair& bp) { out[q] = bp; });
+  S.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
+}
+
+/// Lane `from`'s trade, on every lane of the warp.
+__device__ __forceinline__ ls::Trade shfl_trade(const ls::Trade& t, int from) {
+  constexpr unsigned kFull = 0xffffffffu;
+  ls::Trade o;
+  o.signal_bar = __shfl_sync(kFull, t.signal_bar, from);
+  o.entry_bar = __shfl_sync(kFull, t.entry_bar, from);
+  o.exit_bar = __shfl_sync(kFull, t.exit_bar, from);
+  o.side = __shfl_sync(kFull, t.side, from);
+  o.reason = __shfl_sync(kFull, t.reason, from);
+  o.entry_price = __shfl_sync(kFull, t.entry_price, from);
+  o.exit_price = __shfl_sync(kFull, t.exit_price, from);
+  o.ret = __shfl_sync(kFull, t.ret, from);
+  return o;
+}
+
+/// The trial kernel. !kSegmented: one thread per (trial, symbol) walks the symbol's blocks.
+/// kSegmented: one warp per (trial, symbol) stitches a one-block symbol's segments from
+/// signal_segment_kernel's records: the records' trades made again from their bars 32 at a
+/// time, one per lane, then handed to every lane in trade order; every lane runs the same
+/// stitch and sums on the same data (the same bits on each), and lane 0 writes. (A symbol
+/// over several blocks is walked whole, by every lane alike.) Then the symbol's row, or with
+/// folds the trial's columns of the batch (those every lane writes alike).
+template <typename Logic, bool kSegmented>
+__global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
+  BlockOccupancy occupancy(L.probe);
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long idx = kSegmented ? thread / 32 : thread;  // the walk: uniform across a warp when kSegmented
+  const int lane = kSegmented ? static_cast<int>(threadIdx.x & 31u) : 0;
   if (idx >= static_cast<long long>(L.sy.n) * L.count) return;
   const int k = static_cast<int>(idx / L.count);
   const int local = static_cast<int>(idx % L.count);
   const int trial = L.first + local;  // in the batch
-  const typename Logic::Params p = Logic::unpack(L.params + static_cast<long long>(trial) * Logic::kNumSlots);
-  const double* series[Logic::kNumSeries];
-  for (int j = 0; j < Logic::kNumSeries; ++j)
-    series[j] = L.pool +
-                static_cast<long long>(L.slots[static_cast<long long>(local) * Logic::kNumSeries + j]) * L.total_bars +
-                L.sy.offset[k];
+  const SymbolTrial<Logic> t(L, k, local);
   const int b0 = L.sy.block_offset[k];
+  const int n_blocks = L.sy.block_offset[k + 1] - b0;
+  const ls::Bars bars = symbol_bars(L.bars, L.sy, k);
+  auto walk = [&](int block, const ls::Bars& b, auto&& on_trade) {
+    if constexpr (kSegmented) {
+      if (n_blocks == 1) {
+        const strategies::LogicSignals<Logic> signals{t.p, bars, t.series};
+        const double* atr = t.series[Logic::kAtrSeries];
+        auto adopt = [&](const ls::SegmentRecord& r, int from) {
+          for (int base = from; base < r.count; base += 32) {
+            const int q = base + lane;
+            ls::Trade mine;
+            if (q < r.count) mine = ls::replay_trade(b, t.p.costs, atr, signals, r.trades[q]);
+            const int m = min(32, r.count - base);
+            for (int x = 0; x < m; ++x) on_trade(shfl_trade(mine, x));
+          }
+        };
+        ls::stitch_segments(
+            b, t.p.costs, t.p.first_valid, atr, signals, S.G, [&](int g) { return ls::segment_cut(b, S.G, g); },
+            [&](int g) {
+              const long long u = static_cast<long long>(g) * S.walks + idx;
+              const int4 rec = S.records[u];
+              ls::SegmentRecord r;
+              r.trades = S.pairs + u * S.room;
+              r.count = rec.x;
+              r.end = rec.y;
+              r.complete = rec.z != 0;
+              return r;
+            },
+            on_trade, adopt);
+        return;
+      }
+    }
+    strategies::PlainWalk<Logic>{t.p, bars, t.series}(block, b, on_trade);
+  };
   if (L.folds.n > 0) {
     double violation = 0.0;
-    L.batch_scores[trial] =
-        strategies::run_signal_folded<Logic>(p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0,
-                                             L.sy.block_offset[k + 1] - b0, L.objective, L.spec, L.folds, L.rule,
-                                             &violation, L.batch_metrics + static_cast<long long>(trial) * L.n_metrics);
-    L.batch_violations[trial] = violation;
+    const double score =
+        strategies::run_signal_folded_walks<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, L.spec, L.folds,
+                                                   L.rule, &violation,
+                                                   L.batch_metrics + static_cast<long long>(trial) * L.n_metrics, walk);
+    if (lane == 0) {
+      L.batch_scores[trial] = score;
+      L.batch_violations[trial] = violation;
+    }
     return;
   }
   long long out = L.trades ? L.trade_offsets[static_cast<long long>(trial) * L.sy.n + k] : 0;
   ls::Summary all;
-  const double score =
-      strategies::run_signal_symbol<Logic>(p, symbol_bars(L.bars, L.sy, k), series, L.sy.blocks + b0,
-                                           L.sy.block_offset[k + 1] - b0, L.objective, &all, [&](const ls::Trade& t) {
-                                             if (L.trades) L.trades[out++] = t;
-                                           });
+  const double score = strategies::run_signal_walks<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, &all, walk,
+                                                           [&](const ls::Trade& tr) {
+                                                             if (L.trades && lane == 0) L.trades[out] = tr;
+                                                             ++out;
+                                                           });
+  if (lane != 0) return;
   double m[strategies::kNumTradeMetrics];
   double violation = 0.0;
   ls::finish(all, L.objective, 0, m, &violation);
@@ -162,6 +281,15 @@ DeviceBuffer<T> upload_vector(const std::vector<T>& h, cudaStream_t stream) {
 inline std::uint64_t series_id(const strategies::SeriesKey& k) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.kind)) << 32) | static_cast<std::uint32_t>(k.value);
 }
+
+constexpr int kSegmentThreads = 128;              ///< signal_segment_kernel's block size
+constexpr long long kUnitsPerResidentThread = 2;  ///< auto segments: units per resident thread
+constexpr long long kMinSegmentBars = 4096;       ///< auto segments: at least this many bars each
+constexpr long long kMaxSegments = 64;            ///< auto segments: at most this many per walk
+/// A launch's recorded trade bars take at most this: 4,096 walks x 64 segments have room for
+/// 2,048 trades a segment (a trade every 8 bars of a 1,000,000-bar series); a segment with
+/// more leaves the rest to the stitch, which walks it on one warp.
+constexpr std::size_t kMaxPairBytes = std::size_t{1} << 32;
 
 template <typename Logic>
 class SignalDevice final : public DeviceStrategy {
@@ -211,6 +339,20 @@ class SignalDevice final : public DeviceStrategy {
     slots_ = SeriesSlots<std::uint64_t>(cap);
     const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) * kRowDoubles * sizeof(double);
     chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / std::max<std::size_t>(1, row_bytes));
+    // Segmented walks: their records take at most an eighth of what is free (and kMaxPairBytes).
+    segments_ = signal_segments();
+    pair_bytes_ = std::min(kMaxPairBytes, free_bytes / 8);
+    for (int k = 0; k < n_symbols_; ++k) {
+      if (block_offset[k + 1] - block_offset[k] != 1) continue;
+      const strategies::BarBlock& b = blocks[static_cast<std::size_t>(block_offset[k])];
+      cut_bars_ = std::max<long long>(cut_bars_, b.end - b.begin);
+    }
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, signal_segment_kernel<Logic>, kSegmentThreads, 0));
+    resident_threads_ = std::max<long long>(1, static_cast<long long>(sms) * per_sm * kSegmentThreads);
   }
 
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
@@ -340,8 +482,65 @@ class SignalDevice final : public DeviceStrategy {
     L.batch_metrics = batch.metrics;
     const int threads = std::max(32, std::min(1024, block_size));
     const long long work = static_cast<long long>(n_symbols_) * L.count;
-    signal_trial_kernel<Logic><<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L);
-    CUDA_CHECK_LAUNCH("signal_trial_kernel");
+    const int G = segments_for(count);
+    if (G <= 1) {
+      signal_trial_kernel<Logic, false>
+          <<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L, SignalSegmentLaunch{});
+      CUDA_CHECK_LAUNCH("signal_trial_kernel");
+      return;
+    }
+    const SignalSegmentLaunch S = segment_scratch(G, work, stream);
+    const long long units = work * G;
+    signal_segment_kernel<Logic>
+        <<<static_cast<unsigned>((units + kSegmentThreads - 1) / kSegmentThreads), kSegmentThreads, 0, stream>>>(L, S);
+    CUDA_CHECK_LAUNCH("signal_segment_kernel");
+    const int warp_threads = (threads + 31) / 32 * 32;  // whole warps: one per walk
+    signal_trial_kernel<Logic, true>
+        <<<static_cast<unsigned>((work * 32 + warp_threads - 1) / warp_threads), warp_threads, 0, stream>>>(L, S);
+    CUDA_CHECK_LAUNCH("signal_trial_kernel (stitch)");
+  }
+
+  /// Segments per walk (SignalSegments::segments). Auto: enough units for
+  /// kUnitsPerResidentThread per resident thread of signal_segment_kernel, segments of at
+  /// least kMinSegmentBars bars of the longest one-block walk, at most kMaxSegments; 1 (no
+  /// segments) when the walks alone are that many or no symbol is traded over one block.
+  /// One thread per unit (not a warp with a warp-wide finder): a signal bar costs a few
+  /// loads and compares, and the lanes of a warp walk the same segment of 32 trials, which
+  /// read the same bars.
+  int segments_for(std::size_t count) const {
+    if (cut_bars_ == 0) return 1;
+    if (segments_.segments > 0) return segments_.segments;
+    const long long walks = static_cast<long long>(count) * n_symbols_;
+    const long long target = resident_threads_ * kUnitsPerResidentThread;
+    const long long by_count = (target + walks - 1) / walks;
+    const long long by_length = std::max<long long>(1, (cut_bars_ - 1) / kMinSegmentBars);
+    return static_cast<int>(std::max<long long>(1, std::min({by_count, by_length, kMaxSegments})));
+  }
+
+  /// The records of `walks` walks cut into G segments: room per unit for every trade a
+  /// segment can make (one per two bars it scans) when the memory cap allows, else what it
+  /// allows (a unit out of room stops there and the stitch walks the rest: same results).
+  /// The buffers grow only after the stream has drained (earlier parts may still read them;
+  /// launches of this twin do not overlap: concurrent_launches() is false).
+  SignalSegmentLaunch segment_scratch(int G, long long walks, cudaStream_t stream) {
+    const long long units = walks * G;
+    const long long segment_bars = (cut_bars_ - 1) / G + 1;
+    long long room = segments_.segment_room > 0 ? segments_.segment_room : segment_bars / 2 + 2;
+    room = std::max<long long>(1, std::min<long long>(room, static_cast<long long>(pair_bytes_ / sizeof(ls::BarPair)) /
+                                                                units));
+    const std::size_t n_pairs = static_cast<std::size_t>(units) * static_cast<std::size_t>(room);
+    if (d_records_.capacity() < static_cast<std::size_t>(units) || d_pairs_.capacity() < n_pairs) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      d_records_.resize(static_cast<std::size_t>(units));
+      d_pairs_.resize(n_pairs);
+    }
+    SignalSegmentLaunch S;
+    S.G = G;
+    S.room = static_cast<int>(room);
+    S.walks = walks;
+    S.records = d_records_.data();
+    S.pairs = d_pairs_.data();
+    return S;
   }
 
   ls::Objective objective_;
@@ -361,6 +560,13 @@ class SignalDevice final : public DeviceStrategy {
   int n_folds_ = 0, n_metrics_ = strategies::kNumTradeMetrics;
   strategies::FoldRule rule_{};
   DeviceBuffer<int> d_fold_edge_, d_fold_embargo_end_;
+  // Segmented walks (long_short_segments.hpp).
+  SignalSegments segments_;         ///< the process's setting when the twin was made
+  long long cut_bars_ = 0;          ///< bars of the longest one-block walk (0: none, never segmented)
+  long long resident_threads_ = 1;  ///< threads of signal_segment_kernel resident at once on the device
+  std::size_t pair_bytes_ = 0;      ///< cap on the records' trade bars
+  DeviceBuffer<int4> d_records_;
+  DeviceBuffer<ls::BarPair> d_pairs_;
 };
 
 /// One trial on CUDA device 0, its per-symbol rows and (with `trades`) its trades per symbol.

@@ -6,18 +6,21 @@
 // (the worst of 4 folds, with an embargo) where it can be split; its trades and
 // per-symbol results from the GPU equal the CPU's; and a trial scores the same bits on the
 // device alone, in a batch and in the batch reversed (tests/support/trial_order.hpp). No test
-// is written per strategy.
+// is written per strategy. The signal strategies' twins (bollinger, donchian) again with their
+// walks cut into forced numbers of segments and stitched (strategies/device/signal_segments.hpp).
 // Runs on the GPU machine: tpeopt_tests "[gpu][conformance]" (scripts/gpu_conformance.sh).
 #include <catch2/catch.hpp>
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "gpu/cuda_executor.hpp"
+#include "strategies/device/signal_segments.hpp"
 #include "study/backtest.hpp"
 #include "study/data_subsets.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"
+#include "support/paths.hpp"
 #include "support/trial_order.hpp"
 
 using namespace tpeopt;
@@ -152,4 +155,95 @@ TEST_CASE("conformance: on the GPU a trial scores the same bits alone, in a batc
                                           }),
               tpeopt::testing::forward_order(first.n_trials), "alone, an executor each") == "");
   }
+}
+
+namespace {
+
+/// The trades, per-symbol results, score and metrics of one trial from the GPU equal the CPU's.
+void require_same_backtest(const strategies::Strategy& strategy, const std::vector<double>& slots) {
+  const auto cpu = engine::backtest_params(strategy, slots, "cpu", true, 128);
+  const auto gpu = engine::backtest_params(strategy, slots, "cuda", true, 64);
+  CHECK(same_bits(cpu.score.score, gpu.score.score));
+  CHECK(same_bits(cpu.score.violation, gpu.score.violation));
+  CHECK(same_bits(cpu.metrics, gpu.metrics));
+  REQUIRE(cpu.symbols.has_value() == gpu.symbols.has_value());
+  if (cpu.symbols) {
+    CHECK(same_bits(cpu.symbols->objective, gpu.symbols->objective));
+    CHECK(same_bits(cpu.symbols->equity, gpu.symbols->equity));
+    CHECK(same_bits(cpu.symbols->metrics, gpu.symbols->metrics));
+  }
+  REQUIRE(cpu.trades->size() == gpu.trades->size());
+  for (std::size_t s = 0; s < cpu.trades->size(); ++s) {
+    const auto& a = (*cpu.trades)[s];
+    const auto& b = (*gpu.trades)[s];
+    REQUIRE(a.size() == b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) CHECK(a[k].fields == b[k].fields);  // shortest round-trip text
+  }
+}
+
+}  // namespace
+
+TEST_CASE("conformance: the signal strategies' walks cut into segments and stitched equal the CPU, bit for bit",
+          "[gpu][conformance][segments]") {
+  REQUIRE(gpu::cuda_available());
+  // Auto (the bundled EURUSD bars are too short to be cut; the 30,240 bars of BTCUSDT 1m are
+  // cut into 7), no segments, 2 to 64 segments (some shorter than a trade), and records with
+  // room for 1 and 3 trades (the stitch walks the rest).
+  const gpu::SignalSegments settings[] = {{0, 0}, {1, 0}, {2, 0}, {16, 0}, {64, 0}, {16, 1}, {64, 3}};
+  const std::string btc = tpeopt::testing::data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv";
+  std::size_t cases = 0;
+  for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
+    if (c.entry->name != "bollinger" && c.entry->name != "donchian") continue;
+    ++cases;
+    std::vector<io::Json> data = {io::Json::object()};
+    if (c.label.find("one series") != std::string::npos) data.push_back({{"candles", btc}});
+    for (const io::Json& d : data) {
+      const io::StudyConfig config = tpeopt::testing::conformance_study(c, {{"data", d}});
+      const auto strategy = engine::make_strategy(config);
+      // The whole data; the in-sample part of a hold-out (one block per symbol: cut too); two
+      // of four halving slices (two blocks per symbol: walked whole).
+      std::vector<std::unique_ptr<strategies::Strategy>> parts;
+      io::Json with_holdout = d;
+      with_holdout["holdout"] = 0.3;
+      const io::StudyConfig holdout = tpeopt::testing::conformance_study(c, {{"data", with_holdout}});
+      parts.push_back(strategy->subset(engine::in_sample_ranges(*strategy, holdout), 0));
+      const auto slices = engine::equal_slices({{0, strategy->n_atoms()}}, 4);
+      std::vector<strategies::AtomRange> rung = slices[0];
+      rung.insert(rung.end(), slices[2].begin(), slices[2].end());
+      parts.push_back(strategy->subset(rung, 0));
+      std::vector<const strategies::Strategy*> all = {strategy.get(), parts[0].get(), parts[1].get()};
+      for (std::size_t which = 0; which < all.size(); ++which) {
+        const strategies::Strategy& s = *all[which];
+        const engine::ParamBinding binding(s, config.space, config.fixed);
+        for (const std::size_t n : {std::size_t{1}, std::size_t{37}, std::size_t{4096}}) {
+          const auto batch = tpeopt::testing::random_batch(config, n, 50 + n);
+          engine::CpuExecutor cpu(s, engine::ParamBinding(s, config.space, config.fixed), 0);
+          const auto ref = cpu.evaluate(batch);
+          for (const gpu::SignalSegments& g : settings) {
+            CAPTURE(c.label, d.dump(), which, n, g.segments, g.segment_room);
+            const gpu::ScopedSignalSegments forced(g);
+            auto device = gpu::make_cuda_executor(s, engine::ParamBinding(s, config.space, config.fixed), {});
+            const auto got = device->evaluate(batch);
+            REQUIRE(got.n_trials == ref.n_trials);
+            std::size_t differing = 0;
+            for (std::size_t i = 0; i < ref.n_trials; ++i)
+              differing +=
+                  same_bits(got.scores[i], ref.scores[i]) && same_bits(got.violations[i], ref.violations[i]) ? 0 : 1;
+            CHECK(differing == 0);
+            CHECK(same_bits(got.metrics, ref.metrics));
+            // Recorded trades (one trial at a time, as the trade export records them).
+            if (n == 37 && which == 0) {
+              std::vector<double> slots(binding.n_slots());
+              for (std::size_t i = 0; i < 3; ++i) {
+                CAPTURE(i);
+                binding.fill(&batch.values[i * batch.n_axes], slots.data());
+                require_same_backtest(s, slots);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  REQUIRE(cases == 6);  // two strategies, three samples each
 }

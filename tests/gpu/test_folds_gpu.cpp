@@ -1,15 +1,17 @@
 // [folds] on the GPU: studies with data.folds (and a hold-out, an embargo) run by the CUDA
 // executor give the CPU executor's bits for every trial's score, violation and metrics (the
 // fold columns included), under every objective.across_folds rule, for each strategy whose
-// twin scores folds: the long/short walk (bollinger, donchian), ema_cross (one warp per trial;
-// parts of a batch when the series cache is small) and exhaustion (whose kernels differ by
-// launch: one walk, blocks split over warps, segmented walks; each path is run).
+// twin scores folds: the long/short walk (bollinger, donchian; also cut into forced numbers of
+// segments, strategies/device/signal_segments.hpp), ema_cross (one warp per trial) and
+// exhaustion (whose kernels differ by launch: one walk, blocks split over warps, segmented
+// walks; each path is run).
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "gpu/cuda_executor.hpp"
+#include "strategies/device/signal_segments.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/paths.hpp"
@@ -21,7 +23,8 @@ namespace {
 using tpeopt::testing::same_bits;
 
 io::StudyConfig folded_config(const std::string& strategy, const std::string& objective_extra, int folds,
-                              const std::string& holdout = R"("holdout": 0.2)", int batch = 150) {
+                              const std::string& holdout = R"("holdout": 0.2)", int batch = 150,
+                              const std::string& candles = "backtesting-py/EURUSD.csv") {
   const std::string params =
       strategy == "exhaustion"
           ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 100},
@@ -40,12 +43,13 @@ io::StudyConfig folded_config(const std::string& strategy, const std::string& ob
           : R"("channel": {"type": "int", "low": 10, "high": 80}, "exit_channel": {"type": "int", "low": 5, "high": 40},
                "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)";
   const std::string text = fmt::format(
-      R"({{"strategy": "{}", "data": {{"candles": "{}/backtesting-py/EURUSD.csv", {}"folds": {}, "embargo": 4}},
+      R"({{"strategy": "{}", "data": {{"candles": "{}/{}", {}"folds": {}, "embargo": 4}},
            "objective": {{"name": "sharpe", "min_trades": 5{}}},
            "search": {{"sampler": "tpe", "trials": 600, "batch": {}, "depth": 2, "seed": 9, "top_k": 5,
                        "tpe": {{"n_startup_trials": 40}}}},
            "params": {{{}}}}})",
-      strategy, testing::data_dir(), holdout.empty() ? "" : holdout + ", ", folds, objective_extra, batch, params);
+      strategy, testing::data_dir(), candles, holdout.empty() ? "" : holdout + ", ", folds, objective_extra, batch,
+      params);
   return io::parse_study_config(io::Json::parse(text), "folds_gpu.json", ".");
 }
 
@@ -95,6 +99,25 @@ TEST_CASE("folds GPU: folded studies of the long/short strategies equal the CPU 
   const int folds = GENERATE(2, 8, 33);
   CAPTURE(strategy, rule, folds);
   require_cuda_equals_cpu(folded_config(strategy, rule, folds), folds);
+}
+
+TEST_CASE("folds GPU: folded studies of the long/short strategies through segmented walks equal the CPU runs",
+          "[gpu][folds][segments]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string strategy = GENERATE("bollinger", "donchian");
+  // Auto over the 30,240 bars of BTCUSDT 1m (cut into 7), no segments, 2 to 64 segments
+  // over EURUSD's in-sample bars (some shorter than a trade), and records with room for 2.
+  struct Cut {
+    int segments, room;
+    const char* candles;
+  };
+  const Cut cut = GENERATE(Cut{0, 0, "binance-1m/BTCUSDT_1m_2023-03.csv"}, Cut{1, 0, "backtesting-py/EURUSD.csv"},
+                           Cut{2, 0, "backtesting-py/EURUSD.csv"}, Cut{16, 0, "backtesting-py/EURUSD.csv"},
+                           Cut{64, 0, "backtesting-py/EURUSD.csv"}, Cut{16, 2, "backtesting-py/EURUSD.csv"});
+  const std::string rule = GENERATE(as<std::string>{}, "", R"(, "across_folds": "mean")");
+  CAPTURE(strategy, cut.segments, cut.room, cut.candles, rule);
+  const gpu::ScopedSignalSegments forced({cut.segments, cut.room});
+  require_cuda_equals_cpu(folded_config(strategy, rule, 8, R"("holdout": 0.2)", 150, cut.candles), 8);
 }
 
 TEST_CASE("folds GPU: folded studies of exhaustion equal the CPU runs, every rule and kernel path",

@@ -1,0 +1,52 @@
+// The process's setting of the signal twins' segments (signal_segments.hpp): from
+// TPEOPT_SIGNAL_SEGMENTS when set, until set_signal_segments replaces it. Atomic: a twin may
+// be made on the executor's thread while a test's thread sets it.
+#include "strategies/device/signal_segments.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "common/error.hpp"
+
+namespace tpeopt::gpu {
+namespace {
+
+std::atomic<int> g_segments{0}, g_room{0};
+std::once_flag g_from_env;
+
+/// A whole non-negative decimal number below 2^31, or -1.
+int parse_count(const std::string& s) {
+  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(s);
+}
+
+/// TPEOPT_SIGNAL_SEGMENTS = "G" or "G,ROOM" (SignalSegments' fields; 0 = auto).
+void read_env() {
+  const char* v = std::getenv("TPEOPT_SIGNAL_SEGMENTS");
+  if (!v || !*v) return;
+  const std::string text(v);
+  const std::size_t comma = text.find(',');
+  const int g = parse_count(text.substr(0, comma));
+  const int room = comma == std::string::npos ? 0 : parse_count(text.substr(comma + 1));
+  if (g < 0 || room < 0)
+    throw make_error("TPEOPT_SIGNAL_SEGMENTS: expected G or G,ROOM (whole numbers, 0 = auto), got \"{}\"", text);
+  g_segments.store(g);
+  g_room.store(room);
+}
+
+}  // namespace
+
+SignalSegments signal_segments() {
+  std::call_once(g_from_env, read_env);
+  return {g_segments.load(), g_room.load()};
+}
+
+void set_signal_segments(const SignalSegments& s) {
+  std::call_once(g_from_env, read_env);
+  g_segments.store(s.segments);
+  g_room.store(s.segment_room);
+}
+
+}  // namespace tpeopt::gpu

@@ -1,0 +1,41 @@
+#pragma once
+// How the CUDA twins of the long/short signal strategies (strategies/device/signal_device.cuh)
+// cut their walks into segments (strategies/long_short_segments.hpp). Results do not depend
+// on it: any cut gives the same bits. Host-compiler-safe header.
+//
+// The fields mean what the same-named device options of the other segmented twin mean
+// (docs/strategies.md). The signal twins are made by the registry's device factory, which takes
+// no options, so the setting is the process's: a twin reads it when it is made. It starts from
+// the environment, TPEOPT_SIGNAL_SEGMENTS=G or G,ROOM (to time a run's cuts; unset: auto), and
+// tests force cuts with ScopedSignalSegments.
+namespace tpeopt::gpu {
+
+struct SignalSegments {
+  /// Segments per (trial, symbol) walk: 0 = auto (enough walks for the device's resident
+  /// threads, segments of at least 4,096 bars, at most 64; 1 when the trials alone fill the
+  /// device), 1 = one walk per thread (no segments), G > 1 = G segments.
+  int segments = 0;
+  /// Trades recorded per segment (0 = from the segment's length within a memory cap); a
+  /// segment with more stops there and the stitch walks the rest (same results; tests force
+  /// small values).
+  int segment_room = 0;
+};
+
+/// The setting twins made from now on read. Throws Error naming TPEOPT_SIGNAL_SEGMENTS when
+/// that is not G or G,ROOM.
+SignalSegments signal_segments();
+void set_signal_segments(const SignalSegments& s);
+
+/// Sets the process's setting for its lifetime, then restores the previous one.
+class ScopedSignalSegments {
+ public:
+  explicit ScopedSignalSegments(const SignalSegments& s) : saved_(signal_segments()) { set_signal_segments(s); }
+  ~ScopedSignalSegments() { set_signal_segments(saved_); }
+  ScopedSignalSegments(const ScopedSignalSegments&) = delete;
+  ScopedSignalSegments& operator=(const ScopedSignalSegments&) = delete;
+
+ private:
+  SignalSegments saved_;
+};
+
+}  // namespace tpeopt::gpu
