@@ -4,8 +4,8 @@
 // of Computational Finance 20(4), 2017, section 2). The trials' returns are cut into S equal
 // sub-periods; for every way of choosing S/2 of them as the in-sample set J (its complement the
 // out-of-sample set), the trial best in sample is ranked out of sample. PBO is the share of
-// splits where it ranks at or below the median out of sample. Beside it, the paper's other
-// readings of the same splits (section 2.4): the probability of loss (the in-sample best loses
+// splits where it ranks at or below the median out of sample. Beside it, two more of the paper's
+// overfitting statistics from the same splits: the probability of loss (the in-sample best loses
 // out of sample) and the performance degradation (out-of-sample on in-sample performance of
 // the in-sample best, a line fitted over the splits).
 #include <cmath>
