@@ -107,20 +107,32 @@ std::string selection_section(const io::Json& selection, const io::Json& summary
   row("re-evaluated",
       fmt::format("top {} and {} sampled, over {} folds of {} in-sample {}", s.value("top", 0), s.value("sample", 0),
                   s.value("sub_periods", 0), s.value("in_sample", 0), s.value("unit", std::string())));
+  const io::Json paper = s.value("dsr_paper", io::Json());
   row("best Sharpe (per observation)",
       number_or_dash(dsr, "sharpe", "{:.4g}") + ", T " + number_or_dash(dsr, "observations", "{:.0f}"));
-  row("expected maximum Sharpe by chance (SR_0)", number_or_dash(dsr, "expected_max_sharpe", "{:.4g}"));
-  row("variance of Sharpe across trials", number_or_dash(dsr, "sharpe_variance", "{:.4g}") + " (" +
-                                              (dsr.is_object() ? dsr.value("variance_from", std::string()) : "") + ")");
+  row("best z (Sharpe in its own standard errors)", number_or_dash(dsr, "z", "{:.4g}"));
+  row("expected maximum z by chance (E[max z])", number_or_dash(dsr, "expected_max_z", "{:.4g}"));
+  row("variance of z across trials", number_or_dash(dsr, "z_variance", "{:.4g}") + ", at most 1 under the null: " +
+                                         number_or_dash(dsr, "null_z_variance", "{:.4g}") + " (" +
+                                         (dsr.is_object() ? dsr.value("variance_from", std::string()) : "") + ")");
+  row("expected maximum Sharpe by chance at its T (SR_0)", number_or_dash(dsr, "expected_max_sharpe", "{:.4g}"));
   row("skewness, kurtosis", number_or_dash(dsr, "skewness", "{:.3g}") + ", " +
                                 number_or_dash(dsr, "kurtosis", "{:.3g}") + " (" +
                                 (dsr.is_object() ? dsr.value("moments_from", std::string()) : "") + ")");
   row("Deflated Sharpe Ratio", number_or_dash(dsr, "dsr", "{:.4f}"));
+  row("the paper's DSR (one variance of Sharpe ratios)",
+      number_or_dash(paper, "dsr", "{:.4f}") + " (SR_0 " + number_or_dash(paper, "expected_max_sharpe", "{:.4g}") +
+          ", variance of Sharpe across trials " + number_or_dash(paper, "sharpe_variance", "{:.4g}") + ")");
   row("PBO",
       number_or_dash(pbo, "pbo", "{:.4f}") +
           (pbo.is_object() ? fmt::format(" ({} of {} splits{})", pbo.value("splits", 0), pbo.value("all_splits", 0.0),
                                          pbo.value("sampled", false) ? ", sampled" : "")
                            : std::string()));
+  row("probability of loss (the in-sample best loses out of sample)",
+      number_or_dash(pbo, "probability_of_loss", "{:.4f}"));
+  row("performance degradation (out of sample on in sample, per split)",
+      "slope " + number_or_dash(pbo, "degradation_slope", "{:.3g}") + ", intercept " +
+          number_or_dash(pbo, "degradation_intercept", "{:.3g}"));
   html += "</table>\n";
   const io::Json splits = selection.is_object() ? selection.value("splits", io::Json()) : io::Json();
   html += "<h3>Logits of the in-sample best's out-of-sample rank, per split</h3>\n" + logit_figure(splits);

@@ -139,6 +139,24 @@ Cscv cscv(const std::vector<Moments>& moments, std::size_t N, const CscvOptions&
   std::size_t overfit = 0;
   for (double logit : r.logits) overfit += !(logit > 0.0);
   r.pbo = static_cast<double>(overfit) / static_cast<double>(n_splits);
+  std::size_t losses = 0;
+  for (double oos : r.out_of_sample_sharpe) losses += !(oos >= 0.0);
+  r.probability_of_loss = static_cast<double>(losses) / static_cast<double>(n_splits);
+  // Performance degradation: a least-squares line through (in sample, out of sample), about the means.
+  double n = 0.0, mx = 0.0, my = 0.0;
+  for (std::size_t k = 0; k < n_splits; ++k)
+    if (std::isfinite(r.in_sample_sharpe[k]) && std::isfinite(r.out_of_sample_sharpe[k]))
+      n += 1.0, mx += r.in_sample_sharpe[k], my += r.out_of_sample_sharpe[k];
+  if (n >= 2.0) {
+    mx /= n, my /= n;
+    double sxx = 0.0, sxy = 0.0;
+    for (std::size_t k = 0; k < n_splits; ++k)
+      if (std::isfinite(r.in_sample_sharpe[k]) && std::isfinite(r.out_of_sample_sharpe[k])) {
+        const double dx = r.in_sample_sharpe[k] - mx;
+        sxx += dx * dx, sxy += dx * (r.out_of_sample_sharpe[k] - my);
+      }
+    if (sxx > 0.0) r.degradation_slope = sxy / sxx, r.degradation_intercept = my - r.degradation_slope * mx;
+  }
   return r;
 }
 

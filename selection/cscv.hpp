@@ -4,7 +4,11 @@
 // of Computational Finance 20(4), 2017, section 2). The trials' returns are cut into S equal
 // sub-periods; for every way of choosing S/2 of them as the in-sample set J (its complement the
 // out-of-sample set), the trial best in sample is ranked out of sample. PBO is the share of
-// splits where it ranks at or below the median out of sample.
+// splits where it ranks at or below the median out of sample. Beside it, two more of the paper's
+// overfitting statistics from the same splits: the probability of loss (the in-sample best loses
+// out of sample) and the performance degradation (out-of-sample on in-sample performance of
+// the in-sample best, a line fitted over the splits).
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -33,6 +37,15 @@ struct Cscv {
   std::vector<double> relative_rank;          ///< omega: its out-of-sample rank / (N + 1), in (0, 1)
   std::vector<double> logits;                 ///< lambda = ln(omega / (1 - omega)) (the paper's step 2e)
   double pbo = 0.0;                           ///< share of the splits with lambda <= 0
+  /// Share of the splits whose in-sample best has an out-of-sample Sharpe ratio below 0 (a NaN
+  /// one, no in-sample best or too few returns out of sample, counts as a loss: no evidence
+  /// of a gain). The paper's Prob[R-bar_{n*} < 0].
+  double probability_of_loss = 0.0;
+  /// The least-squares line out_of_sample_sharpe = intercept + slope * in_sample_sharpe over the
+  /// splits where both are numbers (the paper's performance degradation; a slope below 0: the
+  /// higher in sample, the lower out of sample). NaN with fewer than 2 such splits or no spread
+  /// in sample.
+  double degradation_slope = NAN, degradation_intercept = NAN;
 };
 
 /// C(n, k) as a double (exact up to 2^53).

@@ -1,5 +1,6 @@
 #include "selection/deflated_sharpe.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -56,6 +57,12 @@ double sharpe_variance(const std::vector<double>& sharpes, const std::vector<dou
   return squares / (w_sum - 1.0);
 }
 
+double sharpe_z(double sharpe, double n_observations, double skewness, double kurtosis) {
+  const double adjustment = 1.0 - skewness * sharpe + (kurtosis - 1.0) / 4.0 * sharpe * sharpe;
+  if (!(n_observations >= 2.0) || !std::isfinite(sharpe) || !(adjustment > 0.0)) return NAN;
+  return sharpe * std::sqrt(n_observations - 1.0) / std::sqrt(adjustment);
+}
+
 DeflatedSharpe deflated_sharpe(double n_trials, double variance, const HigherMoments& best) {
   DeflatedSharpe d;
   d.n_trials = n_trials;
@@ -66,6 +73,26 @@ DeflatedSharpe deflated_sharpe(double n_trials, double variance, const HigherMom
   d.skewness = best.skewness;
   d.kurtosis = best.kurtosis;
   d.dsr = probabilistic_sharpe(d.sharpe, d.n_observations, d.skewness, d.kurtosis, d.expected_max_sharpe);
+  return d;
+}
+
+DeflatedSharpe standardized_deflated_sharpe(double n_trials, double z_variance, const HigherMoments& best) {
+  DeflatedSharpe d;
+  d.method = Deflation::Standardized;
+  d.n_trials = n_trials;
+  d.sharpe_variance = z_variance;
+  // Without an edge each z has variance 1: the variance across trials is 1 - V[mean z] at most.
+  d.null_z_variance = std::min(z_variance, 1.0);
+  d.expected_max_z = expected_max_sharpe(n_trials, d.null_z_variance);
+  d.sharpe = best.sharpe;
+  d.n_observations = static_cast<double>(best.n);
+  d.skewness = best.skewness;
+  d.kurtosis = best.kurtosis;
+  d.z = sharpe_z(d.sharpe, d.n_observations, d.skewness, d.kurtosis);
+  // E[max z] in the best trial's standard errors: the Sharpe ratio it had to beat.
+  const double adjustment = 1.0 - d.skewness * d.sharpe + (d.kurtosis - 1.0) / 4.0 * d.sharpe * d.sharpe;
+  d.expected_max_sharpe = std::isnan(d.z) ? NAN : d.expected_max_z * std::sqrt(adjustment / (d.n_observations - 1.0));
+  d.dsr = std::isnan(d.z) ? NAN : boost::math::cdf(kStandardNormal, d.z - d.expected_max_z);
   return d;
 }
 

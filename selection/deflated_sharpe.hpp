@@ -4,6 +4,7 @@
 // 40(5), 2014): the probability that the best of N trials has a true Sharpe ratio above what
 // the best of N trials without any edge would show. Every Sharpe ratio here is per observation
 // and not annualized (selection/return_moments.hpp).
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -32,18 +33,51 @@ double probabilistic_sharpe(double sharpe, double n_observations, double skewnes
 /// every weight is 1. NaN when the weights add up to at most 1.
 double sharpe_variance(const std::vector<double>& sharpes, const std::vector<double>& weights = {});
 
-/// Everything the DSR of the best trial is made of.
-struct DeflatedSharpe {
-  double n_trials = 0.0;             ///< N
-  double sharpe_variance = 0.0;      ///< V[SR] across the trials
-  double expected_max_sharpe = 0.0;  ///< SR_0
-  double sharpe = 0.0;               ///< the best trial's SR
-  double n_observations = 0.0;       ///< its T
-  double skewness = 0.0, kurtosis = 3.0;
-  double dsr = 0.0;  ///< PSR(SR_0)
+/// The PSR statistic of one trial (the z inside the PSR at a benchmark of 0): SR sqrt(T - 1) /
+/// sqrt(1 - skew SR + (kurtosis - 1) / 4 SR^2), the trial's Sharpe ratio in units of its own
+/// standard error. Without an edge it is about N(0, 1) whatever T is. NaN when T < 2, SR is
+/// not finite or the denominator is not positive.
+double sharpe_z(double sharpe, double n_observations, double skewness = 0.0, double kurtosis = 3.0);
+
+/// How the DSR's benchmark was made (docs/will-it-hold-up.md, "The Deflated Sharpe Ratio").
+enum class Deflation {
+  /// The paper's: SR_0 = E[max] of N trials from one variance of the trials' Sharpe ratios.
+  SharpeVariance,
+  /// Every trial's Sharpe ratio standardized by its own standard error first (sharpe_z):
+  /// E[max z] of N trials from the variance of the z's (at most 1, the variance of each z
+  /// without an edge), and DSR = Z[z_best - E[max z]].
+  Standardized,
 };
 
-/// The DSR of the best trial, whose own returns gave `best`.
+/// Everything the DSR of the best trial is made of.
+struct DeflatedSharpe {
+  Deflation method = Deflation::SharpeVariance;
+  double n_trials = 0.0;         ///< N
+  double sharpe_variance = 0.0;  ///< V[SR] across the trials (SharpeVariance); V[z] (Standardized)
+  /// Standardized: min(V[z], 1), the variance E[max z] is taken from; NaN otherwise.
+  double null_z_variance = NAN;
+  /// SR_0: the benchmark Sharpe ratio the best is deflated by. Standardized: E[max z] in the
+  /// best trial's own standard errors, E[max z] sqrt(1 - skew SR + (kurtosis - 1) / 4 SR^2) /
+  /// sqrt(T - 1), so that DSR = PSR(SR_0) in both methods.
+  double expected_max_sharpe = 0.0;
+  double sharpe = 0.0;          ///< the best trial's SR
+  double n_observations = 0.0;  ///< its T
+  double skewness = 0.0, kurtosis = 3.0;
+  double z = NAN;               ///< Standardized: the best trial's sharpe_z; NaN otherwise
+  double expected_max_z = NAN;  ///< Standardized: E[max z] of N trials; NaN otherwise
+  double dsr = 0.0;             ///< PSR(SR_0)
+};
+
+/// The DSR of the best trial, whose own returns gave `best`, as the paper defines it:
+/// SR_0 = expected_max_sharpe(N, V[SR]).
 DeflatedSharpe deflated_sharpe(double n_trials, double sharpe_variance, const HigherMoments& best);
+
+/// The DSR of the best trial over trials of different lengths: `z_variance` is the variance of
+/// the trials' sharpe_z across trials, E[max z] = expected_max_sharpe(N, min(V[z], 1)) and
+/// DSR = Z[z_best - E[max z]] with z_best = sharpe_z of `best` (its own skewness and kurtosis).
+/// Without an edge every z has mean 0 and variance 1, so the variance across trials is
+/// 1 - V[mean z] <= 1 whatever their correlation; more is a spread of true Sharpe ratios that
+/// the null hypothesis excludes (docs/will-it-hold-up.md). NaN DSR when z_best is NaN.
+DeflatedSharpe standardized_deflated_sharpe(double n_trials, double z_variance, const HigherMoments& best);
 
 }  // namespace tpeopt::selection

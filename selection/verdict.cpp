@@ -16,22 +16,29 @@ std::string grouped(double count) {
   return out;
 }
 
-std::string verdict(const std::optional<DeflatedSharpe>& dsr, const std::optional<double>& pbo) {
+std::string verdict(const std::optional<DeflatedSharpe>& dsr, const std::optional<double>& pbo,
+                    const std::optional<double>& probability_of_loss) {
   std::string line;
   bool significant = true;
   if (dsr) {
-    line =
-        fmt::format("best Sharpe {:.3g} (per observation, T {}); {:.3g} expected from {} trials by chance; DSR {:.2f}",
-                    dsr->sharpe, grouped(dsr->n_observations), dsr->expected_max_sharpe, grouped(dsr->n_trials),
-                    dsr->dsr);
+    line = fmt::format(
+        "best Sharpe {:.3g} (per observation, T {}); {:.3g} expected from {} trials by chance{}; DSR {:.2f}",
+        dsr->sharpe, grouped(dsr->n_observations), dsr->expected_max_sharpe, grouped(dsr->n_trials),
+        dsr->method == Deflation::Standardized ? " at that T" : "", dsr->dsr);
     significant = dsr->dsr >= kDsrSignificant;  // NaN is not significant
   }
-  if (pbo) {
-    line += fmt::format("{}PBO {:.2f}", line.empty() ? "" : "; ", *pbo);
-    significant = significant && *pbo < 0.5;
-  }
+  const auto add = [&](const std::string& part) { line += (line.empty() ? "" : "; ") + part; };
+  if (pbo) add(fmt::format("PBO {:.2f}", *pbo));
+  if (probability_of_loss) add(fmt::format("P(loss) {:.2f}", *probability_of_loss));
   if (line.empty()) return "not available";
-  return line + (significant ? ": unlikely to be selection luck alone" : ": consistent with selection luck");
+  // PBO >= 0.5 alone does not make an edge luck: near-equal parameters of one real edge tie for
+  // the lead by chance, while the one chosen in sample still gains out of sample (below 0.5: a
+  // gain more often than a loss; without an edge the out-of-sample Sharpe ratio of the
+  // in-sample best centres on 0 or below, a loss in half the splits or more).
+  const char* reading = kReadingLuck;
+  if (significant && (!pbo || *pbo < 0.5)) reading = kReadingNotLuck;
+  else if (significant && probability_of_loss && *probability_of_loss < 0.5) reading = kReadingEdgeNotRanking;
+  return line + ": " + reading;
 }
 
 }  // namespace tpeopt::selection

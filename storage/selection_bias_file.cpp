@@ -36,11 +36,15 @@ io::Json selection_bias_summary(const SelectionBias& s) {
   if (s.dsr) {
     const auto& d = *s.dsr;
     j["dsr"] = {{"dsr", number(d.dsr)},
+                {"method", "standardized: each trial's Sharpe ratio in units of its own standard error (z)"},
                 {"sharpe", number(d.sharpe)},
                 {"observations", d.n_observations},
+                {"z", number(d.z)},
+                {"expected_max_z", number(d.expected_max_z)},
+                {"z_variance", number(d.sharpe_variance)},
+                {"null_z_variance", number(d.null_z_variance)},
                 {"expected_max_sharpe", number(d.expected_max_sharpe)},
                 {"n_trials", d.n_trials},
-                {"sharpe_variance", number(d.sharpe_variance)},
                 {"variance_from", s.variance_from},
                 {"skewness", number(d.skewness)},
                 {"kurtosis", number(d.kurtosis)},
@@ -48,12 +52,27 @@ io::Json selection_bias_summary(const SelectionBias& s) {
   } else {
     j["dsr"] = nullptr;
   }
+  if (s.dsr_paper) {
+    const auto& d = *s.dsr_paper;
+    j["dsr_paper"] = {{"dsr", number(d.dsr)},
+                      {"expected_max_sharpe", number(d.expected_max_sharpe)},
+                      {"sharpe_variance", number(d.sharpe_variance)}};
+  } else {
+    j["dsr_paper"] = nullptr;
+  }
   if (s.cscv) {
     const auto& c = *s.cscv;
     std::size_t overfit = 0;
     for (double l : c.logits) overfit += !(l > 0.0);
-    j["pbo"] = {{"pbo", c.pbo},         {"splits", c.in_sample_sets.size()}, {"all_splits", c.all_splits},
-                {"sampled", c.sampled}, {"overfit_splits", overfit},         {"trials", c.n_trials}};
+    j["pbo"] = {{"pbo", c.pbo},
+                {"splits", c.in_sample_sets.size()},
+                {"all_splits", c.all_splits},
+                {"sampled", c.sampled},
+                {"overfit_splits", overfit},
+                {"trials", c.n_trials},
+                {"probability_of_loss", c.probability_of_loss},
+                {"degradation_slope", number(c.degradation_slope)},
+                {"degradation_intercept", number(c.degradation_intercept)}};
   }
   return j;
 }

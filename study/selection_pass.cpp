@@ -114,15 +114,16 @@ void compute(const io::StudyConfig& config, const strategies::Strategy& strategy
   trials.insert(trials.end(), rest.begin(), rest.end());
   const std::vector<selection::Moments> moments = fold_moments(config, *folded, trials, S, options);
 
-  // V[SR] over every trial of the run: the top ones count once, each sampled one for the
-  // (N - top) / sample trials it stands for.
-  std::vector<double> sharpes, weights;
+  // V[z] (and the paper's V[SR]) over every trial of the run: the top ones count once, each
+  // sampled one for the (N - top) / sample trials it stands for.
+  std::vector<double> sharpes, zs, weights;
   const double rest_weight =
       rest.empty() ? 1.0 : static_cast<double>(s.n_trials - top.size()) / static_cast<double>(rest.size());
   for (std::size_t i = 0; i < trials.size(); ++i) {
     selection::Moments whole;
     for (std::size_t k = 0; k < S; ++k) whole += moments[i * S + k];
     sharpes.push_back(selection::sharpe_per_observation(whole));
+    zs.push_back(selection::sharpe_z(sharpes.back(), whole.n));  // normal moments: only n, sum, sumsq are known
     weights.push_back(i < top.size() ? 1.0 : rest_weight);
   }
   s.variance_from = rest.empty() ? fmt::format("all {} trials", trials.size())
@@ -148,13 +149,17 @@ void compute(const io::StudyConfig& config, const strategies::Strategy& strategy
                       returns->size());
     }
   }
+  const double n_trials = static_cast<double>(s.n_trials);
   const double variance = selection::sharpe_variance(sharpes, weights);
   if (!std::isnan(variance) && !std::isnan(best.sharpe))
-    s.dsr = selection::deflated_sharpe(static_cast<double>(s.n_trials), variance, best);
+    s.dsr_paper = selection::deflated_sharpe(n_trials, variance, best);
+  const double z_variance = selection::sharpe_variance(zs, weights);
+  if (!std::isnan(z_variance) && !std::isnan(best.sharpe))
+    s.dsr = selection::standardized_deflated_sharpe(n_trials, z_variance, best);
   // The same weights in the ranks: the top trials and the sample stand for every trial of the run.
   s.cscv = selection::cscv(moments, trials.size(), {S, settings.max_splits, config.search.seed, options.cpu_threads},
                            weights);
-  s.verdict = selection::verdict(s.dsr, s.cscv->pbo);
+  s.verdict = selection::verdict(s.dsr, s.cscv->pbo, s.cscv->probability_of_loss);
 }
 
 }  // namespace
@@ -171,7 +176,7 @@ SelectionBias selection_bias(const io::StudyConfig& config, const strategies::St
     compute(config, strategy, sample, options, settings, s);
   } catch (const Error& e) {
     s.unavailable = e.what();
-    s.dsr.reset(), s.cscv.reset();
+    s.dsr.reset(), s.dsr_paper.reset(), s.cscv.reset();
     s.verdict = "not available: " + s.unavailable;
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -26,15 +26,20 @@ struct SelectionSettings {
 };
 
 struct SelectionBias {
-  std::string unavailable;  ///< why the statistics are not available; empty when they are
-  std::uint64_t n_trials = 0;  ///< distinct parameter sets: the number of trials the statistics count
-  std::uint64_t n_told = 0;    ///< trials told, repeats of a parameter set included
+  std::string unavailable;          ///< why the statistics are not available; empty when they are
+  std::uint64_t n_trials = 0;       ///< distinct parameter sets: the number of trials the statistics count
+  std::uint64_t n_told = 0;         ///< trials told, repeats of a parameter set included
   std::size_t top = 0, sample = 0;  ///< trials re-evaluated: the run's best, and a sample of the rest
   std::size_t sub_periods = 0, in_sample_atoms = 0;
   std::string unit;  ///< of the atoms: "bars" or "trading days"
   std::uint64_t best_trial = 0;
+  /// The DSR the verdict reads: every trial's Sharpe ratio standardized by its own standard
+  /// error (selection::Deflation::Standardized), so that trials of few and of many returns
+  /// count alike.
   std::optional<selection::DeflatedSharpe> dsr;
-  std::string variance_from;        ///< which trials gave V[SR], and how they were weighted
+  /// The paper's DSR of the same best trial, from one variance of the trials' Sharpe ratios.
+  std::optional<selection::DeflatedSharpe> dsr_paper;
+  std::string variance_from;        ///< which trials gave V[z] and V[SR], and how they were weighted
   std::string higher_moments_from;  ///< where the best trial's skewness and kurtosis come from
   std::optional<selection::Cscv> cscv;
   std::string verdict;

@@ -76,8 +76,10 @@ class Study:
     @property
     def selection_bias(self) -> Optional[dict]:
         """How much of the best is selection luck (docs/will-it-hold-up.md): summary.json's
-        "selection_bias" (the verdict, the Deflated Sharpe Ratio, the PBO by CSCV and what was
-        used, or "available": False and "why_not"), or None before the run's end."""
+        "selection_bias" (the verdict; "dsr", the standardized Deflated Sharpe Ratio the verdict
+        reads, and "dsr_paper", the paper's; "pbo", the PBO by CSCV with the probability of
+        loss and the performance degradation; what was used; or "available": False and
+        "why_not"), or None before the run's end."""
         s = self.summary
         return None if s is None else s.get("selection_bias")
 

@@ -105,10 +105,18 @@ TEST_CASE("selection pass: noise without an edge gives a high PBO and a DSR that
   CHECK_FALSE(s.cscv->sampled);
   CHECK(s.cscv->pbo > 0.3);
   REQUIRE(s.dsr);
+  CHECK(s.dsr->method == tpeopt::selection::Deflation::Standardized);
   CHECK(s.dsr->n_trials == 2000);
   CHECK(s.dsr->dsr < 0.95);
   CHECK(s.dsr->sharpe > 0.0);
   CHECK(s.dsr->n_observations == 480);
+  // Independent trials without an edge: their z's vary about as N(0, 1) does.
+  CHECK(s.dsr->sharpe_variance > 0.8);
+  CHECK(s.dsr->sharpe_variance < 1.2);
+  REQUIRE(s.dsr_paper);
+  CHECK(s.dsr_paper->method == tpeopt::selection::Deflation::SharpeVariance);
+  CHECK(s.dsr_paper->dsr < 0.95);
+  CHECK(s.cscv->probability_of_loss > 0.3);
   CHECK(s.verdict.ends_with("consistent with selection luck"));
   CHECK(s.higher_moments_from.starts_with("assumed normal"));  // noise_walk is not registered: no trade export
   // The same trials and splits each time.
@@ -125,8 +133,12 @@ TEST_CASE("selection pass: a planted edge is found, with a low PBO and a signifi
   INFO(engine::selection_bias_line(s));
   REQUIRE(s.unavailable.empty());
   CHECK(s.cscv->pbo < 0.1);
+  CHECK(s.cscv->probability_of_loss < 0.1);
   REQUIRE(s.dsr);
   CHECK(s.dsr->dsr > 0.95);
+  // Trials of one length: the paper's DSR agrees.
+  REQUIRE(s.dsr_paper);
+  CHECK(s.dsr_paper->dsr > 0.95);
   CHECK(s.verdict.ends_with("unlikely to be selection luck alone"));
 }
 
@@ -137,6 +149,7 @@ TEST_CASE("selection pass: a strategy that cannot be split says why, and the run
   CHECK(s.unavailable.find("cannot be split into folds") != std::string::npos);
   CHECK(engine::selection_bias_line(s).starts_with("selection bias: not available: "));
   CHECK_FALSE(s.dsr);
+  CHECK_FALSE(s.dsr_paper);
   CHECK_FALSE(s.cscv);
 }
 

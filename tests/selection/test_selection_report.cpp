@@ -22,10 +22,11 @@ engine::SelectionBias example() {
   s.cscv = sel::cscv(m, 6, {4, 100, 1, 0});
   sel::HigherMoments best;
   best.n = 40, best.sharpe = 0.3, best.skewness = -0.2, best.kurtosis = 4.0;
-  s.dsr = sel::deflated_sharpe(5000, 0.01, best);
+  s.dsr = sel::standardized_deflated_sharpe(5000, 0.7, best);
+  s.dsr_paper = sel::deflated_sharpe(5000, 0.01, best);
   s.variance_from = "all 6 trials";
   s.higher_moments_from = "the best trial's 40 in-sample trade returns";
-  s.verdict = sel::verdict(s.dsr, s.cscv->pbo);
+  s.verdict = sel::verdict(s.dsr, s.cscv->pbo, s.cscv->probability_of_loss);
   return s;
 }
 
@@ -38,6 +39,14 @@ TEST_CASE("selection bias: summary.json's object, selection_bias.json and the re
   CHECK(j["verdict"] == s.verdict);
   CHECK(j["dsr"]["dsr"].get<double>() == s.dsr->dsr);
   CHECK(j["dsr"]["n_trials"].get<double>() == 5000);
+  CHECK(j["dsr"]["z"].get<double>() == s.dsr->z);
+  CHECK(j["dsr"]["expected_max_z"].get<double>() == s.dsr->expected_max_z);
+  CHECK(j["dsr"]["z_variance"].get<double>() == 0.7);
+  CHECK(j["dsr"]["null_z_variance"].get<double>() == 0.7);
+  CHECK(j["dsr_paper"]["dsr"].get<double>() == s.dsr_paper->dsr);
+  CHECK(j["dsr_paper"]["sharpe_variance"].get<double>() == 0.01);
+  CHECK(j["pbo"]["probability_of_loss"].get<double>() == s.cscv->probability_of_loss);
+  CHECK(j["pbo"].contains("degradation_slope"));
   CHECK(j["pbo"]["splits"] == 6);
   CHECK(j["pbo"]["all_splits"].get<double>() == 6);
 
@@ -54,6 +63,8 @@ TEST_CASE("selection bias: summary.json's object, selection_bias.json and the re
   const std::string html = engine::selection_section(file, summary);
   CHECK(html.find("Will it hold up?") != std::string::npos);
   CHECK(html.find("Deflated Sharpe Ratio") != std::string::npos);
+  CHECK(html.find("DSR (one variance of Sharpe ratios)") != std::string::npos);
+  CHECK(html.find("probability of loss") != std::string::npos);
   CHECK(html.find("distribution of the CSCV logits") != std::string::npos);
   CHECK(html.find("in-sample vs out-of-sample Sharpe ratio") != std::string::npos);
 

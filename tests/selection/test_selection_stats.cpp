@@ -4,9 +4,11 @@
 // relative, sums of at most 5,000 terms): only rounding differs, never the formula.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <fstream>
+#include <numbers>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +19,7 @@
 #include "selection/return_moments.hpp"
 #include "selection/verdict.hpp"
 #include "support/paths.hpp"
+#include "tpe/trial_rng.hpp"
 
 namespace sel = tpeopt::selection;
 
@@ -151,14 +154,114 @@ TEST_CASE("CSCV with integer weights ranks as the list with each trial repeated"
   CHECK(a.pbo == b.pbo);
 }
 
+TEST_CASE("CSCV's probability of loss and performance degradation", "[cpu][selection]") {
+  // 2 trials, 2 sub-periods of 3 returns each: the splits {0} | {1} and {1} | {0}.
+  const auto moments = [](std::vector<double> r) {
+    sel::Moments m;
+    for (double x : r) m += {1.0, x, x * x};
+    return m;
+  };
+  // trial 0: strong in sub-period 0, losing in 1; trial 1: mild gains in both
+  const std::vector<sel::Moments> m = {moments({1.0, 2.0, 3.0}), moments({-1.0, -2.0, -4.0}), moments({0.1, 0.3, 0.15}),
+                                       moments({0.2, 0.1, 0.4})};
+  const sel::Cscv c = sel::cscv(m, 2, {2, 100, 0, 0});
+  REQUIRE(c.in_sample_sets == std::vector<std::uint64_t>{1, 2});
+  // Split {0}: trial 0 leads (Sharpe 2 against 1.76) and loses in sub-period 1. Split {1}:
+  // trial 1 leads (trial 0 is negative there) and gains in sub-period 0.
+  CHECK(c.out_of_sample_sharpe[0] < 0.0);
+  CHECK(c.out_of_sample_sharpe[1] > 0.0);
+  CHECK(c.probability_of_loss == 0.5);
+  const double slope =
+      (c.out_of_sample_sharpe[1] - c.out_of_sample_sharpe[0]) / (c.in_sample_sharpe[1] - c.in_sample_sharpe[0]);
+  CHECK(close(c.degradation_slope, slope));
+  CHECK(close(c.degradation_intercept, c.out_of_sample_sharpe[0] - slope * c.in_sample_sharpe[0]));
+  // No spread in sample: no line.
+  const std::vector<sel::Moments> same = {m[0], m[0], m[0], m[0]};
+  CHECK(std::isnan(sel::cscv(same, 2, {2, 100, 0, 0}).degradation_slope));
+}
+
+TEST_CASE("the standardized DSR puts trials of every length on one footing", "[cpu][selection]") {
+  CHECK(close(sel::sharpe_z(0.1, 101), 0.1 * 10.0 / std::sqrt(1.0 + 0.01 / 2.0)));
+  CHECK(close(sel::sharpe_z(0.1, 101, -0.5, 6.0), 0.1 * 10.0 / std::sqrt(1.0 + 0.05 + 5.0 / 4.0 * 0.01)));
+  CHECK(std::isnan(sel::sharpe_z(0.1, 1)));
+  CHECK(std::isnan(sel::sharpe_z(NAN, 50)));
+
+  sel::HigherMoments best;
+  best.n = 900, best.sharpe = 0.15, best.skewness = 0.4, best.kurtosis = 5.0;
+  const sel::DeflatedSharpe d = sel::standardized_deflated_sharpe(5000, 0.6, best);
+  CHECK(d.method == sel::Deflation::Standardized);
+  CHECK(d.null_z_variance == 0.6);
+  CHECK(d.expected_max_z == sel::expected_max_sharpe(5000, 0.6));
+  CHECK(d.z == sel::sharpe_z(0.15, 900, 0.4, 5.0));
+  // E[max z] in the best trial's standard errors is the benchmark of the paper's PSR.
+  CHECK(close(d.dsr, sel::probabilistic_sharpe(0.15, 900, 0.4, 5.0, d.expected_max_sharpe)));
+  // A variance across trials above 1 is a spread of true Sharpe ratios: the null's is 1.
+  const sel::DeflatedSharpe wide = sel::standardized_deflated_sharpe(5000, 3.0, best);
+  CHECK(wide.sharpe_variance == 3.0);
+  CHECK(wide.null_z_variance == 1.0);
+  CHECK(wide.expected_max_z == sel::expected_max_sharpe(5000, 1.0));
+
+  // 2,000 trials without an edge, half of 20 returns and half of 2,000, and one more of 2,000
+  // returns with a true Sharpe ratio of 0.15 per observation (seeded normal draws). The short
+  // trials' Sharpe ratios vary 100 times more than the long ones': one variance across trials
+  // sets the paper's bar above the edge; in standard errors the edge stands out.
+  tpeopt::tpe::SplitMix64 rng(tpeopt::tpe::trial_stream_seed(17, 0, 0));
+  const auto normal = [&] {
+    const double u1 = (static_cast<double>(rng() >> 11) + 0.5) * 0x1p-53,
+                 u2 = static_cast<double>(rng() >> 11) * 0x1p-53;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  };
+  std::vector<double> sharpes, zs;
+  std::size_t best_null = 0;
+  for (std::size_t i = 0; i <= 2000; ++i) {
+    const std::size_t T = i < 1000 ? 20 : 2000;
+    const double mu = i == 2000 ? 0.15 : 0.0;
+    sel::Moments m;
+    for (std::size_t t = 0; t < T; ++t) {
+      const double r = mu + normal();
+      m += {1.0, r, r * r};
+    }
+    sharpes.push_back(sel::sharpe_per_observation(m));
+    zs.push_back(sel::sharpe_z(sharpes.back(), m.n));
+    if (i < 2000 && zs[i] > zs[best_null]) best_null = i;
+  }
+  const auto as_best = [&](std::size_t i) {
+    sel::HigherMoments h;
+    h.n = i < 1000 ? 20 : 2000, h.sharpe = sharpes[i];
+    return h;
+  };
+  const std::vector<double> null_sharpes(sharpes.begin(), sharpes.end() - 1), null_zs(zs.begin(), zs.end() - 1);
+  // Without the edge, the best of the 2,000 (by z, as a Sharpe objective ranks) is luck.
+  CHECK(sel::standardized_deflated_sharpe(2000, sel::sharpe_variance(null_zs), as_best(best_null)).dsr < 0.95);
+  // With it, the edge is the best by z: significant in standard errors, not by the paper's bar.
+  REQUIRE(std::max_element(zs.begin(), zs.end()) - zs.begin() == 2000);
+  const sel::DeflatedSharpe z_dsr = sel::standardized_deflated_sharpe(2001, sel::sharpe_variance(zs), as_best(2000));
+  const sel::DeflatedSharpe paper = sel::deflated_sharpe(2001, sel::sharpe_variance(sharpes), as_best(2000));
+  INFO("standardized " << z_dsr.dsr << " (z " << z_dsr.z << ", E[max z] " << z_dsr.expected_max_z << "), paper "
+                       << paper.dsr << " (SR " << paper.sharpe << ", SR_0 " << paper.expected_max_sharpe << ")");
+  CHECK(z_dsr.dsr > 0.95);
+  CHECK(paper.dsr < 0.5);
+}
+
 TEST_CASE("the verdict reads the statistics", "[cpu][selection]") {
   sel::DeflatedSharpe d;
   d.sharpe = 0.21, d.n_observations = 412, d.expected_max_sharpe = 0.09, d.n_trials = 200704, d.dsr = 0.97;
   CHECK(sel::verdict(d, 0.12) ==
         "best Sharpe 0.21 (per observation, T 412); 0.09 expected from 200,704 trials by chance; DSR 0.97; PBO 0.12: "
         "unlikely to be selection luck alone");
+  d.method = sel::Deflation::Standardized;
+  CHECK(sel::verdict(d, 0.12, 0.03) ==
+        "best Sharpe 0.21 (per observation, T 412); 0.09 expected from 200,704 trials by chance at that T; DSR 0.97; "
+        "PBO 0.12; P(loss) 0.03: unlikely to be selection luck alone");
+  // Near-equal parameters of a real edge: the ranking is a toss-up, the chosen one still gains.
+  CHECK(sel::verdict(d, 0.55, 0.1)
+            .ends_with("PBO 0.55; P(loss) 0.10: an edge beyond selection luck, but the "
+                       "in-sample ranking of the parameters does not carry over"));
+  CHECK(sel::verdict(d, 0.55, 0.5).ends_with(": consistent with selection luck"));
+  CHECK(sel::verdict(d, 0.55).ends_with(": consistent with selection luck"));
   d.dsr = 0.4;
   CHECK(sel::verdict(d, 0.12).ends_with("DSR 0.40; PBO 0.12: consistent with selection luck"));
+  CHECK(sel::verdict(d, 0.55, 0.1).ends_with("consistent with selection luck"));
   CHECK(sel::verdict(std::nullopt, 0.7) == "PBO 0.70: consistent with selection luck");
   CHECK(sel::grouped(1234567) == "1,234,567");
   CHECK(sel::grouped(999) == "999");
