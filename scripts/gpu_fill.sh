@@ -101,8 +101,7 @@ PY
           name="pt_${ex}_$b"
           timeout 120 "$BIN/tpeopt" run -c "$S/$ex.json" --executor cuda --batch "$b" --depth 1 --trials $((3 * 65536)) \
             -q --out "$S/$name" > "$S/$name.log" 2>&1
-          python3 -c 'import csv,sys; r=list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))[1:]; n=sum(int(x["trials"]) for x in r); ms=sum(float(x["exec_ms"]) for x in r); occ=[float(x["device_occupancy"]) for x in r if x.get("device_occupancy")]; o=sum(occ)/len(occ) if occ else -1; print(sys.argv[2], "batch", sys.argv[3] + ":", n, "trials after the first batch, exec %.1f ms, %.2f ns per trial, occupancy %.3f" % (ms, 1e6 * ms / n, o))' \
-            "$S/$name/timings.csv" "$ex" "$b" || tail -3 "$S/$name.log"
+          python3 scripts/per_trial_summary.py "$S/$name/timings.csv" "$ex batch $b" || tail -3 "$S/$name.log"
           rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"
         done
       done | tee "$S/per_trial.txt" ;;

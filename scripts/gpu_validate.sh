@@ -11,6 +11,8 @@
 #   folds        bench_exhaustion --folds 8: scoring 8 folds in the same walk against the plain walk
 #   selection    the selection-bias statistics of a run on the CPU and on CUDA: the same numbers
 #   plant        tests/plants/twin_entry_rule.patch applied, rebuilt: [gpu][conformance] must fail
+#   segments     GPU time per trial of bollinger and donchian with their walks cut into G segments
+#                (SEGMENTS_4096, SEGMENTS_65536: the G values, "auto" = segments_for)
 #   robust       bench/robust/holdout_selection.py on CUDA (ROBUST_TRIALS, ROBUST_BATCH, ROBUST_SEEDS)
 #   robust_cpu   the same on the machine's CPU cores, in the background (ROBUST_JOBS runs at once, one
 #                thread each, 20,000 trials in batches of 1,000; seeds ROBUST_FIRST_SEED ..
@@ -58,6 +60,24 @@ PY
       timeout 200 "$B/tests/tpeopt_tests" "[gpu][conformance]" > "$S/plant.txt" 2>&1
       echo "planted twin: tpeopt_tests exit $? (must be non-zero)"; grep -m3 -E "FAILED|bollinger" "$S/plant.txt"; tail -3 "$S/plant.txt"
       git apply -R tests/plants/twin_entry_rule.patch && cmake --build "$B" --target tpeopt_tests > /dev/null 2>&1 ;;
+    segments)
+      # GPU time per trial of the signal strategies (random trials, depth 1, 3 x 65,536 trials)
+      # with their walks cut into G segments (TPEOPT_SIGNAL_SEGMENTS; auto: segments_for).
+      for ex in ${SEGMENT_EXAMPLES:-bollinger_eurusd donchian_eurusd}; do
+        python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["search"]["sampler"]="random"; c["data"]={k:(sys.argv[2]+"/"+v if isinstance(v,str) and v.startswith("../") else v) for k,v in c["data"].items()}; json.dump(c,open(sys.argv[3],"w"))' \
+          "examples/$ex.json" "$PWD/examples" "$S/$ex.json"
+        for b in 4096 65536; do
+          for g in $(eval echo "\${SEGMENTS_$b:-auto 1}"); do
+            if [ "$g" = auto ]; then unset TPEOPT_SIGNAL_SEGMENTS; else export TPEOPT_SIGNAL_SEGMENTS="$g"; fi
+            timeout 120 "$B/apps/tpeopt" run -c "$S/$ex.json" --executor cuda --batch "$b" --depth 1 \
+              --trials $((3 * 65536)) -q --out "$S/seg_run" > "$S/seg_run.log" 2>&1 &&
+              python3 scripts/per_trial_summary.py "$S/seg_run/timings.csv" "$ex batch $b segments $g" ||
+              tail -3 "$S/seg_run.log"
+            rm -rf "$S/seg_run"
+          done
+        done
+        unset TPEOPT_SIGNAL_SEGMENTS
+      done | tee "$S/segments.txt" ;;
     robust)
       timeout "${ROBUST_TIMEOUT:-300}" python3 bench/robust/holdout_selection.py --tpeopt "$B/apps/tpeopt" --executor cuda \
         --trials "${ROBUST_TRIALS:-200704}" --batch "${ROBUST_BATCH:-4096}" --seeds "${ROBUST_SEEDS:-5}" \
