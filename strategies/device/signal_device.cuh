@@ -282,10 +282,15 @@ inline std::uint64_t series_id(const strategies::SeriesKey& k) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.kind)) << 32) | static_cast<std::uint32_t>(k.value);
 }
 
-constexpr int kSegmentThreads = 128;              ///< signal_segment_kernel's block size
-constexpr long long kUnitsPerResidentThread = 2;  ///< auto segments: units per resident thread
-constexpr long long kMinSegmentBars = 4096;       ///< auto segments: at least this many bars each
-constexpr long long kMaxSegments = 64;            ///< auto segments: at most this many per walk
+// Auto segments, from a sweep of forced G on an H200 (docs/benchmarks.md, "GPU time per
+// trial: batches of 4,096 against 65,536"; bollinger and donchian over 5,000 bars): at 4,096
+// walks GPU time per trial falls 4x from G = 1 to G = 16 (312-bar segments) and is flat to
+// G = 32; at 65,536 walks G = 2 to 4 gains up to 11%. Half a unit per resident thread of the
+// segment kernel (about 76,000 units on 132 SMs) gives G = 19 and 2 there.
+constexpr int kSegmentThreads = 128;                  ///< signal_segment_kernel's block size
+constexpr long long kResidentThreadsPerUnit = 2;      ///< auto segments: one unit per two resident threads
+constexpr long long kMinSegmentBars = 128;            ///< auto segments: at least this many bars each
+constexpr long long kMaxSegments = 64;                ///< auto segments: at most this many per walk
 /// A launch's recorded trade bars take at most this: 4,096 walks x 64 segments have room for
 /// 2,048 trades a segment (a trade every 8 bars of a 1,000,000-bar series); a segment with
 /// more leaves the rest to the stitch, which walks it on one warp.
@@ -500,8 +505,8 @@ class SignalDevice final : public DeviceStrategy {
     CUDA_CHECK_LAUNCH("signal_trial_kernel (stitch)");
   }
 
-  /// Segments per walk (SignalSegments::segments). Auto: enough units for
-  /// kUnitsPerResidentThread per resident thread of signal_segment_kernel, segments of at
+  /// Segments per walk (SignalSegments::segments). Auto: enough units for one per
+  /// kResidentThreadsPerUnit resident threads of signal_segment_kernel, segments of at
   /// least kMinSegmentBars bars of the longest one-block walk, at most kMaxSegments; 1 (no
   /// segments) when the walks alone are that many or no symbol is traded over one block.
   /// One thread per unit (not a warp with a warp-wide finder): a signal bar costs a few
@@ -511,7 +516,7 @@ class SignalDevice final : public DeviceStrategy {
     if (cut_bars_ == 0) return 1;
     if (segments_.segments > 0) return segments_.segments;
     const long long walks = static_cast<long long>(count) * n_symbols_;
-    const long long target = resident_threads_ * kUnitsPerResidentThread;
+    const long long target = std::max<long long>(1, resident_threads_ / kResidentThreadsPerUnit);
     const long long by_count = (target + walks - 1) / walks;
     const long long by_length = std::max<long long>(1, (cut_bars_ - 1) / kMinSegmentBars);
     return static_cast<int>(std::max<long long>(1, std::min({by_count, by_length, kMaxSegments})));

@@ -11,9 +11,9 @@
 namespace tpeopt::gpu {
 
 struct SignalSegments {
-  /// Segments per (trial, symbol) walk: 0 = auto (enough walks for the device's resident
-  /// threads, segments of at least 4,096 bars, at most 64; 1 when the trials alone fill the
-  /// device), 1 = one walk per thread (no segments), G > 1 = G segments.
+  /// Segments per (trial, symbol) walk: 0 = auto (enough units for half the segment kernel's
+  /// resident threads, segments of at least 128 bars, at most 64; 1 when the trials alone are
+  /// that many), 1 = one walk per thread (no segments), G > 1 = G segments.
   int segments = 0;
   /// Trades recorded per segment (0 = from the segment's length within a memory cap); a
   /// segment with more stops there and the stitch walks the rest (same results; tests force
