@@ -36,6 +36,7 @@
 #include "strategies/device/device_buffers.hpp"
 #include "strategies/device/device_strategy.hpp"
 #include "strategies/device/device_trade_lists.cuh"
+#include "strategies/device/launch_size.cuh"
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
 #include "strategies/device/signal_segments.hpp"
@@ -485,10 +486,12 @@ class SignalDevice final : public DeviceStrategy {
     L.batch_scores = batch.scores;
     L.batch_violations = batch.violations;
     L.batch_metrics = batch.metrics;
-    const int threads = std::max(32, std::min(1024, block_size));
     const long long work = static_cast<long long>(n_symbols_) * L.count;
     const int G = segments_for(count);
+    // Within what each kernel can launch: the trial kernels' registers (over 120 a thread)
+    // leave no room for blocks of 512 threads (strategies/device/launch_size.cuh).
     if (G <= 1) {
+      const int threads = launchable_block_size(signal_trial_kernel<Logic, false>, block_size);
       signal_trial_kernel<Logic, false>
           <<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L, SignalSegmentLaunch{});
       CUDA_CHECK_LAUNCH("signal_trial_kernel");
@@ -499,9 +502,9 @@ class SignalDevice final : public DeviceStrategy {
     signal_segment_kernel<Logic>
         <<<static_cast<unsigned>((units + kSegmentThreads - 1) / kSegmentThreads), kSegmentThreads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("signal_segment_kernel");
-    const int warp_threads = (threads + 31) / 32 * 32;  // whole warps: one per walk
+    const int threads = launchable_block_size(signal_trial_kernel<Logic, true>, block_size);  // whole warps
     signal_trial_kernel<Logic, true>
-        <<<static_cast<unsigned>((work * 32 + warp_threads - 1) / warp_threads), warp_threads, 0, stream>>>(L, S);
+        <<<static_cast<unsigned>((work * 32 + threads - 1) / threads), threads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("signal_trial_kernel (stitch)");
   }
 
