@@ -283,8 +283,8 @@ inline std::uint64_t series_id(const strategies::SeriesKey& k) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.kind)) << 32) | static_cast<std::uint32_t>(k.value);
 }
 
-// Auto segments, from a sweep of forced G on an H200 (docs/benchmarks.md, "GPU time per
-// trial: batches of 4,096 against 65,536"; the two signal strategies over 5,000 bars): at 4,096
+// Auto segments, from a sweep of forced G on an H200 (docs/benchmarks.md, "The signal
+// strategies' walks cut into segments"; the two signal strategies over 5,000 bars): at 4,096
 // walks GPU time per trial falls 4x from G = 1 to G = 16 (312-bar segments) and is flat to
 // G = 32; at 65,536 walks G = 2 to 4 gains up to 11%. Half a unit per resident thread of the
 // segment kernel (about 76,000 units on 132 SMs) gives G = 19 and 2 there.
