@@ -67,7 +67,9 @@ double psr_variance_factor(double sharpe, double skewness, double kurtosis) {
 
 /// That factor relative to normal returns' (skew 0, kurtosis 3: 1 + SR^2 / 2): how much the
 /// returns' skewness and kurtosis widen the Sharpe ratio's standard error. Exactly 1 for the
-/// normal values. NaN when the factor is not positive.
+/// normal values. Only this ratio divides t: the map through Student's t already holds the
+/// normal part (for many returns it gives about SR sqrt(T) / sqrt(1 + SR^2 / 2)), and the whole
+/// factor would count it twice. NaN when the factor is not positive.
 double non_normality_ratio(double sharpe, double skewness, double kurtosis) {
   const double factor = psr_variance_factor(sharpe, skewness, kurtosis);
   if (!(factor > 0.0)) return NAN;
