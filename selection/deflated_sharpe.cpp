@@ -7,6 +7,7 @@
 #include <boost/math/distributions/normal.hpp>
 
 #include "common/error.hpp"
+#include "selection/student_t_z.hpp"
 
 namespace tpeopt::selection {
 
@@ -57,10 +58,36 @@ double sharpe_variance(const std::vector<double>& sharpes, const std::vector<dou
   return squares / (w_sum - 1.0);
 }
 
+namespace {
+
+/// The PSR's variance factor of the estimated Sharpe ratio, 1 - skew SR + (kurtosis - 1) / 4 SR^2.
+double psr_variance_factor(double sharpe, double skewness, double kurtosis) {
+  return 1.0 - skewness * sharpe + (kurtosis - 1.0) / 4.0 * sharpe * sharpe;
+}
+
+/// That factor relative to normal returns' (skew 0, kurtosis 3: 1 + SR^2 / 2): how much the
+/// returns' skewness and kurtosis widen the Sharpe ratio's standard error. Exactly 1 for the
+/// normal values. Only this ratio divides t: the map through Student's t already holds the
+/// normal part (for many returns it gives about SR sqrt(T) / sqrt(1 + SR^2 / 2)), and the whole
+/// factor would count it twice. NaN when the factor is not positive.
+double non_normality_ratio(double sharpe, double skewness, double kurtosis) {
+  const double factor = psr_variance_factor(sharpe, skewness, kurtosis);
+  if (!(factor > 0.0)) return NAN;
+  return factor / psr_variance_factor(sharpe, 0.0, 3.0);
+}
+
+}  // namespace
+
+double sharpe_t(double sharpe, double n_observations, double skewness, double kurtosis) {
+  if (!(n_observations >= 2.0) || !std::isfinite(sharpe)) return NAN;
+  const double ratio = non_normality_ratio(sharpe, skewness, kurtosis);
+  if (std::isnan(ratio)) return NAN;
+  return sharpe * std::sqrt(n_observations) / std::sqrt(ratio);
+}
+
 double sharpe_z(double sharpe, double n_observations, double skewness, double kurtosis) {
-  const double adjustment = 1.0 - skewness * sharpe + (kurtosis - 1.0) / 4.0 * sharpe * sharpe;
-  if (!(n_observations >= 2.0) || !std::isfinite(sharpe) || !(adjustment > 0.0)) return NAN;
-  return sharpe * std::sqrt(n_observations - 1.0) / std::sqrt(adjustment);
+  const double t = sharpe_t(sharpe, n_observations, skewness, kurtosis);
+  return std::isnan(t) ? NAN : z_of_t(t, n_observations - 1.0);
 }
 
 DeflatedSharpe deflated_sharpe(double n_trials, double variance, const HigherMoments& best) {
@@ -89,9 +116,12 @@ DeflatedSharpe standardized_deflated_sharpe(double n_trials, double z_variance, 
   d.skewness = best.skewness;
   d.kurtosis = best.kurtosis;
   d.z = sharpe_z(d.sharpe, d.n_observations, d.skewness, d.kurtosis);
-  // E[max z] in the best trial's standard errors: the Sharpe ratio it had to beat.
-  const double adjustment = 1.0 - d.skewness * d.sharpe + (d.kurtosis - 1.0) / 4.0 * d.sharpe * d.sharpe;
-  d.expected_max_sharpe = std::isnan(d.z) ? NAN : d.expected_max_z * std::sqrt(adjustment / (d.n_observations - 1.0));
+  // The Sharpe ratio the best trial had to beat: the one whose z at its T, skewness and
+  // kurtosis is E[max z] (its sharpe_t, with the best's non-normality ratio, at t_of_z(E[max z])).
+  d.expected_max_sharpe = std::isnan(d.z)
+                              ? NAN
+                              : t_of_z(d.expected_max_z, d.n_observations - 1.0) *
+                                    std::sqrt(non_normality_ratio(d.sharpe, d.skewness, d.kurtosis) / d.n_observations);
   d.dsr = std::isnan(d.z) ? NAN : boost::math::cdf(kStandardNormal, d.z - d.expected_max_z);
   return d;
 }

@@ -33,17 +33,28 @@ double probabilistic_sharpe(double sharpe, double n_observations, double skewnes
 /// every weight is 1. NaN when the weights add up to at most 1.
 double sharpe_variance(const std::vector<double>& sharpes, const std::vector<double>& weights = {});
 
-/// The PSR statistic of one trial (the z inside the PSR at a benchmark of 0): SR sqrt(T - 1) /
-/// sqrt(1 - skew SR + (kurtosis - 1) / 4 SR^2), the trial's Sharpe ratio in units of its own
-/// standard error. Without an edge it is about N(0, 1) whatever T is. NaN when T < 2, SR is
-/// not finite or the denominator is not positive.
+/// A trial's t statistic, adjusted for non-normal returns: SR sqrt(T) / sqrt(r) with
+/// r = (1 - skew SR + (kurtosis - 1) / 4 SR^2) / (1 + SR^2 / 2), the PSR's variance factor of
+/// the estimated Sharpe ratio relative to normal returns' (exactly 1 for skew 0, kurtosis 3).
+/// SR is mean / s with s of T - 1 degrees of freedom (sharpe_per_observation), so for normal
+/// returns SR sqrt(T) is the t statistic of the mean return, Student's t with T - 1 degrees of
+/// freedom when the true mean is 0. NaN when T < 2, SR is not finite or the PSR's factor is
+/// not positive.
+double sharpe_t(double sharpe, double n_observations, double skewness = 0.0, double kurtosis = 3.0);
+
+/// A trial's Sharpe ratio as a standard normal z: z_of_t(sharpe_t, T - 1), the normal z of
+/// the same tail probability as its t statistic has under Student's t with T - 1 degrees of
+/// freedom (docs/will-it-hold-up.md, "Trials of different lengths"). Without an edge and with
+/// normal returns it is exactly N(0, 1) whatever T is; for large T it is the PSR's statistic
+/// SR sqrt(T - 1) / sqrt(1 - skew SR + (kurtosis - 1) / 4 SR^2) up to terms in 1 / T and SR^4.
+/// NaN where sharpe_t is.
 double sharpe_z(double sharpe, double n_observations, double skewness = 0.0, double kurtosis = 3.0);
 
 /// How the DSR's benchmark was made (docs/will-it-hold-up.md, "The Deflated Sharpe Ratio").
 enum class Deflation {
   /// The paper's: SR_0 = E[max] of N trials from one variance of the trials' Sharpe ratios.
   SharpeVariance,
-  /// Every trial's Sharpe ratio standardized by its own standard error first (sharpe_z):
+  /// Every trial's Sharpe ratio made a standard normal z first (sharpe_z):
   /// E[max z] of N trials from the variance of the z's (at most 1, the variance of each z
   /// without an edge), and DSR = Z[z_best - E[max z]].
   Standardized,
@@ -56,16 +67,16 @@ struct DeflatedSharpe {
   double sharpe_variance = 0.0;  ///< V[SR] across the trials (SharpeVariance); V[z] (Standardized)
   /// Standardized: min(V[z], 1), the variance E[max z] is taken from; NaN otherwise.
   double null_z_variance = NAN;
-  /// SR_0: the benchmark Sharpe ratio the best is deflated by. Standardized: E[max z] in the
-  /// best trial's own standard errors, E[max z] sqrt(1 - skew SR + (kurtosis - 1) / 4 SR^2) /
-  /// sqrt(T - 1), so that DSR = PSR(SR_0) in both methods.
+  /// SR_0: the benchmark Sharpe ratio the best is deflated by. Standardized: the Sharpe ratio
+  /// whose sharpe_z at the best trial's T, skewness and kurtosis (its non-normality ratio r) is
+  /// E[max z], t_of_z(E[max z], T - 1) sqrt(r / T): DSR >= 0.5 exactly when SR >= SR_0.
   double expected_max_sharpe = 0.0;
   double sharpe = 0.0;          ///< the best trial's SR
   double n_observations = 0.0;  ///< its T
   double skewness = 0.0, kurtosis = 3.0;
   double z = NAN;               ///< Standardized: the best trial's sharpe_z; NaN otherwise
   double expected_max_z = NAN;  ///< Standardized: E[max z] of N trials; NaN otherwise
-  double dsr = 0.0;             ///< PSR(SR_0)
+  double dsr = 0.0;             ///< PSR(SR_0) (SharpeVariance); Z[z - E[max z]] (Standardized)
 };
 
 /// The DSR of the best trial, whose own returns gave `best`, as the paper defines it:

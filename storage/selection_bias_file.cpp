@@ -36,7 +36,8 @@ io::Json selection_bias_summary(const SelectionBias& s) {
   if (s.dsr) {
     const auto& d = *s.dsr;
     j["dsr"] = {{"dsr", number(d.dsr)},
-                {"method", "standardized: each trial's Sharpe ratio in units of its own standard error (z)"},
+                {"method",
+                 "standardized: each trial's t statistic SR sqrt(T) mapped to a normal z through Student's t"},
                 {"sharpe", number(d.sharpe)},
                 {"observations", d.n_observations},
                 {"z", number(d.z)},

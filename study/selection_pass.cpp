@@ -123,7 +123,7 @@ void compute(const io::StudyConfig& config, const strategies::Strategy& strategy
     selection::Moments whole;
     for (std::size_t k = 0; k < S; ++k) whole += moments[i * S + k];
     sharpes.push_back(selection::sharpe_per_observation(whole));
-    zs.push_back(selection::sharpe_z(sharpes.back(), whole.n));  // normal moments: only n, sum, sumsq are known
+    zs.push_back(selection::sharpe_z(sharpes.back(), whole.n));  // normal moments (only n, sum, sumsq are known)
     weights.push_back(i < top.size() ? 1.0 : rest_weight);
   }
   s.variance_from = rest.empty() ? fmt::format("all {} trials", trials.size())

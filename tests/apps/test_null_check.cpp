@@ -2,9 +2,10 @@
 // donchian trials (a channel breakout; TPE, batches of 1,000) on a generated random walk without
 // any edge must be called luck (a DSR below 0.95, the verdict says so); on a series with planted
 // momentum the best trial must hold up on the hold-out, its DSR must be significant and the
-// verdict must not read luck. The DSR is the standardized one (each trial's Sharpe ratio in its
-// own standard errors): the paper's, from one variance of Sharpe ratios across trials of 20 to
-// thousands of trades, does not call this edge significant (docs/will-it-hold-up.md, "Limits").
+// verdict must not read luck. The DSR is the standardized one (each trial's t statistic as a
+// normal z through Student's t): the paper's, from one variance of Sharpe ratios across trials
+// of 20 to thousands of trades, does not call this edge significant (docs/will-it-hold-up.md,
+// "The null check").
 #include <catch2/catch.hpp>
 
 #include <fstream>

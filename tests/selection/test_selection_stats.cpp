@@ -17,6 +17,7 @@
 #include "selection/cscv.hpp"
 #include "selection/deflated_sharpe.hpp"
 #include "selection/return_moments.hpp"
+#include "selection/student_t_z.hpp"
 #include "selection/verdict.hpp"
 #include "support/paths.hpp"
 #include "tpe/trial_rng.hpp"
@@ -180,12 +181,58 @@ TEST_CASE("CSCV's probability of loss and performance degradation", "[cpu][selec
   CHECK(std::isnan(sel::cscv(same, 2, {2, 100, 0, 0}).degradation_slope));
 }
 
-TEST_CASE("the standardized DSR puts trials of every length on one footing", "[cpu][selection]") {
-  CHECK(close(sel::sharpe_z(0.1, 101), 0.1 * 10.0 / std::sqrt(1.0 + 0.01 / 2.0)));
-  CHECK(close(sel::sharpe_z(0.1, 101, -0.5, 6.0), 0.1 * 10.0 / std::sqrt(1.0 + 0.05 + 5.0 / 4.0 * 0.01)));
+TEST_CASE("sharpe_z maps the t statistic through Student's t, as SciPy does", "[cpu][selection]") {
+  std::ifstream in(tpeopt::testing::source_dir() + "/tests/selection/fixtures/t_to_z.json");
+  REQUIRE(in);
+  const auto data = nlohmann::json::parse(in);
+  for (const auto& c : data["sharpe_z"]) {
+    const double sr = c["sharpe"].get<double>(), n = c["n"].get<double>();
+    const double got = sel::sharpe_z(sr, n, c["skewness"].get<double>(), c["kurtosis"].get<double>());
+    INFO("SR " << sr << " T " << n << " skew " << c["skewness"] << " kurtosis " << c["kurtosis"] << " z " << got);
+    CHECK(close(got, c["z"].get<double>()));
+  }
+  // Normal returns: exactly the t statistic SR sqrt(T) (mean / s, s of T - 1 degrees of
+  // freedom) through Student's t with T - 1 degrees of freedom.
+  CHECK(sel::sharpe_t(0.1, 101) == 0.1 * std::sqrt(101.0));
+  CHECK(sel::sharpe_z(0.1, 101) == sel::z_of_t(0.1 * std::sqrt(101.0), 100.0));
+  // Skewed, fat-tailed returns: the t statistic over the square root of the PSR's variance
+  // factor relative to normal returns'.
+  CHECK(close(sel::sharpe_t(0.1, 101, -0.5, 6.0),
+              0.1 * std::sqrt(101.0) / std::sqrt((1.0 + 0.05 + 5.0 / 4.0 * 0.01) / (1.0 + 0.01 / 2.0))));
+  CHECK(sel::sharpe_z(0.0, 30) == 0.0);
   CHECK(std::isnan(sel::sharpe_z(0.1, 1)));
   CHECK(std::isnan(sel::sharpe_z(NAN, 50)));
+  CHECK(std::isnan(sel::sharpe_z(2.0, 50, 3.0, 3.0)));  // 1 - skew SR + (kurtosis - 1) / 4 SR^2 = -3
+}
 
+TEST_CASE("sharpe_z for many returns is the PSR's statistic", "[cpu][selection]") {
+  // The PSR's z, SR sqrt(T - 1) / sqrt(1 - skew SR + (kurtosis - 1) / 4 SR^2), taken as normal
+  // (what the standardized DSR used before the mapping through Student's t).
+  const auto psr_z = [](double sr, double n, double skew, double kurt) {
+    return sr * std::sqrt(n - 1.0) / std::sqrt(1.0 - skew * sr + (kurt - 1.0) / 4.0 * sr * sr);
+  };
+  // z from -8 to 8, normal returns and skewed, fat-tailed ones (the momentum best's 4 and 23):
+  // the two differ by terms in 1 / T.
+  for (const auto& [n, bound] : {std::pair{1e5, 2e-4}, std::pair{1e6, 1e-5}})
+    for (const auto& [skew, kurt] :
+         {std::pair{0.0, 3.0}, std::pair{-0.5, 6.0}, std::pair{1.5, 12.0}, std::pair{4.0, 23.0}})
+      for (double target = -8.0; target <= 8.0; target += 0.5) {
+        const double sr = target / std::sqrt(n);
+        INFO("T " << n << " SR " << sr << " skew " << skew << " kurtosis " << kurt);
+        CHECK(std::abs(sel::sharpe_z(sr, n, skew, kurt) - psr_z(sr, n, skew, kurt)) <= bound);
+      }
+  // And so is the DSR: the best of 200,000 trials over 500,000 returns.
+  sel::HigherMoments best;
+  best.n = 500000, best.sharpe = 0.0075, best.skewness = 1.5, best.kurtosis = 12.0;
+  const sel::DeflatedSharpe d = sel::standardized_deflated_sharpe(200000, 0.8, best);
+  const double before = 0.5 * std::erfc(-(psr_z(0.0075, 500000, 1.5, 12.0) - d.expected_max_z) / std::sqrt(2.0));
+  INFO("DSR " << d.dsr << " with the PSR's z " << before);
+  CHECK(d.dsr > 0.5);
+  CHECK(d.dsr < 0.99);
+  CHECK(std::abs(d.dsr - before) <= 1e-5);
+}
+
+TEST_CASE("the standardized DSR puts trials of every length on one footing", "[cpu][selection]") {
   sel::HigherMoments best;
   best.n = 900, best.sharpe = 0.15, best.skewness = 0.4, best.kurtosis = 5.0;
   const sel::DeflatedSharpe d = sel::standardized_deflated_sharpe(5000, 0.6, best);
@@ -193,8 +240,11 @@ TEST_CASE("the standardized DSR puts trials of every length on one footing", "[c
   CHECK(d.null_z_variance == 0.6);
   CHECK(d.expected_max_z == sel::expected_max_sharpe(5000, 0.6));
   CHECK(d.z == sel::sharpe_z(0.15, 900, 0.4, 5.0));
-  // E[max z] in the best trial's standard errors is the benchmark of the paper's PSR.
-  CHECK(close(d.dsr, sel::probabilistic_sharpe(0.15, 900, 0.4, 5.0, d.expected_max_sharpe)));
+  CHECK(close(d.dsr, 0.5 * std::erfc(-(d.z - d.expected_max_z) / std::sqrt(2.0))));
+  // SR_0 is the Sharpe ratio whose z, at the best trial's T, skewness and kurtosis, is E[max z].
+  const double r = (1.0 - 0.4 * 0.15 + (5.0 - 1.0) / 4.0 * 0.15 * 0.15) / (1.0 + 0.15 * 0.15 / 2.0);
+  CHECK(close(sel::z_of_t(d.expected_max_sharpe * std::sqrt(900.0 / r), 899.0), d.expected_max_z, 1e-10));
+  CHECK((d.dsr > 0.5) == (0.15 > d.expected_max_sharpe));
   // A variance across trials above 1 is a spread of true Sharpe ratios: the null's is 1.
   const sel::DeflatedSharpe wide = sel::standardized_deflated_sharpe(5000, 3.0, best);
   CHECK(wide.sharpe_variance == 3.0);
@@ -241,6 +291,31 @@ TEST_CASE("the standardized DSR puts trials of every length on one footing", "[c
                        << paper.dsr << " (SR " << paper.sharpe << ", SR_0 " << paper.expected_max_sharpe << ")");
   CHECK(z_dsr.dsr > 0.95);
   CHECK(paper.dsr < 0.5);
+}
+
+TEST_CASE("a short track record: the quickstart's best of 17 trades is within selection luck", "[cpu][selection]") {
+  // The best of examples/exhaustion_eurusd.json (README): 2,971 distinct trials, V[z] above 1,
+  // its 17 in-sample trade returns' Sharpe ratio, skewness and kurtosis.
+  sel::HigherMoments best;
+  best.n = 17, best.sharpe = 1.4768181498626176, best.skewness = 0.42338714254139326, best.kurtosis = 2.590047635576751;
+  const sel::DeflatedSharpe d = sel::standardized_deflated_sharpe(2971, 1.1477728642771912, best);
+  // The PSR's statistic taken as normal called it significant: SR sqrt(16) over the PSR's factor.
+  const double psr_z =
+      best.sharpe * 4.0 /
+      std::sqrt(1.0 - best.skewness * best.sharpe + (best.kurtosis - 1.0) / 4.0 * best.sharpe * best.sharpe);
+  const double before = 0.5 * std::erfc(-(psr_z - d.expected_max_z) / std::sqrt(2.0));
+  INFO("z " << d.z << " E[max z] " << d.expected_max_z << " DSR " << d.dsr << "; the PSR's z " << psr_z << " DSR "
+            << before);
+  CHECK(before >= 0.95);
+  CHECK(d.z < psr_z);
+  CHECK(d.dsr < 0.95);
+  CHECK(sel::verdict(d, 0.78, 0.18).ends_with(": consistent with selection luck"));
+  // Taken as normal returns, the t statistic 6.09 through Student's t with 16 degrees of freedom.
+  sel::HigherMoments normal = best;
+  normal.skewness = 0.0, normal.kurtosis = 3.0;
+  const sel::DeflatedSharpe n = sel::standardized_deflated_sharpe(2971, 1.1477728642771912, normal);
+  CHECK(close(n.z, sel::z_of_t(best.sharpe * std::sqrt(17.0), 16.0)));
+  CHECK(n.dsr < d.dsr);
 }
 
 TEST_CASE("the verdict reads the statistics", "[cpu][selection]") {
