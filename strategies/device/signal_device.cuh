@@ -288,10 +288,10 @@ inline std::uint64_t series_id(const strategies::SeriesKey& k) {
 // walks GPU time per trial falls 4x from G = 1 to G = 16 (312-bar segments) and is flat to
 // G = 32; at 65,536 walks G = 2 to 4 gains up to 11%. Half a unit per resident thread of the
 // segment kernel (about 76,000 units on 132 SMs) gives G = 19 and 2 there.
-constexpr int kSegmentThreads = 128;                  ///< signal_segment_kernel's block size
-constexpr long long kResidentThreadsPerUnit = 2;      ///< auto segments: one unit per two resident threads
-constexpr long long kMinSegmentBars = 128;            ///< auto segments: at least this many bars each
-constexpr long long kMaxSegments = 64;                ///< auto segments: at most this many per walk
+constexpr int kSegmentThreads = 128;              ///< signal_segment_kernel's block size
+constexpr long long kResidentThreadsPerUnit = 2;  ///< auto segments: one unit per two resident threads
+constexpr long long kMinSegmentBars = 128;        ///< auto segments: at least this many bars each
+constexpr long long kMaxSegments = 64;            ///< auto segments: at most this many per walk
 /// A launch's recorded trade bars take at most this: 4,096 walks x 64 segments have room for
 /// 2,048 trades a segment (a trade every 8 bars of a 1,000,000-bar series); a segment with
 /// more leaves the rest to the stitch, which walks it on one warp.

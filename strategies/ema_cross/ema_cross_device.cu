@@ -451,9 +451,9 @@ class EmaCrossDevice final : public DeviceStrategy {
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_, d_sink_;
   DeviceBuffer<int2> d_blocks_;  ///< the strategy's blocks of bars (docs/strategies.md, "Data subsets")
   int n_blocks_ = 0;
-  int n_metrics_ = ec::kNumMetrics;  ///< the strategy's metrics: with folds, their columns too
+  int n_metrics_ = ec::kNumMetrics;                     ///< the strategy's metrics: with folds, their columns too
   DeviceBuffer<int> d_fold_edge_, d_fold_embargo_end_;  ///< the strategy's folds in bars (none: empty)
-  strategies::FoldBars folds_{};                         ///< device edges; n = 0: no folds
+  strategies::FoldBars folds_{};                        ///< device edges; n = 0: no folds
   strategies::FoldRule rule_{};
   // The series cache: slots_.slots() series of n_ doubles; slots_ says which span each holds.
   DeviceBuffer<double> pool_;

@@ -33,7 +33,7 @@ struct EmaSeriesView {
 
 struct EmaCrossOptions {
   ema_cross::Objective objective = ema_cross::Objective::TotalReturn;
-  int min_trades = 10;  ///< trials with fewer trades are infeasible: violation = min_trades - trades
+  int min_trades = 10;   ///< trials with fewer trades are infeasible: violation = min_trades - trades
   bool maximize = true;  ///< the study's direction (objective.across_folds "min": the worst fold)
   /// Memory for EMA series kept across trials (n doubles per span); spans beyond it are
   /// computed per trial. Results do not depend on it.

@@ -53,6 +53,34 @@ void require_same_on_gpu(const io::StudyConfig& config, const strategies::Strate
   }
 }
 
+/// One trial's score, metrics and per-symbol results from the GPU equal the CPU's, and (with
+/// `trades`) its trades, exported from the GPU.
+void require_same_backtest(const strategies::Strategy& strategy, const std::vector<double>& slots, bool trades) {
+  const auto cpu = engine::backtest_params(strategy, slots, "cpu", trades, 128);
+  const auto gpu = engine::backtest_params(strategy, slots, "cuda", trades, 64);
+  CHECK(same_bits(cpu.score.score, gpu.score.score));
+  CHECK(same_bits(cpu.score.violation, gpu.score.violation));
+  CHECK(same_bits(cpu.metrics, gpu.metrics));
+  REQUIRE(cpu.symbols.has_value() == gpu.symbols.has_value());
+  if (cpu.symbols) {
+    CHECK(same_bits(cpu.symbols->objective, gpu.symbols->objective));
+    CHECK(same_bits(cpu.symbols->equity, gpu.symbols->equity));
+    CHECK(same_bits(cpu.symbols->metrics, gpu.symbols->metrics));
+  }
+  if (!trades) return;
+  REQUIRE(cpu.trades->size() == gpu.trades->size());
+  for (std::size_t s = 0; s < cpu.trades->size(); ++s) {
+    const auto& a = (*cpu.trades)[s];
+    const auto& b = (*gpu.trades)[s];
+    REQUIRE(a.size() == b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      CHECK(a[k].fields == b[k].fields);  // shortest round-trip text: equal text, equal bits
+      CHECK(a[k].entry_time_ms == b[k].entry_time_ms);
+      CHECK(a[k].exit_time_ms == b[k].exit_time_ms);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("conformance: every strategy's CUDA twin scores its samples as the CPU does, bit for bit",
@@ -95,30 +123,7 @@ TEST_CASE("conformance: trades and per-symbol results from the GPU equal the CPU
     for (std::size_t i = 0; i < batch.n_trials; ++i) {
       CAPTURE(i);
       binding.fill(&batch.values[i * batch.n_axes], slots.data());
-      const auto cpu = engine::backtest_params(*strategy, slots, "cpu", trades, 128);
-      const auto gpu = engine::backtest_params(*strategy, slots, "cuda", trades, 64);
-      CHECK(same_bits(cpu.score.score, gpu.score.score));
-      CHECK(same_bits(cpu.score.violation, gpu.score.violation));
-      CHECK(same_bits(cpu.metrics, gpu.metrics));
-      REQUIRE(cpu.symbols.has_value() == gpu.symbols.has_value());
-      if (cpu.symbols) {
-        CHECK(same_bits(cpu.symbols->objective, gpu.symbols->objective));
-        CHECK(same_bits(cpu.symbols->equity, gpu.symbols->equity));
-        CHECK(same_bits(cpu.symbols->metrics, gpu.symbols->metrics));
-      }
-      if (trades) {
-        REQUIRE(cpu.trades->size() == gpu.trades->size());
-        for (std::size_t s = 0; s < cpu.trades->size(); ++s) {
-          const auto& a = (*cpu.trades)[s];
-          const auto& b = (*gpu.trades)[s];
-          REQUIRE(a.size() == b.size());
-          for (std::size_t k = 0; k < a.size(); ++k) {
-            CHECK(a[k].fields == b[k].fields);  // shortest round-trip text: equal text, equal bits
-            CHECK(a[k].entry_time_ms == b[k].entry_time_ms);
-            CHECK(a[k].exit_time_ms == b[k].exit_time_ms);
-          }
-        }
-      }
+      require_same_backtest(*strategy, slots, trades);
     }
   }
 }
@@ -156,32 +161,6 @@ TEST_CASE("conformance: on the GPU a trial scores the same bits alone, in a batc
               tpeopt::testing::forward_order(first.n_trials), "alone, an executor each") == "");
   }
 }
-
-namespace {
-
-/// The trades, per-symbol results, score and metrics of one trial from the GPU equal the CPU's.
-void require_same_backtest(const strategies::Strategy& strategy, const std::vector<double>& slots) {
-  const auto cpu = engine::backtest_params(strategy, slots, "cpu", true, 128);
-  const auto gpu = engine::backtest_params(strategy, slots, "cuda", true, 64);
-  CHECK(same_bits(cpu.score.score, gpu.score.score));
-  CHECK(same_bits(cpu.score.violation, gpu.score.violation));
-  CHECK(same_bits(cpu.metrics, gpu.metrics));
-  REQUIRE(cpu.symbols.has_value() == gpu.symbols.has_value());
-  if (cpu.symbols) {
-    CHECK(same_bits(cpu.symbols->objective, gpu.symbols->objective));
-    CHECK(same_bits(cpu.symbols->equity, gpu.symbols->equity));
-    CHECK(same_bits(cpu.symbols->metrics, gpu.symbols->metrics));
-  }
-  REQUIRE(cpu.trades->size() == gpu.trades->size());
-  for (std::size_t s = 0; s < cpu.trades->size(); ++s) {
-    const auto& a = (*cpu.trades)[s];
-    const auto& b = (*gpu.trades)[s];
-    REQUIRE(a.size() == b.size());
-    for (std::size_t k = 0; k < a.size(); ++k) CHECK(a[k].fields == b[k].fields);  // shortest round-trip text
-  }
-}
-
-}  // namespace
 
 TEST_CASE("conformance: the signal strategies' walks cut into segments and stitched equal the CPU, bit for bit",
           "[gpu][conformance][segments]") {
@@ -237,7 +216,7 @@ TEST_CASE("conformance: the signal strategies' walks cut into segments and stitc
               for (std::size_t i = 0; i < 3; ++i) {
                 CAPTURE(i);
                 binding.fill(&batch.values[i * batch.n_axes], slots.data());
-                require_same_backtest(s, slots);
+                require_same_backtest(s, slots, true);
               }
             }
           }

@@ -254,8 +254,9 @@ TEST_CASE("conformance: folds, where a strategy can be split into them", "[cpu][
       for (std::size_t k = 0; k < K; ++k) CHECK(embargoed[M + 4 * k + 1] <= folded[M + 4 * k + 1]);
     }
     // A folded study from the config's keys: pipelined == serial.
-    const io::StudyConfig study = tpeopt::testing::conformance_study(
-        c, {{"data", {{"folds", 4}, {"embargo", 5}}}, {"objective", {{"across_folds", "min"}, {"min_trades", 0}}}});
+    const io::StudyConfig study =
+        tpeopt::testing::conformance_study(c, {{"data", {{"folds", 4}, {"embargo", 5}}},
+                                               {"objective", {{"across_folds", "min"}, {"min_trades", 0}}}});
     tpeopt::testing::require_identical(run(study, *engine::make_strategy(study), false).result,
                                        run(study, *engine::make_strategy(study), true).result);
   }

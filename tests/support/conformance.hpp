@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/messages.hpp"
 #include "config/study_config.hpp"
+#include "engine/messages.hpp"
 #include "strategies/folds.hpp"
-#include "strategies/strategy.hpp"
 #include "strategies/registry.hpp"
+#include "strategies/strategy.hpp"
 
 namespace tpeopt::testing {
 
