@@ -404,45 +404,37 @@ void EmaCrossStrategy::walk(const double* params, OnTrade&& on_trade, OnBlockEnd
 TrialScore EmaCrossStrategy::evaluate(const double* params, double* metrics) const {
   TrialScore r;
   ec::Summary s;
-  if (folds_.n_folds() > 0) {
-    // The walk of the paths below (the same sums in the same order), each trade also in its fold.
-    const FoldBars bars{static_cast<int>(folds_.n_folds()), fold_edge_.data(), fold_embargo_end_.data()};
-    thread_local FoldSummaries<ec::Summary> storage;
-    const FoldView<ec::Summary> folds = storage.view();
-    reset_folds(folds, bars.n);
-    ec::BlockedScore blocked;
-    walk(
-        params,
-        [&](const ec::Trade& t) {
-          ec::add_trade(s, t);
-          ec::add_trade(blocked.block, t);
-          add_fold_trade(folds, bars, t.entry_bar, t.ret, [&](ec::Summary& f) { ec::add_trade(f, t); });
-        },
-        [&](std::size_t) { ec::end_block(blocked, options_.objective); });
-    const double whole = ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
-    const ec::Objective o = options_.objective;
-    r.score = finish_folds(
-        folds, bars.n, fold_rule(), blocks_.empty() ? whole : blocked.score,
-        [&](const ec::Summary& f) { return ec::objective_value(f, o); }, metrics + ec::kNumMetrics);
-    return r;
-  }
-  if (blocks_.empty()) {
+  const int K = static_cast<int>(folds_.n_folds());
+  if (blocks_.empty() && K == 0) {
     walk(
         params, [&](const ec::Trade& t) { ec::add_trade(s, t); }, [](std::size_t) {});
     r.score = ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
     return r;
   }
-  // Blocked: the score is the sum of the blocks' objective values, in block order.
+  // Blocked: the score is the sum of the blocks' objective values, in block order. Folded:
+  // each trade also joins the fold of its entry bar, and the rule turns the whole span's score
+  // (or the blocks') and the folds' into the trial's. The sums run in the order of the path above.
+  const FoldBars bars{K, fold_edge_.data(), fold_embargo_end_.data()};
+  thread_local FoldSummaries<ec::Summary> storage;
+  const FoldView<ec::Summary> folds = storage.view();
+  reset_folds(folds, K);
   ec::BlockedScore blocked;
   walk(
       params,
       [&](const ec::Trade& t) {
         ec::add_trade(s, t);
         ec::add_trade(blocked.block, t);
+        if (K > 0) add_fold_trade(folds, bars, t.entry_bar, t.ret, [&](ec::Summary& f) { ec::add_trade(f, t); });
       },
       [&](std::size_t) { ec::end_block(blocked, options_.objective); });
-  ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
-  r.score = blocked.score;
+  const double whole = ec::finish(s, options_.objective, options_.min_trades, metrics, &r.violation);
+  r.score = blocks_.empty() ? whole : blocked.score;
+  if (K > 0) {
+    const ec::Objective o = options_.objective;
+    r.score = finish_folds(
+        folds, K, fold_rule(), r.score, [&](const ec::Summary& f) { return ec::objective_value(f, o); },
+        metrics + ec::kNumMetrics);
+  }
   return r;
 }
 
