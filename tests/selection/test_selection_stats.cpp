@@ -19,6 +19,7 @@
 #include "selection/return_moments.hpp"
 #include "selection/student_t_z.hpp"
 #include "selection/verdict.hpp"
+#include "support/files.hpp"
 #include "support/paths.hpp"
 #include "tpe/trial_rng.hpp"
 
@@ -27,9 +28,7 @@ namespace sel = tpeopt::selection;
 namespace {
 
 nlohmann::json fixtures() {
-  std::ifstream in(tpeopt::testing::source_dir() + "/tests/selection/fixtures/selection_stats.json");
-  REQUIRE(in);
-  return nlohmann::json::parse(in);
+  return tpeopt::testing::read_json(tpeopt::testing::source_dir() + "/tests/selection/fixtures/selection_stats.json");
 }
 
 bool close(double a, double b, double rel = 1e-12) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "selection/student_t_z.hpp"
+#include "support/files.hpp"
 #include "support/paths.hpp"
 
 namespace sel = tpeopt::selection;
@@ -20,9 +21,7 @@ namespace sel = tpeopt::selection;
 namespace {
 
 nlohmann::json fixtures() {
-  std::ifstream in(tpeopt::testing::source_dir() + "/tests/selection/fixtures/t_to_z.json");
-  REQUIRE(in);
-  return nlohmann::json::parse(in);
+  return tpeopt::testing::read_json(tpeopt::testing::source_dir() + "/tests/selection/fixtures/t_to_z.json");
 }
 
 bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
@@ -35,20 +34,19 @@ const double kLogTailLimit = std::log(std::numeric_limits<double>::min());
 TEST_CASE("z_of_t and t_of_z equal SciPy's Student's t and normal", "[cpu][selection]") {
   const auto data = fixtures();
   REQUIRE(data["z_of_t"].size() > 90);
-  for (const auto& c : data["z_of_t"]) {
-    const double t = c["t"].get<double>(), dof = c["dof"].get<double>(), want = c["z"].get<double>();
-    const double got = sel::z_of_t(t, dof);
-    INFO("t " << t << " dof " << dof << " z " << got << " SciPy " << want);
-    if (want == 0.0) CHECK(got == 0.0);
-    else CHECK(close(got, want, 1e-12));
-  }
-  for (const auto& c : data["t_of_z"]) {
-    const double z = c["z"].get<double>(), dof = c["dof"].get<double>(), want = c["t"].get<double>();
-    const double got = sel::t_of_z(z, dof);
-    INFO("z " << z << " dof " << dof << " t " << got << " SciPy " << want);
-    if (want == 0.0) CHECK(got == 0.0);
-    else CHECK(close(got, want, 1e-12));
-  }
+  REQUIRE(data["t_of_z"].size() > 40);
+  // Each case of `cases`: `from` mapped by `f` equals SciPy's `to` (to 1e-12 relative; 0 exactly).
+  auto check = [&](const char* cases, const char* from, const char* to, double (*f)(double, double)) {
+    for (const auto& c : data[cases]) {
+      const double x = c[from].get<double>(), dof = c["dof"].get<double>(), want = c[to].get<double>();
+      const double got = f(x, dof);
+      INFO(cases << ": " << from << " " << x << " dof " << dof << " -> " << got << ", SciPy " << want);
+      if (want == 0.0) CHECK(got == 0.0);
+      else CHECK(close(got, want, 1e-12));
+    }
+  };
+  check("z_of_t", "t", "z", sel::z_of_t);
+  check("t_of_z", "z", "t", sel::t_of_z);
 }
 
 TEST_CASE("z_of_t in the far tail: exact while the tail is a double, Wallace's bound beyond", "[cpu][selection]") {
