@@ -13,10 +13,16 @@
 #       --python VENV also runs the Python boundary (bench/python/bench_python.py; a venv with
 #       the tpeopt package, `pip install .`, optuna==5.0.0 and rustuna==0.2.0; 2-4 minutes).
 #   BIN=DIR bench/run_all.sh --gpu [--out DIR] [ONLY...]
-#       the GPU part, on the GPU machine, over binaries built elsewhere (BIN: a folder with
-#       tpeopt, tpeopt_tests and the bench_* programs; default .carry): scripts/gpu_session.sh's
-#       steps, their outputs renamed to the page's names with the machine's prefix (h100,
-#       h200, h200x2, ... from nvidia-smi).
+#       the GPU part, on the GPU machine, over binaries built elsewhere or there by
+#       scripts/device_build.sh (BIN: a flat folder with tpeopt, tpeopt_tests and the bench_*
+#       programs; default .carry): the [gpu] tests and every example on both executors
+#       (scripts/gpu_conformance.sh), scripts/gpu_session.sh's benchmarks, the GPU-fill
+#       measurements (scripts/gpu_fill.sh), the segmented walks, the fold cost and the
+#       selection statistics (scripts/gpu_validate.sh), depth 1 against 2, and ask + tell on
+#       the host's cores; their outputs renamed to the page's names with the machine's prefix
+#       (h100, h200, h200x2, ... from nvidia-smi). A device call is limited to 10 minutes:
+#       pass ONLY lists to split the part over calls. MEASURED_COMMIT names the commit in
+#       each file's stamp where the machine has no .git.
 #   bench/run_all.sh --check
 #       the page cites every file in bench/results/ and no file that is missing, and every
 #       section with a table names its machine, command, date and raw file (a test runs this).
@@ -52,7 +58,9 @@ cpu_files=(tpe_ask_tell-142x20000-cold.txt tpe_ask_tell-sweep.csv tpe_ask_tell-s
   trade_filter.txt trade_filter-numba.txt peers-tpeopt_cpu.txt peers-vectorbt.txt quickstart.txt)
 gpu_files=(gpu_tests-examples-fallback.txt examples-holdout.txt grid-segments-resume.txt exhaustion.txt
   trade_filter.txt pipeline-functions.txt pipeline-trade_filter.txt halving-trade_filter.txt
-  halving-exhaustion.txt atc.txt peers.txt multi_gpu.txt)
+  halving-exhaustion.txt atc.txt peers.txt multi_gpu.txt gpu_fill-runs.txt gpu_fill-tpe_run_4096-timings.csv
+  gpu_fill-replay.txt gpu_fill-ncu.txt gpu_fill-per_trial.txt signal_segments.txt folds-cost.txt
+  selection-cpu-cuda.txt pipeline-depth.txt ask_tell-142-axes.txt)
 
 # --check: the page against bench/results/.
 if [ "$mode" = check ]; then
@@ -115,7 +123,7 @@ wanted() {  # wanted NAME: true when no ONLY list was given or NAME is on it
   return 1
 }
 stamp() {  # the header line of a raw file: machine, date, load, commit
-  echo "# $1; $(date -u +%Y-%m-%dT%H:%M:%SZ); $(uptime | sed 's/.*load/load/'); commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# $1; $(date -u +%Y-%m-%dT%H:%M:%SZ); $(uptime | sed 's/.*load/load/'); commit ${MEASURED_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 }
 
 # ---- GPU part ---------------------------------------------------------------------------
@@ -129,7 +137,7 @@ if [ "$mode" = gpu ]; then
   trap 'rm -rf "$work"' EXIT
   # step -> file(s): run the steps needed by the wanted files, in one session.
   steps=()
-  wanted gpu_tests-examples-fallback.txt && steps+=(tests run fallback)
+  wanted gpu_tests-examples-fallback.txt && steps+=(run fallback)
   wanted grid-segments-resume.txt && steps+=(grid)
   wanted exhaustion.txt && steps+=(bench_exhaustion)
   wanted trade_filter.txt && steps+=(bench_trade_filter)
@@ -142,9 +150,42 @@ if [ "$mode" = gpu ]; then
   [ "$count" -gt 1 ] && wanted multi_gpu.txt && steps+=(multi_gpu)
   export ATC_ARGS="${ATC_ARGS:---symbols 1000 --bars 1500 --trials 4096 --cpu-trials 16 --check-trials 16 --repeats 3}"
   export PEERS_ARGS="${PEERS_ARGS:---repeats 3}"
-  (cd "$root" && OUT="$work" bash scripts/gpu_session.sh "${steps[@]}")
-  tar -xzf "$work/session.tar.gz" -C "$work"
   S="$work/session"
+  if [ ${#steps[@]} -gt 0 ]; then
+    (cd "$root" && OUT="$work" bash scripts/gpu_session.sh "${steps[@]}")
+    tar -xzf "$work/session.tar.gz" -C "$work"
+  fi
+  # The [gpu] tests and every example on the CPU and on CUDA (scripts/gpu_conformance.sh).
+  if wanted gpu_tests-examples-fallback.txt; then
+    (cd "$root" && OUT="$work" timeout "${CONFORMANCE_TIMEOUT:-420}" bash scripts/gpu_conformance.sh) \
+      > "$work/conformance.log" 2>&1; echo "gpu_conformance.sh exit $?" >> "$work/conformance.log"
+    mkdir -p "$S"; cp "$work"/conformance/{gpu_conformance.txt,gpu_other.txt,examples.txt} "$work/conformance.log" "$S"/ 2>/dev/null
+    [ -f "$S/device.txt" ] || cp "$work/conformance/device.txt" "$S/device.txt"
+  fi
+  # GPU fill (scripts/gpu_fill.sh, this build alone): TPE runs at 4,096 and 65,536, their
+  # replay, the kernels' durations under ncu, GPU time per trial of the examples.
+  fill_steps=()
+  wanted gpu_fill-runs.txt && fill_steps+=(runs)
+  wanted gpu_fill-replay.txt && fill_steps+=(runs replay)
+  wanted gpu_fill-ncu.txt && fill_steps+=(ncu)
+  wanted gpu_fill-per_trial.txt && fill_steps+=(per_trial)
+  if [ ${#fill_steps[@]} -gt 0 ]; then
+    (cd "$root" && BEFORE=none OUT="$work/fill" bash scripts/gpu_fill.sh $(printf '%s\n' "${fill_steps[@]}" | awk '!seen[$0]++'))
+    tar -xzf "$work/fill/gpu_fill.tar.gz" -C "$work"
+    mkdir -p "$S"; [ -f "$S/device.txt" ] || cp "$work/gpu_fill/device.txt" "$S/device.txt"
+  fi
+  # Checks and measurements of scripts/gpu_validate.sh over these binaries.
+  validate_steps=()
+  wanted signal_segments.txt && validate_steps+=(segments)
+  wanted folds-cost.txt && validate_steps+=(folds)
+  wanted selection-cpu-cuda.txt && validate_steps+=(selection)
+  if [ ${#validate_steps[@]} -gt 0 ]; then
+    (cd "$root" && OUT="$work" SEGMENT_EXAMPLES="${SEGMENT_EXAMPLES:-bollinger_eurusd donchian_eurusd bollinger_eurusd:data/binance-1m/BTCUSDT_1m_2023-03.csv donchian_eurusd:data/binance-1m/BTCUSDT_1m_2023-03.csv}" \
+      SEGMENTS_4096="${SEGMENTS_4096:-1 2 4 8 16 32 64 auto}" SEGMENTS_65536="${SEGMENTS_65536:-1 2 4 auto}" \
+      bash scripts/gpu_validate.sh "${validate_steps[@]}") > "$work/validate.log" 2>&1
+    tar -xzf "$work/validate.tar.gz" -C "$work"
+    mkdir -p "$S"; [ -f "$S/device.txt" ] || cp "$work/validate/device.txt" "$S/device.txt"
+  fi
   emit() {  # emit FILE PARTS...: the device line, then the parts, into $out/<prefix>-FILE
     local file="$1"; shift
     { stamp "$name x$count ($(hostname))"; cat "$S/device.txt"; for p in "$@"; do [ -f "$S/$p" ] && { echo "## $p"; cat "$S/$p"; }; done; } > "$out/$prefix-$file"
@@ -152,7 +193,6 @@ if [ "$mode" = gpu ]; then
   }
   for s in "${steps[@]}"; do
     case "$s" in
-      tests) emit gpu_tests-examples-fallback.txt gpu_tests.txt run_exhaustion_cuda.log run_rastrigin_cuda.log fallback.txt ;;
       grid) emit grid-segments-resume.txt grid.txt ;;
       bench_exhaustion) emit exhaustion.txt bench_exhaustion.txt ;;
       bench_trade_filter) emit trade_filter.txt bench_trade_filter.txt ;;
@@ -162,9 +202,58 @@ if [ "$mode" = gpu ]; then
       bench_subsets_exhaustion) emit halving-exhaustion.txt bench_subsets_exhaustion.txt ;;
       bench_atc) emit atc.txt bench_atc.txt ;;
       bench_peers) emit peers.txt bench_peers.txt ;;
-      multi_gpu) emit multi_gpu.txt gpu_tests.txt multi_gpu.txt ;;
+      multi_gpu) emit multi_gpu.txt multi_gpu.txt ;;
     esac
   done
+  wanted gpu_tests-examples-fallback.txt && emit gpu_tests-examples-fallback.txt gpu_conformance.txt gpu_other.txt \
+    examples.txt conformance.log run_exhaustion_cuda.log run_rastrigin_cuda.log fallback.txt
+  F="$work/gpu_fill"
+  if [ -d "$F" ]; then
+    for f in runs.txt replay.txt ncu_summary.txt ncu_run.log per_trial.txt; do [ -f "$F/$f" ] && cp "$F/$f" "$S/fill_$f"; done
+    wanted gpu_fill-runs.txt && emit gpu_fill-runs.txt fill_runs.txt
+    wanted gpu_fill-runs.txt && [ -f "$F/run_after_4096/timings.csv" ] &&
+      { stamp "$name ($(hostname)): timings.csv of the TPE run at batch 4,096 in $prefix-gpu_fill-runs.txt"
+        cat "$F/run_after_4096/timings.csv"; } > "$out/$prefix-gpu_fill-tpe_run_4096-timings.csv"
+    wanted gpu_fill-replay.txt && emit gpu_fill-replay.txt fill_replay.txt
+    wanted gpu_fill-ncu.txt && emit gpu_fill-ncu.txt fill_ncu_summary.txt fill_ncu_run.log
+    wanted gpu_fill-per_trial.txt && emit gpu_fill-per_trial.txt fill_per_trial.txt
+  fi
+  V="$work/validate"
+  if [ -d "$V" ]; then
+    for f in segments.txt folds.txt; do [ -f "$V/$f" ] && cp "$V/$f" "$S/validate_$f"; done
+    grep -E "exit|selection_bias" "$work/validate.log" > "$S/validate_selection.txt" 2>/dev/null
+    wanted signal_segments.txt && emit signal_segments.txt validate_segments.txt
+    wanted folds-cost.txt && emit folds-cost.txt validate_folds.txt
+    wanted selection-cpu-cuda.txt && emit selection-cpu-cuda.txt validate_selection.txt
+  fi
+  if wanted pipeline-depth.txt; then
+    # What depth costs and buys in wall time: `tpeopt run` of TPE at 200,000 / 4,096 on each real
+    # strategy, depth 1 and 2 (summary.json: wall, ask, executor, tell, idle and overlap ms).
+    { stamp "$name ($(hostname)): tpeopt run --trials 200000 --batch 4096 --depth D --executor cuda; ms from summary.json, best = top.json's first score"
+      for example in exhaustion_eurusd ema_cross_btc atc_binance trade_filter_tpe; do
+        for depth in 1 2; do
+          dir="$work/depth_${example}_$depth"
+          (cd "$root" && "$BIN/tpeopt" run -c "examples/$example.json" --executor cuda --trials 200000 --batch 4096 \
+            --depth "$depth" -q --out "$dir") > "$dir.log" 2>&1 || tail -3 "$dir.log"
+          python3 - "$dir" "$example" "$depth" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json")); top = json.load(open(sys.argv[1] + "/top.json"))
+keys = ("trials", "wall_ms", "ask_ms", "exec_ms", "tell_ms", "idle_ms", "overlap_ms")
+print(sys.argv[2], "depth", sys.argv[3], json.dumps({k: s.get(k) for k in keys}), "best", top[0]["score"] if top else None)
+PY
+        done
+      done; } > "$out/$prefix-pipeline-depth.txt" 2>&1
+    echo "wrote $out/$prefix-pipeline-depth.txt"
+  fi
+  if wanted ask_tell-142-axes.txt && [ -x "$BIN/bench_ask_tell" ]; then
+    # Batch TPE's and the fast acquisition's ask + tell at 142 axes on the GPU machine's host cores.
+    { stamp "$name host ($(nproc) cores): bench_ask_tell --single 142 20000 4096 batch|fast THREADS 2 int"
+      for threads in "$(nproc)" 2 1; do for acq in batch fast; do
+        echo "== bench_ask_tell --single 142 20000 4096 $acq $threads 2 int"
+        "$BIN/bench_ask_tell" --single 142 20000 4096 "$acq" "$threads" 2 int
+      done; done; } > "$out/$prefix-ask_tell-142-axes.txt" 2>&1
+    echo "wrote $out/$prefix-ask_tell-142-axes.txt"
+  fi
   if wanted examples-holdout.txt; then
     { stamp "$name ($(hostname))"; "$BIN/tpeopt" run -c "$root/examples/exhaustion_eurusd_holdout.json" --executor cuda \
         --out "$work/holdout" 2>&1; } > "$out/$prefix-examples-holdout.txt"

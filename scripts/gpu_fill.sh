@@ -2,8 +2,8 @@
 # The GPU-fill measurements in one GPU session (docs/benchmarks.md, "GPU fill: occupancy,
 # overlapping batches, segmented walks"), over
 # binaries built elsewhere (static cudart, sm_90, -DTPEOPT_MPI=OFF): BEFORE holds tpeopt and
-# bench_exhaustion of the code to compare against, BIN this code's tpeopt, tpeopt_tests and
-# bench_exhaustion. From the repository root on the GPU machine:
+# bench_exhaustion of the code to compare against (BEFORE=none: this code alone), BIN this
+# code's tpeopt, tpeopt_tests and bench_exhaustion. From the repository root on the GPU machine:
 #   BEFORE=.carry/before BIN=.carry/after OUT=$OUT scripts/gpu_fill.sh [STEP...]
 # Steps (default: all): tests ([gpu], the parity tests among them), bench (bench_exhaustion
 # --bars 1000000, before then after), runs (`tpeopt run` TPE on a generated 1,000,000-bar
@@ -16,7 +16,8 @@
 # kernels' own durations in a shorter run of the same config at batch 4,096). Results:
 # $OUT/gpu_fill/, packed into $OUT/gpu_fill.tar.gz, and $OUT/summary.txt.
 set -uo pipefail
-BEFORE="$(cd "${BEFORE:-.carry/before}" && pwd)"
+versions=(before after)
+if [ "${BEFORE:-}" = none ]; then versions=(after); else BEFORE="$(cd "${BEFORE:-.carry/before}" && pwd)"; fi
 BIN="$(cd "${BIN:-.carry/after}" && pwd)"
 OUT="${OUT:-out}"
 export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
@@ -38,8 +39,8 @@ for step in "${steps[@]}"; do
       echo "tpeopt_tests exit $?" >> "$S/gpu_tests.txt"
       tail -4 "$S/gpu_tests.txt" ;;
     bench)
-      for v in before after; do
-        dir="$BEFORE"; [ "$v" = after ] && dir="$BIN"
+      for v in "${versions[@]}"; do
+        dir="${BEFORE:-}"; [ "$v" = after ] && dir="$BIN"
         timeout 150 "$dir/bench_exhaustion" --bars 1000000 --cpu-trials 4 --repeats 3 > "$S/bench_exhaustion_$v.txt" 2>&1
         echo "== $v"; grep -E '^\| cuda' "$S/bench_exhaustion_$v.txt"
       done ;;
@@ -47,8 +48,8 @@ for step in "${steps[@]}"; do
       gen=bench/subsets/gen
       [ -f "$gen/SYM0000.csv" ] || "$BIN/tpeopt" data generate-candles -o "$gen" --symbols 1 --bars 1000000 \
         --interval-s 3600 --seed 3 > /dev/null
-      for v in before after; do
-        dir="$BEFORE"; [ "$v" = after ] && dir="$BIN"
+      for v in "${versions[@]}"; do
+        dir="${BEFORE:-}"; [ "$v" = after ] && dir="$BIN"
         for b in 4096 65536; do
           name="run_${v}_$b"
           timeout 90 "$dir/tpeopt" run -c bench/subsets/exhaustion_full.json --executor cuda --batch "$b" --depth 2 \

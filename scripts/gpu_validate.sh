@@ -12,7 +12,8 @@
 #   selection    the selection-bias statistics of a run on the CPU and on CUDA: the same numbers
 #   plant        tests/plants/twin_entry_rule.patch applied, rebuilt: [gpu][conformance] must fail
 #   segments     GPU time per trial of bollinger and donchian with their walks cut into G segments
-#                (SEGMENTS_4096, SEGMENTS_65536: the G values, "auto" = segments_for)
+#                (SEGMENTS_4096, SEGMENTS_65536: the G values, "auto" = segments_for;
+#                SEGMENT_EXAMPLES: example names, NAME:CSV for the example over another series)
 #   robust       bench/robust/holdout_selection.py on CUDA (ROBUST_TRIALS, ROBUST_BATCH, ROBUST_SEEDS)
 #   robust_cpu   the same on the machine's CPU cores, in the background (ROBUST_JOBS runs at once, one
 #                thread each, 20,000 trials in batches of 1,000; seeds ROBUST_FIRST_SEED ..
@@ -22,6 +23,8 @@ OUT="${OUT:-out}"
 S="$OUT/validate"
 mkdir -p "$S"
 B="$PWD/build-device"
+# The binaries the steps run: the build step's (linked into .carry), or BIN's (a flat folder).
+BIN="$(mkdir -p "${BIN:-.carry}" && cd "${BIN:-.carry}" && pwd)"
 export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="${TPEOPT_CACHE_DIR:-/tmp/tpeopt-cache}"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$S/device.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >> "$S/device.txt"
@@ -37,11 +40,11 @@ for step in "$@"; do
         > "$S/conformance.txt" 2>&1
       echo "conformance exit $?"; tail -12 "$S/conformance.txt" ;;
     folds)
-      timeout 150 "$B/bench/bench_exhaustion" --folds 8 --cpu-trials 8 > "$S/folds.txt" 2>&1
+      timeout 150 "$BIN/bench_exhaustion" --folds 8 --cpu-trials 8 > "$S/folds.txt" 2>&1
       echo "folds exit $?"; grep -E '^\|' "$S/folds.txt" ;;
     selection)
       for ex in cpu cuda; do
-        "$B/apps/tpeopt" run -c examples/exhaustion_eurusd.json --executor "$ex" -q --out "$S/sel_$ex" \
+        "$BIN/tpeopt" run -c examples/exhaustion_eurusd.json --executor "$ex" -q --out "$S/sel_$ex" \
           > "$S/sel_$ex.log" 2>&1; echo "$ex exit $?: $(grep -E '^selection bias' "$S/sel_$ex.log")"
         rm -f "$S/sel_$ex/trials.csv" "$S/sel_$ex/journal.bin"
       done
@@ -63,13 +66,15 @@ PY
     segments)
       # GPU time per trial of the signal strategies (random trials, depth 1, 3 x 65,536 trials)
       # with their walks cut into G segments (TPEOPT_SIGNAL_SEGMENTS; auto: segments_for).
-      for ex in ${SEGMENT_EXAMPLES:-bollinger_eurusd donchian_eurusd}; do
-        python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["search"]["sampler"]="random"; c["data"]={k:(sys.argv[2]+"/"+v if isinstance(v,str) and v.startswith("../") else v) for k,v in c["data"].items()}; json.dump(c,open(sys.argv[3],"w"))' \
-          "examples/$ex.json" "$PWD/examples" "$S/$ex.json"
+      for spec in ${SEGMENT_EXAMPLES:-bollinger_eurusd donchian_eurusd}; do
+        ex="${spec%%:*}" csv=""; [ "$spec" = "$ex" ] || csv="$PWD/${spec#*:}"
+        [ -z "$csv" ] || ex="${ex}_on_$(basename "$csv" .csv)"
+        python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["search"]["sampler"]="random"; c["data"]={k:(sys.argv[2]+"/"+v if isinstance(v,str) and v.startswith("../") else v) for k,v in c["data"].items()}; sys.argv[4] and c["data"].update(candles=sys.argv[4]); json.dump(c,open(sys.argv[3],"w"))' \
+          "examples/${spec%%:*}.json" "$PWD/examples" "$S/$ex.json" "$csv"
         for b in 4096 65536; do
           for g in $(eval echo "\${SEGMENTS_$b:-auto 1}"); do
             if [ "$g" = auto ]; then unset TPEOPT_SIGNAL_SEGMENTS; else export TPEOPT_SIGNAL_SEGMENTS="$g"; fi
-            timeout 120 "$B/apps/tpeopt" run -c "$S/$ex.json" --executor cuda --batch "$b" --depth 1 \
+            timeout 120 "$BIN/tpeopt" run -c "$S/$ex.json" --executor cuda --batch "$b" --depth 1 \
               --trials $((3 * 65536)) -q --out "$S/seg_run" > "$S/seg_run.log" 2>&1 &&
               python3 scripts/per_trial_summary.py "$S/seg_run/timings.csv" "$ex batch $b segments $g" ||
               tail -3 "$S/seg_run.log"
@@ -79,12 +84,12 @@ PY
         unset TPEOPT_SIGNAL_SEGMENTS
       done | tee "$S/segments.txt" ;;
     robust)
-      timeout "${ROBUST_TIMEOUT:-300}" python3 bench/robust/holdout_selection.py --tpeopt "$B/apps/tpeopt" --executor cuda \
+      timeout "${ROBUST_TIMEOUT:-300}" python3 bench/robust/holdout_selection.py --tpeopt "$BIN/tpeopt" --executor cuda \
         --trials "${ROBUST_TRIALS:-200704}" --batch "${ROBUST_BATCH:-4096}" --seeds "${ROBUST_SEEDS:-5}" \
         --bars "${ROBUST_BARS:-200000}" --work "$S/robust_gen" --out "$S/robust.jsonl" > "$S/robust.txt" 2>&1
       echo "robust exit $?"; grep -E '^\||^best|^held-out' "$S/robust.txt"; rm -rf "$S/robust_gen" ;;
     robust_cpu)
-      cp "$B/apps/tpeopt" /tmp/tpeopt-robust  # a later step may relink the build's own
+      cp "$BIN/tpeopt" /tmp/tpeopt-robust  # a later step may relink the build's own
       (timeout "${ROBUST_TIMEOUT:-400}" python3 bench/robust/holdout_selection.py --tpeopt /tmp/tpeopt-robust \
         --executor cpu --trials 20000 --batch 1000 --seeds "${ROBUST_SEEDS:-5}" --first-seed "${ROBUST_FIRST_SEED:-1}" \
         --jobs "${ROBUST_JOBS:-12}" \
