@@ -221,7 +221,7 @@ if [ "$mode" = gpu ]; then
   V="$work/validate"
   if [ -d "$V" ]; then
     for f in segments.txt folds.txt; do [ -f "$V/$f" ] && cp "$V/$f" "$S/validate_$f"; done
-    grep -E "exit|selection_bias" "$work/validate.log" > "$S/validate_selection.txt" 2>/dev/null
+    grep -E "exit|selection_bias" "$work/validate.log" > "$S/validate_selection.txt" 2>/dev/null || true
     wanted signal_segments.txt && emit signal_segments.txt validate_segments.txt
     wanted folds-cost.txt && emit folds-cost.txt validate_folds.txt
     wanted selection-cpu-cuda.txt && emit selection-cpu-cuda.txt validate_selection.txt
