@@ -11,7 +11,8 @@
 #       --peers also runs vectorbt's side (bench/peers/run_peers.sh: installs vectorbt,
 #       checks every trade, then times; about 80 minutes on 2 cores).
 #       --python VENV also runs the Python boundary (bench/python/bench_python.py; a venv with
-#       the tpeopt package, `pip install .`, optuna==5.0.0 and rustuna==0.2.0; 2-4 minutes).
+#       the tpeopt package, `pip install .`, optuna==5.0.0 and rustuna==0.2.0; 2-4 minutes), and
+#       the Python pipeline's depth 1 against 2 (bench/python/depth.py; under a minute).
 #   BIN=DIR bench/run_all.sh --gpu [--out DIR] [ONLY...]
 #       the GPU part, on the GPU machine, over binaries built elsewhere or there by
 #       scripts/device_build.sh (BIN: a flat folder with tpeopt, tpeopt_tests and the bench_*
@@ -113,6 +114,7 @@ fi
 
 if [ "$mode" = list ]; then
   echo "CPU part (dev box):"; printf '  dev-%s\n' "${cpu_files[@]}"
+  echo "Python part (--python VENV, dev box):"; printf '  %s\n' python-boundary.json python-boundary.md python-depth.json python-depth.md
   echo "GPU part (--gpu; prefix from the device, e.g. h100):"; printf '  <gpu>-%s\n' "${gpu_files[@]}"
   exit 0
 fi
@@ -340,5 +342,10 @@ if [ -n "$python_venv" ] && { wanted python-boundary.json || wanted python-bound
   echo "== python-boundary.json, python-boundary.md" >&2
   (cd "$root" && "$python_venv/bin/python" bench/python/bench_python.py --json "$out/python-boundary.json" \
     --markdown "$out/python-boundary.md" > /dev/null)
+fi
+if [ -n "$python_venv" ] && { wanted python-depth.json || wanted python-depth.md; }; then
+  echo "== python-depth.json, python-depth.md" >&2
+  (cd "$root" && "$python_venv/bin/python" bench/python/depth.py --json "$out/python-depth.json" \
+    --markdown "$out/python-depth.md" > /dev/null)
 fi
 echo "run_all.sh: raw outputs in $out; update docs/benchmarks.md from them, then bench/run_all.sh --check" >&2
