@@ -404,9 +404,9 @@ def optimize(
     5 seeds and 1,000/256, 4,096/256 and 20,000/1,000 trials/batch, depth 1 found the better
     value in 39 of 45 runs (the ellipsoid at 20,000/1,000: 0.0028 against 0.23, medians), at
     the same wall time for a cheap objective, and with 20 ms of sleep per batch added the
-    ask depth 2 could hide was 1 to 30 ms a run (held out: a 10-d Ackley, depth 1 better in
-    15 of 15; docs/benchmarks.md, "Python: pipeline depth", 2-core dev box, 2026-11-27,
-    ``nice -n 10 bench/python/depth.py``). Choose depth 2 when the ask is long (many axes,
+    ask depth 2 could hide was under 30 ms a run (held out: a 10-d Ackley, depth 1 better in
+    15 of 15; docs/benchmarks.md, "Python: pipeline depth", which says where and when
+    ``bench/python/depth.py`` measured it). Choose depth 2 when the ask is long (many axes,
     multivariate TPE, large batches: ``ask_ms`` a large share of ``wall_ms``) and the
     objective takes as long.
 
