@@ -130,10 +130,10 @@ stamp() {  # the header line of a raw file: machine, date, load, commit
 
 # ---- GPU part ---------------------------------------------------------------------------
 if [ "$mode" = gpu ]; then
-  export BIN="${BIN:-.carry}"
+  BIN="$(cd "$root" && cd "${BIN:-.carry}" && pwd)"; export BIN  # relative to the repository root
   name="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
   count="$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)"
-  prefix="$(echo "$name" | grep -o -i -E 'h100|h200|a100|l40s?' | head -1 | tr 'A-Z' 'a-z')"
+  prefix="$(echo "$name" | { grep -o -i -E 'h100|h200|a100|l40s?' || true; } | head -1 | tr 'A-Z' 'a-z')"
   prefix="${prefix:-gpu}"; [ "$count" -gt 1 ] && prefix="${prefix}x$count"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
@@ -159,15 +159,16 @@ if [ "$mode" = gpu ]; then
   fi
   # The [gpu] tests and every example on the CPU and on CUDA (scripts/gpu_conformance.sh).
   if wanted gpu_tests-examples-fallback.txt; then
-    (cd "$root" && OUT="$work" timeout "${CONFORMANCE_TIMEOUT:-420}" bash scripts/gpu_conformance.sh) \
-      > "$work/conformance.log" 2>&1; echo "gpu_conformance.sh exit $?" >> "$work/conformance.log"
-    mkdir -p "$S"; cp "$work"/conformance/{gpu_conformance.txt,gpu_other.txt,examples.txt} "$work/conformance.log" "$S"/ 2>/dev/null
-    [ -f "$S/device.txt" ] || cp "$work/conformance/device.txt" "$S/device.txt"
+    rc=0; (cd "$root" && OUT="$work" timeout "${CONFORMANCE_TIMEOUT:-420}" bash scripts/gpu_conformance.sh) \
+      > "$work/conformance.log" 2>&1 || rc=$?
+    echo "gpu_conformance.sh exit $rc" >> "$work/conformance.log"
+    mkdir -p "$S"; cp "$work"/conformance/{gpu_conformance.txt,gpu_other.txt,examples.txt} "$work/conformance.log" "$S"/ 2>/dev/null || true
+    [ -f "$S/device.txt" ] || cp "$work/conformance/device.txt" "$S/device.txt" 2>/dev/null || true
   fi
   # GPU fill (scripts/gpu_fill.sh, this build alone): TPE runs at 4,096 and 65,536, their
   # replay, the kernels' durations under ncu, GPU time per trial of the examples.
   fill_steps=()
-  wanted gpu_fill-runs.txt && fill_steps+=(runs)
+  { wanted gpu_fill-runs.txt || wanted gpu_fill-tpe_run_4096-timings.csv; } && fill_steps+=(runs)
   wanted gpu_fill-replay.txt && fill_steps+=(runs replay)
   wanted gpu_fill-ncu.txt && fill_steps+=(ncu)
   wanted gpu_fill-per_trial.txt && fill_steps+=(per_trial)
@@ -213,7 +214,7 @@ if [ "$mode" = gpu ]; then
   if [ -d "$F" ]; then
     for f in runs.txt replay.txt ncu_summary.txt ncu_run.log per_trial.txt; do [ -f "$F/$f" ] && cp "$F/$f" "$S/fill_$f"; done
     wanted gpu_fill-runs.txt && emit gpu_fill-runs.txt fill_runs.txt
-    wanted gpu_fill-runs.txt && [ -f "$F/run_after_4096/timings.csv" ] &&
+    { wanted gpu_fill-runs.txt || wanted gpu_fill-tpe_run_4096-timings.csv; } && [ -f "$F/run_after_4096/timings.csv" ] &&
       { stamp "$name ($(hostname)): timings.csv of the TPE run at batch 4,096 in $prefix-gpu_fill-runs.txt"
         cat "$F/run_after_4096/timings.csv"; } > "$out/$prefix-gpu_fill-tpe_run_4096-timings.csv"
     wanted gpu_fill-replay.txt && emit gpu_fill-replay.txt fill_replay.txt
@@ -223,7 +224,7 @@ if [ "$mode" = gpu ]; then
   V="$work/validate"
   if [ -d "$V" ]; then
     for f in segments.txt folds.txt; do [ -f "$V/$f" ] && cp "$V/$f" "$S/validate_$f"; done
-    grep -E "exit|selection_bias" "$work/validate.log" > "$S/validate_selection.txt" 2>/dev/null || true
+    grep -E "^(cpu|cuda) exit|^selection_bias" "$work/validate.log" > "$S/validate_selection.txt" 2>/dev/null || true
     wanted signal_segments.txt && emit signal_segments.txt validate_segments.txt
     wanted folds-cost.txt && emit folds-cost.txt validate_folds.txt
     wanted selection-cpu-cuda.txt && emit selection-cpu-cuda.txt validate_selection.txt
@@ -237,7 +238,7 @@ if [ "$mode" = gpu ]; then
           dir="$work/depth_${example}_$depth"
           (cd "$root" && "$BIN/tpeopt" run -c "examples/$example.json" --executor cuda --trials 200000 --batch 4096 \
             --depth "$depth" -q --out "$dir") > "$dir.log" 2>&1 || tail -3 "$dir.log"
-          python3 - "$dir" "$example" "$depth" <<'PY'
+          python3 - "$dir" "$example" "$depth" <<'PY' || true
 import json, sys
 s = json.load(open(sys.argv[1] + "/summary.json")); top = json.load(open(sys.argv[1] + "/top.json"))
 keys = ("trials", "wall_ms", "ask_ms", "exec_ms", "tell_ms", "idle_ms", "overlap_ms")
@@ -247,6 +248,7 @@ PY
       done; } > "$out/$prefix-pipeline-depth.txt" 2>&1
     echo "wrote $out/$prefix-pipeline-depth.txt"
   fi
+  wanted ask_tell-142-axes.txt && [ ! -x "$BIN/bench_ask_tell" ] && echo "run_all.sh: $BIN/bench_ask_tell not found: ask_tell-142-axes.txt skipped" >&2
   if wanted ask_tell-142-axes.txt && [ -x "$BIN/bench_ask_tell" ]; then
     # Batch TPE's and the fast acquisition's ask + tell at 142 axes on the GPU machine's host cores.
     { stamp "$name host ($(nproc) cores): bench_ask_tell --single 142 20000 4096 batch|fast THREADS 2 int"

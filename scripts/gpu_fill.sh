@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU-fill measurements in one GPU session (docs/benchmarks.md, "GPU fill: occupancy,
-# overlapping batches, segmented walks"), over
+# The GPU-fill measurements in one GPU session (docs/benchmarks.md, "`tpeopt run`, TPE,
+# 1,000,000-bar series: where the GPU time goes" and "GPU time per trial"), over
 # binaries built elsewhere (static cudart, sm_90, -DTPEOPT_MPI=OFF): BEFORE holds tpeopt and
 # bench_exhaustion of the code to compare against (BEFORE=none: this code alone), BIN this
 # code's tpeopt, tpeopt_tests and bench_exhaustion. From the repository root on the GPU machine:

@@ -36,7 +36,7 @@ for step in "$@"; do
       scripts/device_build.sh "$B" > "$S/build.txt" 2>&1; echo "build exit $?"; tail -2 "$S/build.txt"
       mkdir -p .carry && for f in apps/tpeopt tests/tpeopt_tests bench/bench_exhaustion; do ln -sf "$B/$f" .carry/; done ;;
     conformance)
-      TRIALS="${TRIALS:-1000}" BIN=.carry OUT="$S" timeout "${CONFORMANCE_TIMEOUT:-480}" scripts/gpu_conformance.sh \
+      TRIALS="${TRIALS:-1000}" BIN="$BIN" OUT="$S" timeout "${CONFORMANCE_TIMEOUT:-480}" scripts/gpu_conformance.sh \
         > "$S/conformance.txt" 2>&1
       echo "conformance exit $?"; tail -12 "$S/conformance.txt" ;;
     folds)

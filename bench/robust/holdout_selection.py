@@ -14,8 +14,8 @@ won/tied/lost against "all" by a paired Wilcoxon signed-rank test over the seeds
 (tied when not significant). Every cell is reported, the lost ones too.
 
   bench/robust/holdout_selection.py --tpeopt build/apps/tpeopt --executor cpu \\
-      --trials 20000 --batch 1000 --seeds 5 --jobs 2 --out bench/results/robust-cpu.jsonl
-  bench/robust/holdout_selection.py --report bench/results/robust-cpu.jsonl   # the tables
+      --trials 20000 --batch 1000 --seeds 5 --jobs 2 --out /tmp/robust-cpu.jsonl
+  bench/robust/holdout_selection.py --report /tmp/robust-cpu.jsonl   # the tables
   (--first-seed 6 --seeds 5 runs a second part; --report reads several files together)
 
 Generated series (no edge: a random walk; and the project's generator) are written into
