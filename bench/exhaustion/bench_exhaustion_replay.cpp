@@ -1,6 +1,6 @@
 // Benchmark: a run's own exhaustion trials replayed on the GPU, batch by batch, without the
-// sampler: where a run's GPU time per batch goes (docs/benchmarks.md, "GPU fill at batch
-// 4,096"). It reads the candle file and the trials.csv of a finished `tpeopt run` and, for
+// sampler: where a run's GPU time per batch goes (docs/benchmarks.md, "`tpeopt run`,
+// TPE, 1,000,000-bar series: where the GPU time goes"). It reads the candle file and the trials.csv of a finished `tpeopt run` and, for
 // each batch of the run (the `batch` column), times
 //  - the twin's launch() alone between device events (host planning, the series the batch
 //    brings, the trial kernels), first as in the run's order (its new series computed), then

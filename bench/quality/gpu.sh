@@ -33,26 +33,8 @@ nproc | sed 's/^/cores: /' | tee -a "$OUT/device.txt"
 "$BIN/tpeopt" run -c examples/trade_filter_tpe.json --executor cuda --trials 16 --batch 16 -q --out "$(mktemp -d)/tf" \
   >> "$OUT/trade_filter_generate.txt" 2>&1
 
-# What depth costs and buys in wall time, alone on the machine: `tpeopt run` of TPE at
-# 200,000/4,096 on each real strategy, depth 1 and 2 (summary.json: wall time, executor busy
-# and idle).
-# PIPELINE=0 skips it. The run directories go to a temporary folder ($OUT keeps few files).
-runs="$(mktemp -d)"
-for example in exhaustion_eurusd ema_cross_btc atc_binance trade_filter_tpe; do
-  [ "${PIPELINE:-1}" = 1 ] || break
-  for depth in 1 2; do
-    dir="$runs/${example}_d$depth"
-    "$BIN/tpeopt" run -c "examples/$example.json" --executor cuda --trials 200000 --batch 4096 --depth "$depth" -q \
-      --out "$dir" > "$dir.log" 2>&1 || tail -3 "$dir.log"
-    python3 - "$dir/summary.json" "$example" "$depth" <<'EOF2' | tee -a "$OUT/pipeline.txt"
-import json, sys
-s = json.load(open(sys.argv[1]))
-top = json.load(open(sys.argv[1].replace("summary.json", "top.json")))
-best = top[0]["score"] if top else None
-print(sys.argv[2], "depth", sys.argv[3], json.dumps({k: s.get(k) for k in ("trials", "wall_ms", "ask_ms", "exec_ms", "tell_ms", "idle_ms", "overlap_ms")}), "best", best)
-EOF2
-  done
-done
+# What depth costs and buys in wall time (`tpeopt run` of TPE at 200,000/4,096 on each real
+# strategy, depth 1 and 2) is `bench/run_all.sh --gpu pipeline-depth.txt`'s, not this script's.
 
 deadline=$((SECONDS + limit))
 run() { timeout $((deadline - SECONDS > 0 ? deadline - SECONDS : 1)) python3 bench/quality/run.py \

@@ -285,8 +285,8 @@ inline std::uint64_t series_id(const strategies::SeriesKey& k) {
 
 // Auto segments, from a sweep of forced G on an H200 (docs/benchmarks.md, "The signal
 // strategies' walks cut into segments"; the two signal strategies over 5,000 bars): at 4,096
-// walks GPU time per trial falls 4x from G = 1 to G = 16 (312-bar segments) and is flat to
-// G = 32; at 65,536 walks G = 2 to 4 gains up to 11%. Half a unit per resident thread of the
+// walks GPU time per trial falls 4.4 to 5x from G = 1 to G = 16 (312-bar segments) and moves
+// little to G = 32; at 65,536 walks G = 2 to 4 gains up to 8%. Half a unit per resident thread of the
 // segment kernel (about 76,000 units on 132 SMs) gives G = 19 and 2 there.
 constexpr int kSegmentThreads = 128;              ///< signal_segment_kernel's block size
 constexpr long long kResidentThreadsPerUnit = 2;  ///< auto segments: one unit per two resident threads

@@ -18,8 +18,9 @@ struct EmaCrossDeviceOptions {
   bool warp_per_trial = true;
   /// With warp_per_trial: 32-bar steps whose operands are loaded at once before they are
   /// tested (4, 8 or 16; others mean 4): more loads in flight, more bars read past a hit.
-  /// 4 is the fastest measured (H100, bench_ema_cross: 10,000 sets x 200,000 bars 24.6 ms
-  /// at 4, 34.3 at 8, 49.2 at 16; one set x 10,000,000 bars 214 / 258 / 235 ms).
+  /// 4 is the fastest measured (H200, bench_ema_cross, warm: 10,000 sets x 200,000 bars
+  /// 23.5 ms at 4, 30.5 at 8, 44.8 at 16; one set x 10,000,000 bars 185 / 202 / 233 ms;
+  /// docs/benchmarks.md, "Peers").
   int steps = 4;
   /// Where the EMA series of spans that are not cached yet are computed: each is one
   /// sequential chain of n steps (ema_cross::ema_series, the same function on both sides).

@@ -1212,10 +1212,10 @@ class SeriesStore {
   /// Segments per trial (ExhaustionDeviceOptions::segments). Auto: enough units for
   /// kUnitsPerResidentWarp per resident warp of segment_kernel, segments of at least
   /// kMinSegmentBars bars, at most kMaxSegments; 1 (the one-walk kernel) when the trials
-  /// alone are that many. Measured on an H100 (docs/benchmarks.md, "GPU fill: occupancy, overlapping batches, segmented walks"): more
-  /// segments pay until ~40 units per resident warp (4,096 trials x 32 segments; 65,536 x 2
-  /// to 4), also where the trials alone fill the device: the batch no longer ends on its
-  /// heaviest walks.
+  /// alone are that many. Measured on an H100 and an H200 (docs/benchmarks.md, "One batch,
+  /// 1,000,000 bars"): more segments pay until ~40 units per resident warp (4,096 trials x 32
+  /// segments; 65,536 x 2 to 4), also where the trials alone fill the device: the batch no
+  /// longer ends on its heaviest walks.
   int segments_for(std::size_t count, const ExhaustionDeviceOptions& o) const {
     if (o.segments > 0) return o.segments;
     const long long target =
