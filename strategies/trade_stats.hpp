@@ -156,6 +156,59 @@ TPEOPT_HD_INLINE void add_fold_trade(FoldView<Summary> f, const FoldBars& bars, 
   f.sumsq[k] = f.sumsq[k] + ret * ret;
 }
 
+/// The fold a walk's trades are joining, held beside the walk (a CUDA warp's shared memory, a
+/// thread's registers) instead of in the fold storage, which for a CUDA trial is global
+/// scratch that add_fold_trade would read and write once per trade. A fold is read from the
+/// storage when a trade joins it and written back when a trade joins another fold or the walk
+/// ends (flush_fold); a walk's trades arrive in entry order, so that is once per fold. Each fold
+/// gets the same adds in the same order as with add_fold_trade, so the same bits. Constant
+/// initializers only, so that a kernel can keep one in __shared__ memory (which starts
+/// uninitialized: start_folds).
+template <typename Summary>
+struct FoldCursor {
+  int k = -1;  ///< the fold held; -1: none
+  Summary s{};
+  double sumsq = 0.0;
+};
+
+template <typename Summary>
+TPEOPT_HD_INLINE void start_folds(FoldCursor<Summary>& c) {
+  c.k = -1;
+}
+
+/// Writes the held fold back to the storage; none is held after.
+template <typename Summary>
+TPEOPT_HD_INLINE void flush_fold(FoldCursor<Summary>& c, FoldView<Summary> f) {
+  if (c.k >= 0) {
+    f.fold[c.k] = c.s;
+    f.sumsq[c.k] = c.sumsq;
+  }
+  c.k = -1;
+}
+
+/// Holds the fold of a trade entered at `entry_bar` (fold_of) and returns it, or -1 (no fold:
+/// the cursor keeps what it held).
+template <typename Summary>
+TPEOPT_HD_INLINE int seek_fold(FoldCursor<Summary>& c, FoldView<Summary> f, const FoldBars& bars, int entry_bar) {
+  const int k = fold_of(bars, entry_bar);
+  if (k >= 0 && k != c.k) {
+    flush_fold(c, f);
+    c.k = k;
+    c.s = f.fold[k];
+    c.sumsq = f.sumsq[k];
+  }
+  return k;
+}
+
+/// add_fold_trade through a cursor: the trade added to the held fold.
+template <typename Summary, typename Add>
+TPEOPT_HD_INLINE void add_fold_trade(FoldCursor<Summary>& c, FoldView<Summary> f, const FoldBars& bars, int entry_bar,
+                                     double ret, Add&& add) {
+  if (seek_fold(c, f, bars, entry_bar) < 0) return;
+  add(c.s);
+  c.sumsq = c.sumsq + ret * ret;
+}
+
 /// Writes the fold columns (strategies/folds.hpp's FoldColumn, K folds from `out`) with
 /// `value(const Summary&)` the objective of a fold's trades, and returns the trial's score:
 /// `whole` (the whole span's) for rule All, else the rule over the fold scores.

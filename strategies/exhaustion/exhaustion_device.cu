@@ -404,15 +404,38 @@ __device__ __forceinline__ strategies::FoldView<ex::Summary> fold_view(const Tri
   return {L.fold_sums + local * L.folds.n, L.fold_sumsq + local * L.folds.n};
 }
 
-__device__ __forceinline__ void reset_trial_folds(const TrialLaunch& L, long long local) {
+using FoldCursor = strategies::FoldCursor<ex::Summary>;
+
+/// Trial `local`'s folds emptied in the scratch, and its cursor holding none.
+__device__ __forceinline__ void reset_trial_folds(const TrialLaunch& L, long long local, FoldCursor& c) {
   if (L.folds.n > 0) strategies::reset_folds(fold_view(L, local), L.folds.n);
+  strategies::start_folds(c);
 }
 
-/// A trade of trial `local` also in its fold (strategies/trade_stats.hpp, as the CPU reference adds it).
-__device__ __forceinline__ void add_trial_fold(const TrialLaunch& L, long long local, const ex::Trade& tr) {
+/// A trade of trial `local` also in its fold (strategies/trade_stats.hpp, as the CPU reference
+/// adds it), through the trial's cursor.
+__device__ __forceinline__ void add_trial_fold(const TrialLaunch& L, long long local, FoldCursor& c,
+                                               const ex::Trade& tr) {
   if (L.folds.n > 0)
-    strategies::add_fold_trade(fold_view(L, local), L.folds, tr.entry_bar, tr.ret,
+    strategies::add_fold_trade(c, fold_view(L, local), L.folds, tr.entry_bar, tr.ret,
                                [&](ex::Summary& s) { ex::add_trade(s, tr); });
+}
+
+/// The held fold back in the scratch before write_trial reads the folds.
+__device__ __forceinline__ void flush_trial_folds(const TrialLaunch& L, long long local, FoldCursor& c) {
+  if (L.folds.n > 0) strategies::flush_fold(c, fold_view(L, local));
+}
+
+/// A warp's trade (every lane has it) added by lane 0 to the whole span's summary `sum` and by
+/// lane 1 to its fold through the cursor `c`: the two adds are one instruction stream on two
+/// lanes (the fold's costs no time of lane 0's), the same adds in the same order as
+/// add_trial_fold's. `sum` and `c` live in shared memory.
+__device__ __forceinline__ void add_warp_trade(const TrialLaunch& L, long long local, int lane, ex::Summary& sum,
+                                               FoldCursor& c, const ex::Trade& tr) {
+  bool in_fold = false;
+  if (lane == 1 && L.folds.n > 0) in_fold = strategies::seek_fold(c, fold_view(L, local), L.folds, tr.entry_bar) >= 0;
+  if (lane == 0 || in_fold) ex::add_trade(lane == 0 ? sum : c.s, tr);
+  if (in_fold) c.sumsq = c.sumsq + tr.ret * tr.ret;
 }
 
 /// Writes a trial's results: the metrics of `all`, the fold columns, and the score (`whole`,
@@ -525,7 +548,8 @@ __global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets,
   const int trial = L.slots[local].trial;
   ex::Summary all;
   ex::BlockedScore blocked;
-  reset_trial_folds(L, local);
+  FoldCursor fold;
+  reset_trial_folds(L, local, fold);
   long long out = L.trades ? L.trade_offsets[trial] : 0;
   for (int k = 0; k < L.n_blocks; ++k) {
     const long long u = local * L.n_blocks + k;
@@ -533,11 +557,12 @@ __global__ void block_units_finish(TrialLaunch L, const long long* unit_offsets,
       const ex::Trade tr = scratch[q];
       ex::add_trade(all, tr);
       ex::add_block_trade(blocked, tr);
-      add_trial_fold(L, local, tr);
+      add_trial_fold(L, local, fold, tr);
       if (L.trades) L.trades[out++] = tr;
     }
     ex::end_block(blocked, L.objective);
   }
+  flush_trial_folds(L, local, fold);
   write_trial(L, local, trial, all, true, blocked.score);
 }
 
@@ -554,6 +579,7 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   // to the finders' state instead.
   __shared__ ex::Summary warp_sums[kByWarp ? 32 : 1];
   __shared__ ex::BlockedScore warp_blocked[kByWarp && kBlocked ? 32 : 1];
+  __shared__ FoldCursor warp_folds[kByWarp ? 32 : 1];
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long local = kByWarp ? gid / 32 : gid;
   if (local >= L.count) return;  // uniform across a warp in the warp kernels
@@ -564,19 +590,26 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   const ex::TrialSeries t = trial_series(L, s);
   ex::Summary own;
   ex::BlockedScore own_blocked;
+  FoldCursor own_fold;
   ex::Summary& sum = kByWarp ? warp_sums[threadIdx.x >> 5] : own;
   ex::BlockedScore& blocked = kByWarp && kBlocked ? warp_blocked[threadIdx.x >> 5] : own_blocked;
+  FoldCursor& fold = kByWarp ? warp_folds[threadIdx.x >> 5] : own_fold;
   if (kByWarp && lane == 0) {
     sum = ex::Summary{};
     if constexpr (kBlocked) blocked = ex::BlockedScore{};
   }
-  if (lane == 0) reset_trial_folds(L, local);
+  if (lane == 0) reset_trial_folds(L, local, fold);
+  if constexpr (kByWarp) __syncwarp();  // lane 1 adds to the folds lane 0 emptied
   long long out = kRecord ? L.trade_offsets[trial] : 0;
   auto on_trade = [&](const ex::Trade& tr) {
-    if (!kByWarp || lane == 0) {
+    if constexpr (kByWarp) {
+      add_warp_trade(L, local, lane, sum, fold, tr);
+      if constexpr (kBlocked)
+        if (lane == 0) ex::add_block_trade(blocked, tr);
+    } else {
       ex::add_trade(sum, tr);
       if constexpr (kBlocked) ex::add_block_trade(blocked, tr);
-      add_trial_fold(L, local, tr);
+      add_trial_fold(L, local, fold, tr);
     }
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
@@ -591,6 +624,8 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   } else {
     walk(L.bars);
   }
+  if (!kByWarp || lane == 1) flush_trial_folds(L, local, fold);
+  if constexpr (kByWarp) __syncwarp();  // lane 0 reads the folds lane 1 wrote back
   if (lane == 0) write_trial(L, local, trial, sum, kBlocked, kBlocked ? blocked.score : 0.0);
 }
 
@@ -693,6 +728,7 @@ __device__ __forceinline__ ex::Trade shfl_trade(const ex::Trade& t, int from) {
 __global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
   BlockOccupancy occupancy(L.probe);
   __shared__ ex::Summary warp_sums[32];
+  __shared__ FoldCursor warp_folds[32];
   const long long local = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (local >= L.count) return;  // uniform across a warp
   const int lane = static_cast<int>(threadIdx.x & 31u);
@@ -701,18 +737,15 @@ __global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
   const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(trial) * ex::kNumSlots);
   const ex::TrialSeries t = trial_series(L, s);
   ex::Summary& sum = warp_sums[threadIdx.x >> 5];
+  FoldCursor& fold = warp_folds[threadIdx.x >> 5];
   if (lane == 0) {
     sum = ex::Summary{};
-    reset_trial_folds(L, local);
+    reset_trial_folds(L, local, fold);
   }
+  __syncwarp();  // lane 1 adds to the folds lane 0 emptied
   FilteredSignalFinder signal = filtered_finder(L, s, p, t, lane, L.bars);
   const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
-  auto on_trade = [&](const ex::Trade& tr) {
-    if (lane == 0) {
-      ex::add_trade(sum, tr);
-      add_trial_fold(L, local, tr);
-    }
-  };
+  auto on_trade = [&](const ex::Trade& tr) { add_warp_trade(L, local, lane, sum, fold, tr); };
   auto adopt = [&](const ex::SegmentRecord& r, int k) {
     for (int base = k; base < r.count; base += 32) {
       const int q = base + lane;
@@ -736,6 +769,8 @@ __global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
         return r;
       },
       signal, exit, on_trade, adopt);
+  if (lane == 1) flush_trial_folds(L, local, fold);
+  __syncwarp();  // lane 0 reads the folds lane 1 wrote back
   if (lane == 0) write_trial(L, local, trial, sum, false, 0.0);
 }
 
