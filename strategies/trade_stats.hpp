@@ -166,7 +166,8 @@ TPEOPT_HD_INLINE void add_fold_trade(FoldView<Summary> f, const FoldBars& bars, 
 /// uninitialized: start_folds).
 template <typename Summary>
 struct FoldCursor {
-  int k = -1;  ///< the fold held; -1: none
+  int k = -1;          ///< the fold held; -1: none
+  int lo = 0, hi = 0;  ///< the bars whose trades join fold k: [lo, hi) (its embargo left out)
   Summary s{};
   double sumsq = 0.0;
 };
@@ -190,10 +191,13 @@ TPEOPT_HD_INLINE void flush_fold(FoldCursor<Summary>& c, FoldView<Summary> f) {
 /// the cursor keeps what it held).
 template <typename Summary>
 TPEOPT_HD_INLINE int seek_fold(FoldCursor<Summary>& c, FoldView<Summary> f, const FoldBars& bars, int entry_bar) {
+  if (c.k >= 0 && entry_bar >= c.lo && entry_bar < c.hi) return c.k;  // most trades: no search
   const int k = fold_of(bars, entry_bar);
   if (k >= 0 && k != c.k) {
     flush_fold(c, f);
     c.k = k;
+    c.lo = bars.embargo_end[k];
+    c.hi = bars.edge[k + 1];
     c.s = f.fold[k];
     c.sumsq = f.sumsq[k];
   }

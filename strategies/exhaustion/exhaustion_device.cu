@@ -432,8 +432,12 @@ __device__ __forceinline__ void flush_trial_folds(const TrialLaunch& L, long lon
 /// add_trial_fold's. `sum` and `c` live in shared memory.
 __device__ __forceinline__ void add_warp_trade(const TrialLaunch& L, long long local, int lane, ex::Summary& sum,
                                                FoldCursor& c, const ex::Trade& tr) {
+  if (L.folds.n == 0) {  // (uniform) the plain walk's add, alone
+    if (lane == 0) ex::add_trade(sum, tr);
+    return;
+  }
   bool in_fold = false;
-  if (lane == 1 && L.folds.n > 0) in_fold = strategies::seek_fold(c, fold_view(L, local), L.folds, tr.entry_bar) >= 0;
+  if (lane == 1) in_fold = strategies::seek_fold(c, fold_view(L, local), L.folds, tr.entry_bar) >= 0;
   if (lane == 0 || in_fold) ex::add_trade(lane == 0 ? sum : c.s, tr);
   if (in_fold) c.sumsq = c.sumsq + tr.ret * tr.ret;
 }
