@@ -80,8 +80,8 @@ __global__ void tally_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t 
 /// leave most lanes idle and walk long chunks one trade after another. With folds, each lane
 /// adds its own runs of a fold's trades to the fold's words.
 template <bool kFolds, typename ParamsOf>
-__global__ void tally_warp_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t n, std::uint64_t chunk,
-                                  int folds, unsigned long long* acc, OccupancyProbe probe) {
+__global__ void tally_warp_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t n, std::uint64_t chunk, int folds,
+                                  unsigned long long* acc, OccupancyProbe probe) {
   BlockOccupancy occupancy(probe);
   const std::uint64_t trial = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (trial >= n) return;  // uniform across a warp

@@ -19,20 +19,24 @@ namespace tpeopt::strategies::trade_filter {
 /// trades below 2^61 (kMaxAbsSum), so the sum of q^2 over any trades is below (2^61)^2 = 2^122
 /// and the two 64-bit words (sq_hi, sq_lo) of an unsigned 128-bit sum cannot overflow.
 struct FoldTally {
-  std::int64_t sum_q = 0;  ///< sum of q(outcome) of the fold's kept trades
-  std::int64_t kept = 0;   ///< the fold's kept trades
+  std::int64_t sum_q = 0;              ///< sum of q(outcome) of the fold's kept trades
+  std::int64_t kept = 0;               ///< the fold's kept trades
   std::uint64_t sq_lo = 0, sq_hi = 0;  ///< sum of q^2, low and high 64 bits
 };
 
 /// Words per fold in the device's accumulators: sum_q, kept, sq_lo, sq_hi.
 constexpr int kFoldTallyWords = 4;
 
+#ifndef __CUDA_ARCH__
+__extension__ typedef unsigned __int128 HostUint128;  // GCC and Clang; __extension__: no -Wpedantic warning
+#endif
+
 /// The high 64 bits of a * b.
 TPEOPT_HD_INLINE std::uint64_t mul_hi64(std::uint64_t a, std::uint64_t b) {
 #ifdef __CUDA_ARCH__
   return __umul64hi(a, b);
 #else
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+  return static_cast<std::uint64_t>((static_cast<HostUint128>(a) * b) >> 64);
 #endif
 }
 

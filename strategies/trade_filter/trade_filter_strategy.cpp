@@ -26,8 +26,9 @@ std::unique_ptr<Strategy> TradeFilterStrategy::subset(const std::vector<AtomRang
     TPEOPT_ASSERT(r.begin <= r.end && r.end <= days_.size(), "trade_filter: subset range outside the days");
     for (std::size_t k = r.begin; k < r.end; ++k) days.push_back(days_[k]);
   }
-  auto out = std::make_unique<TradeFilterStrategy>(
-      std::make_shared<const TradeFilterData>(subset_trade_filter_days(*data_, days)), min_trades, maximize_);
+  auto out = std::make_unique<TradeFilterStrategy>(std::make_shared<const TradeFilterData>(
+                                                       subset_trade_filter_days(*data_, days)),
+                                                   min_trades, maximize_);
   out->whole_days_ = whole_days_;  // the folds keep their days: atoms of the whole data
   out->set_folds(folds_, rule_);
   return out;

@@ -25,8 +25,7 @@ class TradeFilterStrategy final : public Strategy {
  public:
   /// min_trades: trials keeping fewer trades are infeasible (violation = the shortfall).
   /// maximize: objective.direction, read by the folds' rules only (rule "min": the worst fold).
-  TradeFilterStrategy(std::shared_ptr<const TradeFilterData> data, std::int64_t min_trades = 1,
-                      bool maximize = true);
+  TradeFilterStrategy(std::shared_ptr<const TradeFilterData> data, std::int64_t min_trades = 1, bool maximize = true);
 
   std::string name() const override { return "trade_filter"; }
   const ParamList& params() const override { return trade_filter_params(); }

@@ -27,6 +27,7 @@
 #include "strategies/registry.hpp"
 #include "strategies/signal_strategy.hpp"
 #include "strategies/trade_filter/trade_filter_exact_grid.hpp"
+#include "strategies/trade_filter/trade_filter_folds.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "study/data_subsets.hpp"
 #include "study/study.hpp"
@@ -509,8 +510,8 @@ std::vector<double> trade_filter_slots(std::uint64_t k) {
 /// each trade's day as an index of the strategy's days, its outcome back in 1e-9 percent.
 struct TradeLogFold {
   std::int64_t n = 0, sum_q = 0;
-  unsigned __int128 sumsq_q = 0;
-  double sumsq_percent = 0.0;  ///< in trade order, as doubles: an independent check
+  strategies::trade_filter::HostUint128 sumsq_q = 0;  ///< exact: q^2 needs up to 122 bits
+  double sumsq_percent = 0.0;                         ///< in trade order, as doubles: an independent check
 };
 
 std::vector<TradeLogFold> trade_log_folds(const strategies::TradeFilterStrategy& s, const std::vector<double>& slots,
@@ -536,7 +537,8 @@ std::vector<TradeLogFold> trade_log_folds(const strategies::TradeFilterStrategy&
       REQUIRE(same_bits(static_cast<double>(q) / 1e9, percent));  // the exact outcome, recovered
       out[k].n += 1;
       out[k].sum_q += q;
-      out[k].sumsq_q += static_cast<unsigned __int128>(q < 0 ? -q : q) * static_cast<unsigned __int128>(q < 0 ? -q : q);
+      const auto a = static_cast<strategies::trade_filter::HostUint128>(q < 0 ? -q : q);
+      out[k].sumsq_q += a * a;
       out[k].sumsq_percent += percent * percent;
     }
   }
@@ -580,7 +582,7 @@ TEST_CASE("folds: each fold's columns are those of the kept trades entered on it
   if (embargo > 0) REQUIRE(in_embargo > 0);
 }
 
-TEST_CASE("folds: trade_filter's rule All keeps its bits; a subset keeps its folds", "[cpu][folds][trade_filter]") {
+TEST_CASE("folds: trade_filter's rule All keeps its bits, and a subset keeps its folds", "[cpu][folds][trade_filter]") {
   const auto plain = trade_filter_days20();
   const std::size_t n = plain->n_atoms(), M = 3;
   const FoldSpec spec = equal_folds(0, n, 4, 1);
@@ -605,8 +607,8 @@ TEST_CASE("folds: trade_filter's rule All keeps its bits; a subset keeps its fol
     REQUIRE(same_bits(c.score.score, d.score.score));
     // Fold 3 (days 15 to 19, day 15 embargoed) has only day 16 in the subset: a fold counts
     // the subset's trades of its days only.
-    const double n_sub = c.metrics[M + 4 * 0 + 1] + c.metrics[M + 4 * 1 + 1] + c.metrics[M + 4 * 2 + 1] +
-                         c.metrics[M + 4 * 3 + 1];
+    const double n_sub =
+        c.metrics[M + 4 * 0 + 1] + c.metrics[M + 4 * 1 + 1] + c.metrics[M + 4 * 2 + 1] + c.metrics[M + 4 * 3 + 1];
     REQUIRE(n_sub <= c.metrics[0]);
     REQUIRE(c.metrics[M + 4 * 3 + 1] <= b.metrics[M + 4 * 3 + 1]);
     partial += c.metrics[M + 4 * 3 + 1] < b.metrics[M + 4 * 3 + 1] ? 1 : 0;
@@ -620,9 +622,8 @@ TEST_CASE("folds: trade_filter's rule All keeps its bits; a subset keeps its fol
 TEST_CASE("folds: every rule's score is its value over trade_filter's fold scores", "[cpu][folds][trade_filter]") {
   const auto plain = trade_filter_days20();
   const std::size_t n = plain->n_atoms(), K = 5, M = 3;
-  for (const AcrossFolds a :
-       {AcrossFolds{Rule::Mean}, AcrossFolds{Rule::Min}, AcrossFolds{Rule::Quantile, 0.3},
-        AcrossFolds{Rule::Quantile, 1.0}, AcrossFolds{Rule::MeanMinusStd, 0.5, 1.5}}) {
+  for (const AcrossFolds a : {AcrossFolds{Rule::Mean}, AcrossFolds{Rule::Min}, AcrossFolds{Rule::Quantile, 0.3},
+                              AcrossFolds{Rule::Quantile, 1.0}, AcrossFolds{Rule::MeanMinusStd, 0.5, 1.5}}) {
     CAPTURE(strategies::across_folds_name(a.rule), a.q, a.lambda);
     const auto folded = plain->with_folds(equal_folds(0, n, K, 1), a);
     const auto all = plain->with_folds(equal_folds(0, n, K, 1), {});
@@ -645,12 +646,11 @@ TEST_CASE("folds: a trade_filter config with data.folds runs, and its run report
           "[cpu][folds][trade_filter][config]") {
   const auto cache = testing::trade_filter_cache(20, 2000, 7);
   const std::string dir = testing::make_temp_dir("tf_folds_cli");
-  const io::Json config = {
-      {"strategy", "trade_filter"},
-      {"data", {{"cache", cache.string()}, {"holdout", 0.2}, {"folds", 4}, {"embargo", 1}}},
-      {"objective", {{"min_trades", 5}, {"across_folds", "quantile"}, {"q", 0.25}}},
-      {"search", {{"sampler", "tpe"}, {"trials", 200}, {"batch", 50}, {"seed", 3}}},
-      {"params", io::Json::parse(testing::trade_filter_continuous_params(0.2, 3.0))}};
+  const io::Json config = {{"strategy", "trade_filter"},
+                           {"data", {{"cache", cache.string()}, {"holdout", 0.2}, {"folds", 4}, {"embargo", 1}}},
+                           {"objective", {{"min_trades", 5}, {"across_folds", "quantile"}, {"q", 0.25}}},
+                           {"search", {{"sampler", "tpe"}, {"trials", 200}, {"batch", 50}, {"seed", 3}}},
+                           {"params", io::Json::parse(testing::trade_filter_continuous_params(0.2, 3.0))}};
   const auto parsed = io::parse_study_config(config, "tf.json", ".");
   REQUIRE(parsed.folds.folds == 4);
   REQUIRE(parsed.folds.across.rule == Rule::Quantile);
@@ -658,8 +658,8 @@ TEST_CASE("folds: a trade_filter config with data.folds runs, and its run report
   REQUIRE(strategy->folds().n_folds() == 4);
   REQUIRE(strategy->folds().edges.back() == 16);  // the 16 in-sample days of 20
   std::ofstream(dir + "/config.json") << config.dump(2);
-  const auto run = testing::run_cli({"run", "--config", dir + "/config.json", "--executor", "cpu", "--out",
-                                     dir + "/run"});
+  const auto run =
+      testing::run_cli({"run", "--config", dir + "/config.json", "--executor", "cpu", "--out", dir + "/run"});
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   const io::Json summary = testing::read_json(dir + "/run/summary.json");
@@ -680,8 +680,8 @@ TEST_CASE("folds: a trade_filter config with data.folds runs, and its run report
                     {"target_pct", {{"values", {0.5, 1.0, 2.0}}}},
                     {"stop_pct", {{"values", {-1.0, -0.5}}}}};
   std::ofstream(dir + "/grid.json") << grid.dump(2);
-  const auto g = testing::run_cli({"grid", "--config", dir + "/grid.json", "--executor", "cpu", "--out",
-                                   dir + "/grid"});
+  const auto g =
+      testing::run_cli({"grid", "--config", dir + "/grid.json", "--executor", "cpu", "--out", dir + "/grid"});
   INFO(g.output);
   REQUIRE(g.exit_code == 0);
   CHECK(g.output.find("24 combinations in batches of") != std::string::npos);
