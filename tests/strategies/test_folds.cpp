@@ -688,3 +688,77 @@ TEST_CASE("folds: a trade_filter config with data.folds runs, and its run report
   const io::Json grid_top = testing::read_json(dir + "/grid/top.json");
   REQUIRE(grid_top[0]["fold_scores"].size() == 4);
 }
+
+TEST_CASE("folds: trade_filter's fold totals by runs of chunks and lanes, merged in any order, give the CPU's bits",
+          "[cpu][folds][trade_filter]") {
+  // The device's way (tally_trades_folded over a chunk of trades, a thread's stride 1 or a
+  // lane's stride 32, each run of one fold's trades handed over and added in any order),
+  // run here on the host arrays, against TradeFilterStrategy::evaluate.
+  namespace tf = strategies::trade_filter;
+  const auto plain = trade_filter_days20();
+  const std::size_t K = 6;
+  const auto folded = plain->with_folds(equal_folds(1, plain->n_atoms(), K, 1), {Rule::MeanMinusStd, 0.5, 0.7});
+  const auto& s = dynamic_cast<const strategies::TradeFilterStrategy&>(*folded);
+  const tf::TradeArrays a = s.arrays();
+  REQUIRE(a.fold != nullptr);
+  const std::uint64_t n = a.n;
+  for (std::uint64_t t = 0; t < 12; ++t) {
+    CAPTURE(t);
+    const auto slots = trade_filter_slots(t);
+    const tf::Params p = tf::params_from_slots(slots.data());
+    const Evaluated cpu = evaluate(s, slots);
+    for (const std::uint64_t chunk : {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{777}, n}) {
+      for (const std::uint64_t step : {std::uint64_t{1}, std::uint64_t{32}}) {
+        CAPTURE(chunk, step);
+        tf::Tally whole;
+        std::vector<tf::FoldTally> folds(K);
+        std::size_t flushes = 0;
+        // Chunks last to first, lanes in reverse: another order of the same integer additions.
+        for (std::uint64_t c = (n + chunk - 1) / chunk; c-- > 0;) {
+          const std::uint64_t begin = c * chunk, end = std::min(n, begin + chunk);
+          for (std::uint64_t lane = step; lane-- > 0;) {
+            if (begin + lane >= end) continue;
+            const tf::Tally part =
+                tf::tally_trades_folded(a, p, begin + lane, end, step, [&](int k, const tf::FoldTally& run) {
+                  REQUIRE(k >= 0);
+                  tf::fold_tally_merge(folds[static_cast<std::size_t>(k)], run);
+                  ++flushes;
+                });
+            whole.sum_q += part.sum_q, whole.kept += part.kept, whole.wins += part.wins, whole.losses += part.losses;
+          }
+        }
+        std::vector<double> metrics(3 + 4 * K);
+        metrics[0] = static_cast<double>(whole.kept);
+        metrics[1] = static_cast<double>(whole.wins);
+        metrics[2] = static_cast<double>(whole.losses);
+        const double score = tf::finish_fold_tallies(folds.data(), static_cast<int>(K), s.fold_rule(),
+                                                     tf::from_fixed_point(whole.sum_q), metrics.data() + 3);
+        REQUIRE(same_bits(metrics, cpu.metrics));
+        REQUIRE(same_bits(score, cpu.score.score));
+        if (whole.kept > 0) REQUIRE(flushes > 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("folds: trade_filter's 128-bit sums of squares carry between their words", "[cpu][folds][trade_filter]") {
+  namespace tf = strategies::trade_filter;
+  // Outcomes near the 2^61 bound: their squares (about 2^121) fill the high word.
+  const std::int64_t big = tf::kMaxAbsSum / 3;
+  const std::vector<std::int64_t> qs{big, -big, 1, -(std::int64_t{1} << 40), 123456789012345, big / 7, -3};
+  tf::FoldTally t, u;
+  tf::HostUint128 expected = 0;
+  for (const std::int64_t q : qs) {
+    tf::fold_tally_add(t, q);
+    tf::FoldTally one;
+    tf::fold_tally_add(one, q);
+    tf::fold_tally_merge(u, one);
+    const auto m = static_cast<tf::HostUint128>(q < 0 ? -q : q);
+    expected += m * m;
+  }
+  REQUIRE(t.kept == 7);
+  REQUIRE(t.sq_lo == static_cast<std::uint64_t>(expected));
+  REQUIRE(t.sq_hi == static_cast<std::uint64_t>(expected >> 64));
+  REQUIRE((u.sq_lo == t.sq_lo && u.sq_hi == t.sq_hi && u.sum_q == t.sum_q && u.kept == t.kept));
+  REQUIRE(tf::sumsq_percent(t) == Approx(static_cast<double>(expected) / 1e18).epsilon(1e-15));
+}
