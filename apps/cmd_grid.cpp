@@ -57,8 +57,10 @@ struct GridCommand {
           config.source);
     engine::check_data_subsets(*strategy, config);
     const strategies::ExactGrid& exact = config.entry->exact_grid;
-    // An exact grid reads the whole data: data subsets go through the pipeline.
-    if (!exact.available() || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled)
+    // An exact grid reads the whole data and scores the whole span: data subsets and folds go
+    // through the pipeline.
+    if (!exact.available() || config.has_parts() || config.walk_forward.enabled() || config.search.halving.enabled ||
+        config.folds.enabled())
       return generic(config, *strategy, exec, dir, data_bytes);
 
     engine::GridRunSettings s;

@@ -5,6 +5,9 @@
 //   3. the same grid end to end on the GPU (goal < 5 ms; CPU goal < 50 ms);
 //   4. TPE-like batches of 4096 continuous trials on the GPU (goal >= 2e11 checks/s);
 //   5. a 1e9-combination grid on the GPU (goal >= 5e11 checks/s).
+// --folds K prints only the cost of scoring K equal folds of the days in the same walk
+// (Strategy::with_folds, docs/strategies.md, "Folds"; the goal: at most 1.25x the plain walk on
+// the GPU at batches of 4,096 and 65,536).
 // Data: generated (tpeopt data generate) with 100,000 trades by default.
 //
 // Expected ceilings (H100 SXM: 132 SMs, ~3.3 TB/s HBM, ~50 MB L2), counted before measuring:
@@ -27,6 +30,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -37,9 +41,9 @@
 #include <CLI/CLI.hpp>
 
 #include "common/worker_pool.hpp"
+#include "config/study_config.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "config/study_config.hpp"
 #include "strategies/trade_filter/trade_filter_cache.hpp"
 #include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_generator.hpp"
@@ -97,7 +101,7 @@ const char* kSeedGrid =
   "min_adx28": [0, 20, 30], "min_adx14": [0, 20, 30], "min_adx7": [0, 20, 30],
   "target_pct": [0.2, 0.3, 0.4, 0.5], "stop_pct": [-0.5, -0.4, -0.3]})";
 
-[[maybe_unused]] const char* kContinuous = R"({"min_volatility": {"type": "float", "low": 0, "high": 0.8},
+const char* kContinuous = R"({"min_volatility": {"type": "float", "low": 0, "high": 0.8},
   "min_ratio": {"type": "float", "low": 0, "high": 1.1}, "min_adx28": {"type": "float", "low": 0, "high": 35},
   "min_adx14": {"type": "float", "low": 0, "high": 35}, "min_adx7": {"type": "float", "low": 0, "high": 35},
   "target_pct": {"type": "float", "low": 0.1, "high": 2.0}, "stop_pct": {"type": "float", "low": -2.0, "high": -0.1}})";
@@ -106,6 +110,74 @@ const char* kSeedGrid =
   std::string s = "[";
   for (int i = 0; i < n; ++i) s += fmt::format("{}{:.6g}", i ? ", " : "", low + step * i);
   return s + "]";
+}
+
+/// A batch of n random trials of `config`'s space.
+engine::BatchRequest random_request(const io::StudyConfig& config, std::size_t n) {
+  tpe::RandomSampler sampler(config.space, 3);
+  engine::BatchRequest r;
+  r.n_trials = n;
+  r.n_axes = config.space.size();
+  r.values.resize(r.n_trials * r.n_axes);
+  sampler.ask(0, r.n_trials, r.values.data());
+  return r;
+}
+
+/// The plain walk and the walk with K equal folds of the days (rule mean): the best busy time
+/// of 5 warm batches of each, alternated; whether the folded run's whole-span metrics have the
+/// plain run's bits, and (CUDA) whether all its metrics, fold columns included, and scores have
+/// the CPU reference's bits.
+void time_folds(const strategies::TradeFilterStrategy& s, const fs::path& cache, std::size_t K,
+                std::size_t cpu_trials) {
+  constexpr int kRepeats = 5;
+  strategies::FoldSpec f;
+  for (std::size_t k = 0; k <= K; ++k) f.edges.push_back(s.n_atoms() * k / K);
+  const auto folded = s.with_folds(f, {strategies::AcrossFolds::Rule::Mean});
+  const auto config = config_for(cache, kContinuous, "random");
+  std::printf(
+      "| executor | trials | plain ms (warm, best of %d) | %zu folds ms | ratio | whole-span metrics equal | "
+      "equal to the CPU |\n",
+      kRepeats, K);
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  engine::CpuExecutor cpu_fold(*folded, engine::ParamBinding(*folded, config.space, config.fixed), 0);
+  auto compare = [&](engine::Executor& plain, engine::Executor& fold, std::size_t n, const char* label,
+                     bool against_cpu) {
+    const auto r = random_request(config, n);
+    const auto a = plain.evaluate(r), b = fold.evaluate(r);
+    bool equal = true;
+    for (std::size_t i = 0; i < n; ++i)
+      equal = equal && std::memcmp(&a.metrics[i * a.n_metrics], &b.metrics[i * b.n_metrics], 3 * sizeof(double)) == 0;
+    std::string reference = "-";
+    if (against_cpu) {  // the CUDA run against the CPU reference, bit for bit
+      const auto c = cpu_fold.evaluate(r);
+      const bool same = c.metrics.size() == b.metrics.size() &&
+                        std::memcmp(c.metrics.data(), b.metrics.data(), c.metrics.size() * sizeof(double)) == 0 &&
+                        std::memcmp(c.scores.data(), b.scores.data(), n * sizeof(double)) == 0;
+      reference = same ? "yes" : "NO";
+    }
+    double best_plain = 1e300, best_fold = 1e300;
+    for (int k = 0; k < kRepeats; ++k) {
+      best_plain = std::min(best_plain, plain.evaluate(r).timings.busy_ms);
+      best_fold = std::min(best_fold, fold.evaluate(r).timings.busy_ms);
+    }
+    std::printf("| %s | %zu | %.2f | %.2f | %.3f | %s | %s |\n", label, n, best_plain, best_fold,
+                best_fold / best_plain, equal ? "yes" : "NO", reference.c_str());
+    std::fflush(stdout);
+  };
+#ifdef TPEOPT_WITH_CUDA
+  if (gpu::cuda_available()) {
+    std::fprintf(stderr, "device: %s\n", gpu::cuda_device_description().c_str());
+    for (std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
+      gpu::CudaExecutorOptions o;
+      o.max_in_flight = 1;
+      auto plain = gpu::make_cuda_executor(s, engine::ParamBinding(s, config.space, config.fixed), o);
+      auto fold = gpu::make_cuda_executor(*folded, engine::ParamBinding(*folded, config.space, config.fixed), o);
+      compare(*plain, *fold, n, "cuda", true);
+    }
+  }
+#endif
+  engine::CpuExecutor plain(s, engine::ParamBinding(s, config.space, config.fixed), 0);
+  compare(plain, cpu_fold, cpu_trials, "cpu (all cores, one batch)", false);
 }
 
 }  // namespace
@@ -117,11 +189,14 @@ int main(int argc, char** argv) {
   std::uint64_t trades = 100000;
   int ref_trials = 64;
   bool gpu_only = false;
+  std::size_t folds = 0;
   app.add_option("--data", dir, "Folder for the generated data and its cache (reused when present)");
   app.add_option("--days", days, "Trading days to generate");
   app.add_option("--trades", trades, "Trades to generate");
   app.add_option("--ref-trials", ref_trials, "Trials for the CPU reference measurement");
   app.add_flag("--gpu-only", gpu_only, "Skip the CPU measurements");
+  app.add_option("--folds", folds, "Only the cost of scoring K equal folds of the days (2 .. 64)")
+      ->check(CLI::Range(2, 64));
   CLI11_PARSE(app, argc, argv);
 
   const fs::path cache = fs::path(dir) / "data.tfc";
@@ -142,6 +217,10 @@ int main(int argc, char** argv) {
   const double n = static_cast<double>(data->n_trades());
   std::printf("data: %zu trades, %zu path points, %zu records; cache loaded in %.1f ms\n\n", data->n_trades(),
               data->path.size(), data->up_value.size() + data->down_value.size(), load_ms);
+  if (folds > 0) {
+    time_folds(s, cache, folds, static_cast<std::size_t>(ref_trials));
+    return 0;
+  }
   std::printf("| workload | where | combinations | trades | ms | checks/s | goal |\n|---|---|---|---|---|---|---|\n");
 
   const auto seed_config = config_for(cache, kSeedGrid, "grid");
@@ -191,12 +270,7 @@ int main(int argc, char** argv) {
   {  // TPE-like batches through the CUDA executor (parameters staged, kernel, results back)
     const auto config = config_for(cache, kContinuous, "random");
     auto cuda = gpu::make_cuda_executor(s, engine::ParamBinding(s, config.space, config.fixed));
-    tpe::RandomSampler sampler(config.space, 3);
-    engine::BatchRequest r;
-    r.n_trials = 4096;
-    r.n_axes = config.space.size();
-    r.values.resize(r.n_trials * r.n_axes);
-    sampler.ask(0, r.n_trials, r.values.data());
+    const engine::BatchRequest r = random_request(config, 4096);
     cuda->evaluate(r);
     const double ms = median_ms(21, [&] { cuda->evaluate(r); });
     row("TPE batch of 4096 continuous trials", "gpu", 4096, n, ms, ">= 2e11/s");

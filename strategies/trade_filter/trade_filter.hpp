@@ -183,6 +183,8 @@ struct TradeArrays {
   const std::uint64_t* down_offset = nullptr;
   const float* down_value = nullptr;
   const std::uint32_t* down_pos = nullptr;
+  /// With folds (trade_filter_folds.hpp): trade i's fold, -1 for none; null without folds.
+  const std::int8_t* fold = nullptr;
 };
 
 /// Trade i kept by p?

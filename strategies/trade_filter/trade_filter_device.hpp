@@ -3,7 +3,8 @@
 // parameters): one thread per (trial, chunk of trades); each thread runs the shared
 // TPEOPT_HD record bisection (trade_filter.hpp) over its chunk and adds its exact int64
 // totals to the trial's accumulators with integer atomics, so the result does not
-// depend on the launch configuration or the order of the atomics.
+// depend on the launch configuration or the order of the atomics. With folds each kept
+// trade also joins its fold's exact totals (trade_filter_folds.hpp), added the same way.
 #include <cstdint>
 #include <memory>
 

@@ -27,6 +27,7 @@ TradeFilterDeviceData::TradeFilterDeviceData(const strategies::TradeFilterStrate
   arrays_.down_offset = upload(down_offset_, d.down_offset);
   arrays_.down_value = upload(down_value_, d.down_value);
   arrays_.down_pos = upload(down_pos_, d.down_pos);
+  if (!strategy.trade_folds().empty()) arrays_.fold = upload(fold_, strategy.trade_folds());
 }
 
 }  // namespace tpeopt::gpu

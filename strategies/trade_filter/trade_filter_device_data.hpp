@@ -1,6 +1,7 @@
 #pragma once
 // The trade_filter data on the device (uploaded once): the trade arrays and the record
-// arrays the fast exact methods need (not the paths or the prices).
+// arrays the fast exact methods need (not the paths or the prices), and each trade's fold
+// when the strategy scores folds.
 #include <memory>
 
 #include "strategies/device/device_buffers.hpp"
@@ -24,6 +25,7 @@ class TradeFilterDeviceData {
   DeviceBuffer<std::uint64_t> up_offset_, down_offset_;
   DeviceBuffer<float> up_value_, down_value_;
   DeviceBuffer<std::uint32_t> up_pos_, down_pos_;
+  DeviceBuffer<std::int8_t> fold_;
   strategies::trade_filter::TradeArrays arrays_;
 };
 

@@ -46,7 +46,15 @@ class CpuSearcher final : public GridSearcher {
 
 }  // namespace
 
+void check_unfolded_for_exact_grid(const Strategy& strategy) {
+  if (strategy.folds().n_folds() > 0)
+    throw make_error(
+        "data.folds: trade_filter's exact grid scores the whole span only; `tpeopt grid` runs a config with "
+        "data.folds through the pipeline's grid sampler");
+}
+
 std::unique_ptr<GridSearcher> trade_filter_grid_cpu(const Strategy& strategy) {
+  check_unfolded_for_exact_grid(strategy);
   return std::make_unique<CpuSearcher>(dynamic_cast<const TradeFilterStrategy&>(strategy));
 }
 

@@ -16,6 +16,10 @@ trade_filter::TradeFilterGrid trade_filter_grid_of(const SlotGrid& grid);
 /// Hits and tallies as the capability returns them.
 GridTop grid_top_of(const trade_filter::GridSearchOutcome& outcome);
 
+/// Throws Error naming data.folds for a strategy with folds: the exact grid's totals are the
+/// whole span's (`tpeopt grid` sends a folded config to the grid sampler instead).
+void check_unfolded_for_exact_grid(const Strategy& strategy);
+
 std::unique_ptr<GridSearcher> trade_filter_grid_cpu(const Strategy& strategy);
 GridScore trade_filter_grid_score(const std::int64_t* exact, std::int64_t min_trades);
 std::string trade_filter_grid_data(const Strategy& strategy);

@@ -22,6 +22,7 @@ class DeviceSearcher final : public strategies::GridSearcher {
 }  // namespace
 
 std::unique_ptr<strategies::GridSearcher> trade_filter_grid_device(const strategies::Strategy& strategy) {
+  strategies::check_unfolded_for_exact_grid(strategy);
   return std::make_unique<DeviceSearcher>(dynamic_cast<const strategies::TradeFilterStrategy&>(strategy));
 }
 

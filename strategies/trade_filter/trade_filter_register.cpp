@@ -23,6 +23,7 @@ namespace {
 struct TradeFilterSettings final : StrategySettings {
   io::TradeFilterDataConfig data;
   std::int64_t min_trades = 1;
+  bool maximize = true;  ///< objective.direction: the folds' rule "min" takes the worst fold
   io::Json data_json() const override { return data.to_json(); }
 };
 
@@ -33,6 +34,7 @@ std::shared_ptr<const StrategySettings> parse(const SettingsInput& in) {
     in.errors.add(
         fmt::format("objective.name: trade_filter scores \"total_return\" only (got \"{}\")", in.objective.name));
   if (in.objective.min_trades_set) s->min_trades = in.objective.min_trades;
+  s->maximize = in.objective.maximize;
   return s;
 }
 
@@ -65,11 +67,12 @@ ExportedTrades trade_filter_trades(const Strategy& strategy, const double* slots
   return out;
 }
 
-/// Generated inputs (20 trading days, 20,000 trades), the same for the same folder.
+/// Generated inputs (24 trading days, 20,000 trades), the same for the same folder: enough days
+/// for the conformance harness's 4 folds with an embargo of 5.
 std::vector<Sample> samples(const SampleData& d) {
   io::TradeFilterGeneratorOptions o;
   o.out = (d.scratch / "trade_filter").string();
-  o.days = 20;
+  o.days = 24;
   o.trades = 20000;
   o.seed = 5;
   const auto g = io::generate_trade_filter_data(o);
@@ -90,7 +93,7 @@ void register_trade_filter(Registry& registry) {
   e.make = [](const StrategySettings& settings, const BuildContext& context) -> std::unique_ptr<Strategy> {
     const auto& s = settings_as<TradeFilterSettings>(settings);
     return std::make_unique<TradeFilterStrategy>(io::load_trade_filter_data(s.data, context.base_dir, context.log),
-                                                 s.min_trades);
+                                                 s.min_trades, s.maximize);
   };
   e.make_device = TPEOPT_DEVICE(gpu::make_trade_filter_twin);
   e.exact_grid.exact_words = 4;

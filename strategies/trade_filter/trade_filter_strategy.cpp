@@ -1,18 +1,22 @@
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.hpp"
+#include "strategies/trade_filter/trade_filter_folds.hpp"
 
 namespace tpeopt::strategies {
 
 using namespace trade_filter;
 
-TradeFilterStrategy::TradeFilterStrategy(std::shared_ptr<const TradeFilterData> data, std::int64_t min_trades)
-    : data_(std::move(data)), min_trades_(min_trades) {
+TradeFilterStrategy::TradeFilterStrategy(std::shared_ptr<const TradeFilterData> data, std::int64_t min_trades,
+                                         bool maximize)
+    : data_(std::move(data)), min_trades_(min_trades), maximize_(maximize) {
   TPEOPT_ASSERT(data_ != nullptr, "trade_filter needs data");
   if (min_trades_ < 0) throw make_error("objective.min_trades: expected >= 0, got {}", min_trades_);
   days_ = trade_filter_days(*data_);
+  whole_days_ = std::make_shared<const std::vector<std::int64_t>>(days_);
 }
 
 std::unique_ptr<Strategy> TradeFilterStrategy::subset(const std::vector<AtomRange>& ranges,
@@ -22,9 +26,43 @@ std::unique_ptr<Strategy> TradeFilterStrategy::subset(const std::vector<AtomRang
     TPEOPT_ASSERT(r.begin <= r.end && r.end <= days_.size(), "trade_filter: subset range outside the days");
     for (std::size_t k = r.begin; k < r.end; ++k) days.push_back(days_[k]);
   }
-  return std::make_unique<TradeFilterStrategy>(std::make_shared<const TradeFilterData>(
-                                                   subset_trade_filter_days(*data_, days)),
-                                               min_trades);
+  auto out = std::make_unique<TradeFilterStrategy>(std::make_shared<const TradeFilterData>(
+                                                       subset_trade_filter_days(*data_, days)),
+                                                   min_trades, maximize_);
+  out->whole_days_ = whole_days_;  // the folds keep their days: atoms of the whole data
+  out->set_folds(folds_, rule_);
+  return out;
+}
+
+std::unique_ptr<Strategy> TradeFilterStrategy::with_folds(const FoldSpec& folds, const AcrossFolds& rule) const {
+  auto out = std::make_unique<TradeFilterStrategy>(*this);
+  if (folds.n_folds() > 0) check_fold_spec(folds, whole_days_->size());
+  out->set_folds(folds, rule);
+  return out;
+}
+
+void TradeFilterStrategy::set_folds(const FoldSpec& folds, const AcrossFolds& rule) {
+  folds_ = FoldSpec{};
+  rule_ = rule;
+  trade_fold_.clear();
+  fold_names_.clear();
+  if (folds.n_folds() == 0) return;
+  // Fold edges in days: the folds' FoldBars over atoms (an atom is its own "bar").
+  std::vector<int> edge, embargo_end;
+  fold_bars_of(
+      folds, [](std::size_t atom) { return atom; }, edge, embargo_end);
+  const FoldBars bars{static_cast<int>(folds.n_folds()), edge.data(), embargo_end.data()};
+  const std::vector<std::int64_t>& whole = *whole_days_;
+  const TradeFilterData& d = *data_;
+  trade_fold_.resize(d.n_trades());
+  for (std::size_t i = 0; i < d.n_trades(); ++i) {
+    const std::int64_t day = trade_filter_day(d.entry_time[i]);
+    const auto it = std::lower_bound(whole.begin(), whole.end(), day);
+    TPEOPT_ASSERT(it != whole.end() && *it == day, "trade_filter: a trade's day is not a day of the whole data");
+    trade_fold_[i] = static_cast<std::int8_t>(fold_of(bars, static_cast<int>(it - whole.begin())));
+  }
+  fold_names_ = fold_metric_names(metric_names(), folds.n_folds());  // the base names: no folds yet
+  folds_ = folds;
 }
 
 namespace {
@@ -54,6 +92,7 @@ const ParamList& trade_filter_params() {
 }
 
 const std::vector<std::string>& TradeFilterStrategy::metric_names() const {
+  if (folds_.n_folds() > 0) return fold_names_;
   static const std::vector<std::string> names{"kept", "wins", "losses"};
   return names;
 }
@@ -61,17 +100,23 @@ const std::vector<std::string>& TradeFilterStrategy::metric_names() const {
 TrialScore TradeFilterStrategy::evaluate(const double* slots, double* metrics) const {
   const Params p = params_from_slots(slots);
   const TradeFilterData& d = *data_;
+  const int K = static_cast<int>(folds_.n_folds());
+  FoldTally folds[kMaxFolds];
   Tally t;
   for (std::size_t i = 0; i < d.n_trades(); ++i) {
     if (!keeps(p, d.volatility[i], d.ratio[i], d.adx28[i], d.adx14[i], d.adx7[i])) continue;
     const std::uint64_t begin = d.path_offset[i];
     const int exit = first_exit_linear(d.path.data() + begin, d.path_offset[i + 1] - begin, p.target, p.stop);
-    tally_add(t, outcome_q(exit, p.target, p.stop, d.logged_q[i]));
+    const std::int64_t q = outcome_q(exit, p.target, p.stop, d.logged_q[i]);
+    tally_add(t, q);
+    if (K > 0 && trade_fold_[i] >= 0) fold_tally_add(folds[trade_fold_[i]], q);
   }
   metrics[0] = static_cast<double>(t.kept);
   metrics[1] = static_cast<double>(t.wins);
   metrics[2] = static_cast<double>(t.losses);
-  return {from_fixed_point(t.sum_q), violation_of(t.kept, min_trades_)};
+  TrialScore r{from_fixed_point(t.sum_q), violation_of(t.kept, min_trades_)};
+  if (K > 0) r.score = finish_fold_tallies(folds, K, fold_rule(), r.score, metrics + 3);
+  return r;
 }
 
 std::vector<std::string> TradeFilterStrategy::data_checksums() const {
@@ -96,6 +141,7 @@ TradeArrays TradeFilterStrategy::arrays() const {
   a.down_offset = d.down_offset.data();
   a.down_value = d.down_value.data();
   a.down_pos = d.down_pos.data();
+  a.fold = trade_fold_.empty() ? nullptr : trade_fold_.data();
   return a;
 }
 

@@ -4,7 +4,8 @@
 // twin scores folds: the long/short walk (bollinger, donchian; also cut into forced numbers of
 // segments, strategies/device/signal_segments.hpp), ema_cross (one warp per trial) and
 // exhaustion (whose kernels differ by launch: one walk, blocks split over warps, segmented
-// walks; each path is run).
+// walks; each path is run) and trade_filter (trading days as atoms; one thread or one warp per
+// trial and chunk of trades, each adding its runs of a fold's trades with integer atomics).
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/paths.hpp"
+#include "support/trade_filter_fixture.hpp"
 
 using namespace tpeopt;
 
@@ -62,10 +64,11 @@ engine::StudyRun run_on(const io::StudyConfig& config, const strategies::Strateg
   return engine::run_study(config, strategy, o);
 }
 
-/// The CPU run (serial) and the CUDA run (pipelined) of a folded study, trial by trial, metrics included.
-void require_cuda_equals_cpu(const io::StudyConfig& config, int folds) {
+/// The CPU run (serial) and the CUDA run (pipelined) of a folded study, trial by trial, metrics
+/// included; `base`: the strategy's metrics before the fold columns.
+void require_cuda_equals_cpu(const io::StudyConfig& config, int folds, std::size_t base = 7) {
   const auto s = engine::make_strategy(config);
-  REQUIRE(s->metric_names().size() == 7 + 4 * static_cast<std::size_t>(folds));
+  REQUIRE(s->metric_names().size() == base + 4 * static_cast<std::size_t>(folds));
   const auto cpu = run_on(config, *s, "cpu", true);
   const auto cuda = run_on(config, *s, "cuda", false);
   REQUIRE(cuda.executor == "cuda");
@@ -78,7 +81,7 @@ void require_cuda_equals_cpu(const io::StudyConfig& config, int folds) {
     REQUIRE(same_bits(a.score, b.score));
     REQUIRE(same_bits(a.violation, b.violation));
     REQUIRE(same_bits(a.metrics, b.metrics));
-    for (int k = 0; k < folds; ++k) traded_folds += a.metrics[7 + 4 * k + 1] > 0 ? 1 : 0;
+    for (int k = 0; k < folds; ++k) traded_folds += a.metrics[base + 4 * static_cast<std::size_t>(k) + 1] > 0 ? 1 : 0;
   }
   REQUIRE(traded_folds > cpu.result.trials().size());
   REQUIRE(cpu.result.digest_hex() == cuda.result.digest_hex());
@@ -143,4 +146,25 @@ TEST_CASE("folds GPU: folded studies of ema_cross equal the CPU runs, every rule
       GENERATE(as<std::string>{}, R"("holdout": 0.2)", R"("holdout": {"ranges": [["2017-09-01", "2017-10-15"]]})", "");
   CAPTURE(rule, folds, holdout);
   require_cuda_equals_cpu(folded_config("ema_cross", rule, folds, holdout), folds);
+}
+
+TEST_CASE("folds GPU: folded studies of trade_filter equal the CPU runs, every rule and both kernels",
+          "[gpu][folds][trade_filter]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string rule = GENERATE(from_range(std::begin(kRules), std::end(kRules)));
+  const int folds = GENERATE(2, 5, 8);
+  // Batches of 150 trials (a thread per trial and chunk of trades) and of 40 (a warp per trial
+  // and chunk); a fraction held out and none.
+  const int batch = GENERATE(150, 40);
+  const std::string holdout = GENERATE(as<std::string>{}, R"(, "holdout": 0.2)", "");
+  CAPTURE(rule, folds, batch, holdout);
+  const auto cache = testing::trade_filter_cache(24, 6000, 31);
+  const std::string text = fmt::format(
+      R"({{"strategy": "trade_filter", "data": {{"cache": "{}", "folds": {}, "embargo": 1{}}},
+           "objective": {{"min_trades": 5{}}},
+           "search": {{"sampler": "tpe", "trials": 600, "batch": {}, "depth": 2, "seed": 9, "top_k": 5,
+                       "tpe": {{"n_startup_trials": 40}}}},
+           "params": {}}})",
+      cache.string(), folds, holdout, rule, batch, testing::trade_filter_continuous_params(0.05, 2.0));
+  require_cuda_equals_cpu(io::parse_study_config(io::Json::parse(text), "folds_gpu.json", "."), folds, 3);
 }

@@ -2,7 +2,7 @@
 // against the trades entered in it (counted here from the strategy's own trade list), rule All
 // against the strategy without folds, the embargo, every rule's value, folds with the hold-out
 // subset, the config's errors, and the determinism of runs with folds (pipelined == serial,
-// resume == uninterrupted) for every rule.
+// resume == uninterrupted) for every rule. trade_filter (atoms are trading days) at the end.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,11 @@
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "strategies/folds.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/signal_strategy.hpp"
+#include "strategies/trade_filter/trade_filter_exact_grid.hpp"
+#include "strategies/trade_filter/trade_filter_folds.hpp"
+#include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "study/data_subsets.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
@@ -31,6 +37,7 @@
 #include "support/identical_runs.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
+#include "support/trade_filter_fixture.hpp"
 #include "tpe/trial_rng.hpp"
 
 #include <boost/random/uniform_real_distribution.hpp>
@@ -477,4 +484,281 @@ TEST_CASE("folds: over a hold-out with a hole, every in-sample trade is in a fol
     with_trades += a.metrics[0] > 0 ? 1 : 0;
   }
   REQUIRE(with_trades > 10);
+}
+
+// ---- trade_filter: atoms are trading days, a kept trade joins the fold of its entry day ----
+
+namespace {
+
+/// A trade_filter strategy over generated data: 20 trading days, 2,000 trades.
+std::shared_ptr<const strategies::TradeFilterStrategy> trade_filter_days20() {
+  const auto cache = testing::trade_filter_cache(20, 2000, 7);
+  const auto config = testing::trade_filter_config(cache, testing::trade_filter_continuous_params(0.2, 3.0),
+                                                   R"({"sampler": "random", "trials": 10, "batch": 5})");
+  return std::shared_ptr<const strategies::TradeFilterStrategy>(
+      dynamic_cast<strategies::TradeFilterStrategy*>(engine::make_strategy(config).release()));
+}
+
+/// trade_filter slot values over the generator's metric ranges (most trials keep trades).
+std::vector<double> trade_filter_slots(std::uint64_t k) {
+  auto rng = tpe::make_trial_engine(17, k);
+  auto u = [&](double lo, double hi) { return boost::random::uniform_real_distribution<double>(lo, hi)(rng); };
+  return {u(0, 0.3), u(0, 0.6), u(0, 15), u(0, 15), u(0, 15), u(0.2, 3.0), -u(0.2, 3.0)};
+}
+
+/// A fold's totals counted here from the trial's exported trades (tpeopt backtest --trades-out):
+/// each trade's day as an index of the strategy's days, its outcome back in 1e-9 percent.
+struct TradeLogFold {
+  std::int64_t n = 0, sum_q = 0;
+  strategies::trade_filter::HostUint128 sumsq_q = 0;  ///< exact: q^2 needs up to 122 bits
+  double sumsq_percent = 0.0;                         ///< in trade order, as doubles: an independent check
+};
+
+std::vector<TradeLogFold> trade_log_folds(const strategies::TradeFilterStrategy& s, const std::vector<double>& slots,
+                                          const FoldSpec& spec, std::size_t* in_embargo) {
+  const auto& entry = strategies::registry().at("trade_filter").trades;
+  const auto percent_column = static_cast<std::size_t>(
+      std::find(entry.columns.begin(), entry.columns.end(), "percent") - entry.columns.begin());
+  std::vector<TradeLogFold> out(spec.n_folds());
+  const strategies::ExportedTrades trades = entry.cpu(s, slots.data());
+  for (const auto& t : trades.at(0)) {
+    const std::int64_t day = t.entry_time_ms / 1000 / 86400;
+    const auto it = std::lower_bound(s.days().begin(), s.days().end(), day);
+    REQUIRE((it != s.days().end() && *it == day));
+    const auto atom = static_cast<std::size_t>(it - s.days().begin());
+    for (std::size_t k = 0; k < spec.n_folds(); ++k) {
+      if (atom < spec.edges[k] || atom >= spec.edges[k + 1]) continue;
+      if (k > 0 && atom < spec.edges[k] + spec.embargo) {
+        ++*in_embargo;
+        continue;
+      }
+      const double percent = std::stod(t.fields.at(percent_column));
+      const std::int64_t q = std::llround(percent * 1e9);
+      REQUIRE(same_bits(static_cast<double>(q) / 1e9, percent));  // the exact outcome, recovered
+      out[k].n += 1;
+      out[k].sum_q += q;
+      const auto a = static_cast<strategies::trade_filter::HostUint128>(q < 0 ? -q : q);
+      out[k].sumsq_q += a * a;
+      out[k].sumsq_percent += percent * percent;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("folds: each fold's columns are those of the kept trades entered on its days (trade_filter)",
+          "[cpu][folds][trade_filter]") {
+  const auto plain = trade_filter_days20();
+  const std::size_t n = plain->n_atoms(), K = 5, embargo = GENERATE(0u, 1u);
+  CAPTURE(embargo);
+  REQUIRE(n == 20);
+  const FoldSpec spec = equal_folds(1, n - 1, K, embargo);  // a day before and after the folds
+  const auto folded = plain->with_folds(spec, {});
+  REQUIRE(folded->metric_names().size() == 3 + 4 * K);
+  REQUIRE(folded->metric_names()[3] == "fold0_score");
+  REQUIRE(folded->metric_names().back() == fmt::format("fold{}_sumsq", K - 1));
+  std::size_t counted = 0, in_embargo = 0;
+  for (std::uint64_t t = 0; t < 30; ++t) {
+    CAPTURE(t);
+    const auto slots = trade_filter_slots(t);
+    const Evaluated f = evaluate(*folded, slots);
+    const auto expected = trade_log_folds(*plain, slots, spec, &in_embargo);
+    for (std::size_t k = 0; k < K; ++k) {
+      CAPTURE(k);
+      const std::string p = fmt::format("fold{}_", k);
+      const double sum = static_cast<double>(expected[k].sum_q) / 1e9;
+      REQUIRE(f.metrics[column(*folded, p + "n")] == static_cast<double>(expected[k].n));
+      REQUIRE(same_bits(f.metrics[column(*folded, p + "score")], sum));  // the exact total percent return
+      REQUIRE(same_bits(f.metrics[column(*folded, p + "sum")], sum));
+      // The exact 128-bit sum of squares in 1e-18 percent^2, within two roundings of its double.
+      const double sumsq = f.metrics[column(*folded, p + "sumsq")];
+      REQUIRE(sumsq == Approx(static_cast<double>(expected[k].sumsq_q) / 1e18).epsilon(1e-15));
+      REQUIRE(sumsq == Approx(expected[k].sumsq_percent).epsilon(1e-12));
+      counted += static_cast<std::size_t>(expected[k].n);
+    }
+  }
+  REQUIRE(counted > 1000);
+  if (embargo > 0) REQUIRE(in_embargo > 0);
+}
+
+TEST_CASE("folds: trade_filter's rule All keeps its bits, and a subset keeps its folds", "[cpu][folds][trade_filter]") {
+  const auto plain = trade_filter_days20();
+  const std::size_t n = plain->n_atoms(), M = 3;
+  const FoldSpec spec = equal_folds(0, n, 4, 1);
+  const auto folded = plain->with_folds(spec, {});
+  // A subset (a hold-out's in-sample part, halving's slices): folded then cut, or cut then
+  // folded over the whole data's days.
+  const std::vector<strategies::AtomRange> part{{0, 6}, {9, 17}};
+  const auto folded_part = folded->subset(part, 3);
+  const auto part_folded = plain->subset(part, 3)->with_folds(spec, {});
+  REQUIRE(folded_part->folds().edges == spec.edges);
+  REQUIRE(folded_part->metric_names() == folded->metric_names());
+  int partial = 0;
+  for (std::uint64_t t = 0; t < 30; ++t) {
+    CAPTURE(t);
+    const auto slots = trade_filter_slots(t);
+    const Evaluated a = evaluate(*plain, slots), b = evaluate(*folded, slots);
+    REQUIRE(same_bits(a.score.score, b.score.score));
+    REQUIRE(same_bits(a.score.violation, b.score.violation));
+    REQUIRE(same_bits(a.metrics, std::vector<double>(b.metrics.begin(), b.metrics.begin() + M)));
+    const Evaluated c = evaluate(*folded_part, slots), d = evaluate(*part_folded, slots);
+    REQUIRE(same_bits(c.metrics, d.metrics));
+    REQUIRE(same_bits(c.score.score, d.score.score));
+    // Fold 3 (days 15 to 19, day 15 embargoed) has only day 16 in the subset: a fold counts
+    // the subset's trades of its days only.
+    const double n_sub =
+        c.metrics[M + 4 * 0 + 1] + c.metrics[M + 4 * 1 + 1] + c.metrics[M + 4 * 2 + 1] + c.metrics[M + 4 * 3 + 1];
+    REQUIRE(n_sub <= c.metrics[0]);
+    REQUIRE(c.metrics[M + 4 * 3 + 1] <= b.metrics[M + 4 * 3 + 1]);
+    partial += c.metrics[M + 4 * 3 + 1] < b.metrics[M + 4 * 3 + 1] ? 1 : 0;
+  }
+  REQUIRE(partial > 0);
+  REQUIRE(folded->with_folds({}, {})->metric_names() == plain->metric_names());
+  // The exact grid scores the whole span: it refuses a folded strategy, naming the key.
+  REQUIRE_THROWS_WITH(strategies::trade_filter_grid_cpu(*folded), Catch::Contains("data.folds"));
+}
+
+TEST_CASE("folds: every rule's score is its value over trade_filter's fold scores", "[cpu][folds][trade_filter]") {
+  const auto plain = trade_filter_days20();
+  const std::size_t n = plain->n_atoms(), K = 5, M = 3;
+  for (const AcrossFolds a : {AcrossFolds{Rule::Mean}, AcrossFolds{Rule::Min}, AcrossFolds{Rule::Quantile, 0.3},
+                              AcrossFolds{Rule::Quantile, 1.0}, AcrossFolds{Rule::MeanMinusStd, 0.5, 1.5}}) {
+    CAPTURE(strategies::across_folds_name(a.rule), a.q, a.lambda);
+    const auto folded = plain->with_folds(equal_folds(0, n, K, 1), a);
+    const auto all = plain->with_folds(equal_folds(0, n, K, 1), {});
+    int distinct = 0;
+    for (std::uint64_t t = 0; t < 20; ++t) {
+      const auto slots = trade_filter_slots(t);
+      const Evaluated e = evaluate(*folded, slots), w = evaluate(*all, slots);
+      std::vector<double> v;
+      for (std::size_t k = 0; k < K; ++k) v.push_back(e.metrics[M + 4 * k]);
+      REQUIRE(same_bits(e.score.score, rule_value(v, a)));
+      REQUIRE(same_bits(e.metrics, w.metrics));
+      REQUIRE(same_bits(e.score.violation, w.score.violation));
+      distinct += same_bits(e.score.score, w.score.score) ? 0 : 1;
+    }
+    REQUIRE(distinct > 0);
+  }
+}
+
+TEST_CASE("folds: a trade_filter config with data.folds runs, and its run reports the selection bias",
+          "[cpu][folds][trade_filter][config]") {
+  const auto cache = testing::trade_filter_cache(20, 2000, 7);
+  const std::string dir = testing::make_temp_dir("tf_folds_cli");
+  const io::Json config = {{"strategy", "trade_filter"},
+                           {"data", {{"cache", cache.string()}, {"holdout", 0.2}, {"folds", 4}, {"embargo", 1}}},
+                           {"objective", {{"min_trades", 5}, {"across_folds", "quantile"}, {"q", 0.25}}},
+                           {"search", {{"sampler", "tpe"}, {"trials", 200}, {"batch", 50}, {"seed", 3}}},
+                           {"params", io::Json::parse(testing::trade_filter_continuous_params(0.2, 3.0))}};
+  const auto parsed = io::parse_study_config(config, "tf.json", ".");
+  REQUIRE(parsed.folds.folds == 4);
+  REQUIRE(parsed.folds.across.rule == Rule::Quantile);
+  const auto strategy = engine::make_strategy(parsed);
+  REQUIRE(strategy->folds().n_folds() == 4);
+  REQUIRE(strategy->folds().edges.back() == 16);  // the 16 in-sample days of 20
+  std::ofstream(dir + "/config.json") << config.dump(2);
+  const auto run =
+      testing::run_cli({"run", "--config", dir + "/config.json", "--executor", "cpu", "--out", dir + "/run"});
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const io::Json summary = testing::read_json(dir + "/run/summary.json");
+  INFO(summary["selection_bias"].dump(2));
+  REQUIRE(summary["selection_bias"]["available"] == true);
+  CHECK(summary["selection_bias"]["dsr"]["dsr"].is_number());
+  CHECK(summary["selection_bias"]["pbo"].is_object());
+  const io::Json top = testing::read_json(dir + "/run/top.json");
+  REQUIRE(top[0]["fold_scores"].size() == 4);
+  REQUIRE(top[0].contains("out_of_sample"));
+
+  // `tpeopt grid` of a folded config: the grid sampler through the pipeline (not the exact
+  // grid, which scores the whole span), fold columns and all.
+  io::Json grid = config;
+  grid["data"].erase("holdout");
+  grid["params"] = {{"min_volatility", {{"values", {0.0, 0.2}}}},
+                    {"min_ratio", {{"values", {0.0, 0.5}}}},
+                    {"target_pct", {{"values", {0.5, 1.0, 2.0}}}},
+                    {"stop_pct", {{"values", {-1.0, -0.5}}}}};
+  std::ofstream(dir + "/grid.json") << grid.dump(2);
+  const auto g =
+      testing::run_cli({"grid", "--config", dir + "/grid.json", "--executor", "cpu", "--out", dir + "/grid"});
+  INFO(g.output);
+  REQUIRE(g.exit_code == 0);
+  CHECK(g.output.find("24 combinations in batches of") != std::string::npos);
+  const io::Json grid_top = testing::read_json(dir + "/grid/top.json");
+  REQUIRE(grid_top[0]["fold_scores"].size() == 4);
+}
+
+TEST_CASE("folds: trade_filter's fold totals by runs of chunks and lanes, merged in any order, give the CPU's bits",
+          "[cpu][folds][trade_filter]") {
+  // The device's way (tally_trades_folded over a chunk of trades, a thread's stride 1 or a
+  // lane's stride 32, each run of one fold's trades handed over and added in any order),
+  // run here on the host arrays, against TradeFilterStrategy::evaluate.
+  namespace tf = strategies::trade_filter;
+  const auto plain = trade_filter_days20();
+  const std::size_t K = 6;
+  const auto folded = plain->with_folds(equal_folds(1, plain->n_atoms(), K, 1), {Rule::MeanMinusStd, 0.5, 0.7});
+  const auto& s = dynamic_cast<const strategies::TradeFilterStrategy&>(*folded);
+  const tf::TradeArrays a = s.arrays();
+  REQUIRE(a.fold != nullptr);
+  const std::uint64_t n = a.n;
+  for (std::uint64_t t = 0; t < 12; ++t) {
+    CAPTURE(t);
+    const auto slots = trade_filter_slots(t);
+    const tf::Params p = tf::params_from_slots(slots.data());
+    const Evaluated cpu = evaluate(s, slots);
+    for (const std::uint64_t chunk : {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{777}, n}) {
+      for (const std::uint64_t step : {std::uint64_t{1}, std::uint64_t{32}}) {
+        CAPTURE(chunk, step);
+        tf::Tally whole;
+        std::vector<tf::FoldTally> folds(K);
+        std::size_t flushes = 0;
+        // Chunks last to first, lanes in reverse: another order of the same integer additions.
+        for (std::uint64_t c = (n + chunk - 1) / chunk; c-- > 0;) {
+          const std::uint64_t begin = c * chunk, end = std::min(n, begin + chunk);
+          for (std::uint64_t lane = step; lane-- > 0;) {
+            if (begin + lane >= end) continue;
+            const tf::Tally part =
+                tf::tally_trades_folded(a, p, begin + lane, end, step, [&](int k, const tf::FoldTally& run) {
+                  REQUIRE(k >= 0);
+                  tf::fold_tally_merge(folds[static_cast<std::size_t>(k)], run);
+                  ++flushes;
+                });
+            whole.sum_q += part.sum_q, whole.kept += part.kept, whole.wins += part.wins, whole.losses += part.losses;
+          }
+        }
+        std::vector<double> metrics(3 + 4 * K);
+        metrics[0] = static_cast<double>(whole.kept);
+        metrics[1] = static_cast<double>(whole.wins);
+        metrics[2] = static_cast<double>(whole.losses);
+        const double score = tf::finish_fold_tallies(folds.data(), static_cast<int>(K), s.fold_rule(),
+                                                     tf::from_fixed_point(whole.sum_q), metrics.data() + 3);
+        REQUIRE(same_bits(metrics, cpu.metrics));
+        REQUIRE(same_bits(score, cpu.score.score));
+        if (whole.kept > 0) REQUIRE(flushes > 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("folds: trade_filter's 128-bit sums of squares carry between their words", "[cpu][folds][trade_filter]") {
+  namespace tf = strategies::trade_filter;
+  // Outcomes near the 2^61 bound: their squares (about 2^121) fill the high word.
+  const std::int64_t big = tf::kMaxAbsSum / 3;
+  const std::vector<std::int64_t> qs{big, -big, 1, -(std::int64_t{1} << 40), 123456789012345, big / 7, -3};
+  tf::FoldTally t, u;
+  tf::HostUint128 expected = 0;
+  for (const std::int64_t q : qs) {
+    tf::fold_tally_add(t, q);
+    tf::FoldTally one;
+    tf::fold_tally_add(one, q);
+    tf::fold_tally_merge(u, one);
+    const auto m = static_cast<tf::HostUint128>(q < 0 ? -q : q);
+    expected += m * m;
+  }
+  REQUIRE(t.kept == 7);
+  REQUIRE(t.sq_lo == static_cast<std::uint64_t>(expected));
+  REQUIRE(t.sq_hi == static_cast<std::uint64_t>(expected >> 64));
+  REQUIRE((u.sq_lo == t.sq_lo && u.sq_hi == t.sq_hi && u.sum_q == t.sum_q && u.kept == t.kept));
+  REQUIRE(tf::sumsq_percent(t) == Approx(static_cast<double>(expected) / 1e18).epsilon(1e-15));
 }
