@@ -17,7 +17,13 @@
 // A batch whose distinct spans do not fit in the cache is split into parts of consecutive
 // trials (same results). No atomics; each trial's sums run in trade order. With folds
 // (Strategy::with_folds) lane 0 also adds each trade to its fold's sums, in global scratch.
+// Launches of different batches may run at once on their own streams (concurrent_launches):
+// a launch waits for the series of the launches before it, one that evicts a cached series
+// waits for the launches still reading it (strategies/device/launches_in_flight.cuh), and
+// each part's plan and fold scratch sits in a ring of device stages, each rewritten only
+// after the kernel that read it.
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <limits>
@@ -30,6 +36,7 @@
 #include "strategies/device/device_buffers.hpp"
 #include "strategies/device/device_trade_lists.cuh"
 #include "strategies/device/host_series.cuh"
+#include "strategies/device/launches_in_flight.cuh"
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
@@ -291,7 +298,19 @@ class EmaCrossDevice final : public DeviceStrategy {
                   " bars (" + std::to_string(free_bytes >> 20) + " MiB free; need 2 x " +
                   std::to_string(series_bytes >> 20) + " MiB)");
     slots_ = SeriesSlots<int>(cap);
+    CUDA_CHECK(cudaEventCreateWithFlags(&series_ready_, cudaEventDisableTiming));
+    for (Stage& st : stages_) CUDA_CHECK(cudaEventCreateWithFlags(&st.done, cudaEventDisableTiming));
   }
+
+  ~EmaCrossDevice() override {
+    launches_.wait_quietly();  // before the buffers they read go
+    cudaEventDestroy(series_ready_);
+    for (Stage& st : stages_) cudaEventDestroy(st.done);
+  }
+  EmaCrossDevice(const EmaCrossDevice&) = delete;
+  EmaCrossDevice& operator=(const EmaCrossDevice&) = delete;
+
+  bool concurrent_launches() const override { return true; }
 
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
     run(batch, stream, block_size, nullptr, nullptr);
@@ -308,6 +327,12 @@ class EmaCrossDevice final : public DeviceStrategy {
       const ec::Params p = ec::unpack_params(batch.host_params + i * ec::kNumSlots);
       spans_[i] = {p.ema_fast, p.ema_slow};
     }
+    launches_.retire();
+    // The series this launch reads may come from earlier launches, on other streams. Always,
+    // not only when the stream differs: a stream handle can be reused after the one that made
+    // the last launch is destroyed (waiting on the same stream costs nothing).
+    if (series_recorded_) CUDA_CHECK(cudaStreamWaitEvent(stream, series_ready_, 0));
+    const std::uint64_t first_part = slots_.part() + 1;
     std::size_t begin = 0;
     while (begin < n) {
       // Grow the part while its distinct spans fit in the cache.
@@ -326,13 +351,16 @@ class EmaCrossDevice final : public DeviceStrategy {
       run_part(batch, begin, end, part_spans, stream, block_size, d_trade_offsets, d_trades);
       begin = end;
     }
+    launches_.record(first_part, slots_.part(), stream);
   }
 
  private:
   /// Room in the pool for `slots` series (a grown pool holds none).
   void ensure_pool(std::size_t slots, cudaStream_t stream) {
     if (!slots_.reserve(slots)) return;
-    CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
+    // Kernels of earlier launches, this one's earlier parts included, may still read the old pool.
+    launches_.synchronize();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     pool_ = DeviceBuffer<double>();
     pool_ = DeviceBuffer<double>(slots_.slots() * static_cast<std::size_t>(n_));
   }
@@ -355,8 +383,12 @@ class EmaCrossDevice final : public DeviceStrategy {
   void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, const std::vector<int>& part_spans,
                 cudaStream_t stream, int block_size, const long long* d_trade_offsets, ec::Trade* d_trades) {
     ensure_pool(part_spans.size(), stream);
+    // The part's resident series stay; missing ones take the least recently used slots, once
+    // the launches still reading what those held are done.
+    std::uint64_t evicted_use = 0;
     std::vector<EmaTask> tasks;
-    for (const auto& [span, slot] : slots_.place(part_spans)) tasks.push_back({span, slot});
+    for (const auto& [span, slot] : slots_.place(part_spans, &evicted_use)) tasks.push_back({span, slot});
+    if (evicted_use > 0) launches_.wait_for_readers(evicted_use, stream);
     // Trials in launch order: grouped by the fast span's slot (counting sort).
     const std::size_t count = end - begin;
     std::vector<TrialPlan> plan(count), ordered(count);
@@ -370,9 +402,8 @@ class EmaCrossDevice final : public DeviceStrategy {
     for (std::size_t i = 0; i < count; ++i) ordered[static_cast<std::size_t>(bucket[plan[i].fast_slot]++)] = plan[i];
 
     // Upload the plan and the device EMA tasks (pageable copies: staged before the call
-    // returns). The device buffers grow only after the stream has drained.
-    // The part's fold statistics live after them (scratch; the launches of this twin run one
-    // after another, so the next part rewrites it only after this one's kernel).
+    // returns) into the next stage of the ring, once the kernel that last read it is done;
+    // the part's fold statistics live after them (scratch of the same stage).
     const auto align = [](std::size_t b) { return (b + 255) / 256 * 256; };
     const std::size_t b_plan = count * sizeof(TrialPlan);
     const std::size_t b_tasks = tasks.size() * sizeof(EmaTask);
@@ -381,22 +412,29 @@ class EmaCrossDevice final : public DeviceStrategy {
     const std::size_t o_fold_sums = align(o_tasks + b_tasks);
     const std::size_t o_fold_sumsq = o_fold_sums + align(count * K * sizeof(ec::Summary));
     const std::size_t total = o_fold_sumsq + count * K * sizeof(double);
-    if (total > d_plan_.capacity()) {
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      d_plan_.resize(total);
+    Stage& st = stages_[stage_next_];
+    stage_next_ = (stage_next_ + 1) % stages_.size();
+    if (st.used) {
+      if (total > st.d.capacity()) CUDA_CHECK(cudaEventSynchronize(st.done));  // freed by the resize
+      else CUDA_CHECK(cudaStreamWaitEvent(stream, st.done, 0));
     }
-    CUDA_CHECK(cudaMemcpyAsync(d_plan_.data(), ordered.data(), b_plan, cudaMemcpyHostToDevice, stream));
+    if (total > st.d.capacity()) st.d.resize(total);
+    st.used = true;
+    char* const d_plan = st.d.data();
+    CUDA_CHECK(cudaMemcpyAsync(d_plan, ordered.data(), b_plan, cudaMemcpyHostToDevice, stream));
     if (!tasks.empty()) {
       if (ema_on_host(tasks.size())) {
         host_emas(tasks, stream);
       } else {
-        CUDA_CHECK(cudaMemcpyAsync(d_plan_.data() + o_tasks, tasks.data(), b_tasks, cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(d_plan + o_tasks, tasks.data(), b_tasks, cudaMemcpyHostToDevice, stream));
         const unsigned blocks = static_cast<unsigned>((tasks.size() + kEmaTile - 1) / kEmaTile);
         ema_kernel<<<blocks, kEmaTile, 0, stream>>>(d_close_.data(), n_,
-                                                    reinterpret_cast<const EmaTask*>(d_plan_.data() + o_tasks),
+                                                    reinterpret_cast<const EmaTask*>(d_plan + o_tasks),
                                                     static_cast<int>(tasks.size()), pool_.data(), batch.probe);
         CUDA_CHECK_LAUNCH("ema_cross ema_kernel");
       }
+      CUDA_CHECK(cudaEventRecord(series_ready_, stream));  // later launches read these series
+      series_recorded_ = true;
     }
 
     Launch L;
@@ -408,7 +446,7 @@ class EmaCrossDevice final : public DeviceStrategy {
     L.bars.low = d_low_.data();
     L.bars.close = d_close_.data();
     L.pool = pool_.data();
-    L.plan = reinterpret_cast<const TrialPlan*>(d_plan_.data());
+    L.plan = reinterpret_cast<const TrialPlan*>(d_plan);
     L.count = static_cast<int>(count);
     L.params = batch.params;
     L.objective = objective_;
@@ -423,8 +461,8 @@ class EmaCrossDevice final : public DeviceStrategy {
     L.n_metrics = n_metrics_;
     L.folds = folds_;
     L.rule = rule_;
-    L.fold_sums = reinterpret_cast<ec::Summary*>(d_plan_.data() + o_fold_sums);
-    L.fold_sumsq = reinterpret_cast<double*>(d_plan_.data() + o_fold_sumsq);
+    L.fold_sums = reinterpret_cast<ec::Summary*>(d_plan + o_fold_sums);
+    L.fold_sumsq = reinterpret_cast<double*>(d_plan + o_fold_sumsq);
     const bool record = d_trades != nullptr;
     const bool blocked = L.n_blocks > 0;
     int threads = std::max(32, std::min(1024, block_size));
@@ -441,6 +479,7 @@ class EmaCrossDevice final : public DeviceStrategy {
       launch_trial_kernel<false, 4>(record, blocked, blocks, threads, stream, L);
     }
     CUDA_CHECK_LAUNCH("ema_cross trial_kernel");
+    CUDA_CHECK(cudaEventRecord(st.done, stream));  // the stage may be rewritten after this
   }
 
   const strategies::EmaCrossStrategy& strategy_;
@@ -459,7 +498,17 @@ class EmaCrossDevice final : public DeviceStrategy {
   DeviceBuffer<double> pool_;
   SeriesSlots<int> slots_{0};
   std::vector<std::pair<int, int>> spans_;  // the batch's trials' (fast, slow) spans
-  DeviceBuffer<char> d_plan_;
+  /// A part's plan, EMA tasks and fold scratch on the device, and the event after its kernel.
+  struct Stage {
+    DeviceBuffer<char> d;
+    cudaEvent_t done{};
+    bool used = false;
+  };
+  std::array<Stage, 4> stages_;  ///< in turn: up to four parts in flight before one waits
+  std::size_t stage_next_ = 0;
+  LaunchesInFlight launches_;
+  cudaEvent_t series_ready_{};  ///< after the last part's series work
+  bool series_recorded_ = false;
 };
 
 }  // namespace

@@ -41,7 +41,6 @@
 #include <array>
 #include <climits>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
@@ -56,6 +55,7 @@
 #include "strategies/device/device_buffers.hpp"
 #include "strategies/device/device_trade_lists.cuh"
 #include "strategies/device/host_series.cuh"
+#include "strategies/device/launches_in_flight.cuh"
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
 #include "strategies/device/symbol_aggregate.cuh"
@@ -858,7 +858,8 @@ struct StrategyLaunch {
 /// on the device); what they share is ordered by events:
 ///  - a launch's stream waits for the series of the launches before it (series_ready_);
 ///  - a launch that evicts a cached series waits for every launch still in flight that
-///    read it (SeriesSlots::place says which parts did; in_flight_ knows their launches);
+///    read it (SeriesSlots::place says which parts did; launches_ knows their launches:
+///    strategies/device/launches_in_flight.cuh);
 ///    growing the pool waits for all of them;
 ///  - a plan stage's device copy and a segmented launch's scratch are rewritten only after
 ///    the kernels that read them (their `done` events).
@@ -916,10 +917,8 @@ class SeriesStore {
   }
 
   ~SeriesStore() {
-    for (const auto& f : in_flight_) cudaEventSynchronize(f.done);
+    launches_.wait_quietly();
     if (aux_) cudaStreamSynchronize(aux_);
-    for (const auto& f : in_flight_) cudaEventDestroy(f.done);
-    for (cudaEvent_t e : spare_events_) cudaEventDestroy(e);
     for (auto& st : stages_) {
       if (st.uploaded) cudaEventDestroy(st.uploaded);
       if (st.done) cudaEventDestroy(st.done);
@@ -939,7 +938,7 @@ class SeriesStore {
     if (n == 0) return;
     TPEOPT_ASSERT(batch.host_params != nullptr, "exhaustion: the batch has no host copy of its parameters");
     std::lock_guard<std::mutex> lock(mutex_);
-    retire_launches();
+    launches_.retire();
     // The series this launch reads may come from earlier launches, on other streams. Always,
     // not only when the stream differs: a stream handle can be reused after the one that made
     // the last launch is destroyed (waiting on the same stream costs nothing).
@@ -967,9 +966,7 @@ class SeriesStore {
       run_part(batch, begin, end, part_keys, stream, block_size, S, d_trade_offsets, d_trades, d_equity);
       begin = end;
     }
-    cudaEvent_t done = take_event();
-    CUDA_CHECK(cudaEventRecord(done, stream));
-    in_flight_.push_back({first_part, slots_.part(), done});
+    launches_.record(first_part, slots_.part(), stream);
   }
 
  private:
@@ -1006,50 +1003,12 @@ class SeriesStore {
     return c;
   }
 
-  /// A launch still on the device: the parts it placed and the event after its work.
-  struct LaunchInFlight {
-    std::uint64_t first_part, last_part;
-    cudaEvent_t done;
-  };
-
-  cudaEvent_t take_event() {
-    if (!spare_events_.empty()) {
-      cudaEvent_t e = spare_events_.back();
-      spare_events_.pop_back();
-      return e;
-    }
-    cudaEvent_t e{};
-    CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    return e;
-  }
-
-  /// Forgets the launches that have finished (their events are kept for later launches).
-  void retire_launches() {
-    for (auto it = in_flight_.begin(); it != in_flight_.end();) {
-      const cudaError_t err = cudaEventQuery(it->done);
-      if (err == cudaErrorNotReady) {
-        ++it;
-        continue;
-      }
-      CUDA_CHECK(err);
-      spare_events_.push_back(it->done);
-      it = in_flight_.erase(it);
-    }
-  }
-
-  /// Makes `stream` wait for the launches in flight that may have read series of parts up to
-  /// `part` (a series this part evicts).
-  void wait_for_readers(std::uint64_t part, cudaStream_t stream) {
-    for (const auto& f : in_flight_)
-      if (f.first_part <= part) CUDA_CHECK(cudaStreamWaitEvent(stream, f.done, 0));
-  }
-
   /// Room in the pool for `slots` series (a grown pool holds none).
   void ensure_pool(std::size_t slots, cudaStream_t stream) {
     if (!slots_.reserve(slots)) return;
     const std::size_t grown = slots_.slots();
     // Kernels of earlier launches, this one's earlier parts included, may still read the old pool.
-    for (const auto& f : in_flight_) CUDA_CHECK(cudaEventSynchronize(f.done));
+    launches_.synchronize();
     CUDA_CHECK(cudaStreamSynchronize(stream));
     pool_ = DeviceBuffer<double>();
     levels_ = DeviceBuffer<unsigned char>();
@@ -1072,7 +1031,7 @@ class SeriesStore {
     // the launches still reading what those held are done.
     std::uint64_t evicted_use = 0;
     const auto placed = slots_.place(keys, &evicted_use);
-    if (evicted_use > 0) wait_for_readers(evicted_use, stream);
+    if (evicted_use > 0) launches_.wait_for_readers(evicted_use, stream);
     for (const auto& [k, slot] : placed) {
       if (k.kind == 0) {
         ema_tasks.push_back({k.value, slot});
@@ -1372,8 +1331,7 @@ class SeriesStore {
   std::vector<long long> h_unit_offsets_;
   cudaEvent_t split_done_{};  ///< after the last split launch's kernels (its buffers are shared)
   bool split_used_ = false;
-  std::deque<LaunchInFlight> in_flight_;  ///< launches not known to be done, in launch order
-  std::vector<cudaEvent_t> spare_events_;
+  LaunchesInFlight launches_;
   cudaEvent_t series_ready_{};  ///< after the last part's series kernels
   bool series_recorded_ = false;
 };

@@ -4,7 +4,9 @@
 // (4, 8 and 16 steps per load round) and the one-thread-per-trial kernel, EMAs computed
 // on the host and on the device,
 // several block sizes and a series cache small enough to split a batch into parts; and
-// the CUDA executor's batches equal the CPU executor's bits. Run on the GPU machine.
+// the CUDA executor's batches equal the CPU executor's bits; launches on three streams at once,
+// through a series cache small enough that they evict each other's series, with and without
+// folds, equal the CPU. Run on the GPU machine.
 #include <catch2/catch.hpp>
 
 #include "support/trade_parity.hpp"
@@ -17,14 +19,17 @@
 #include <string>
 #include <vector>
 
+#include "config/study_config.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "gpu/cuda_executor.hpp"
 #include "io/candles_csv.hpp"
-#include "config/study_config.hpp"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "study/study.hpp"
+#include "support/conformance.hpp"
 
 using namespace tpeopt;
 namespace ec = strategies::ema_cross;
@@ -177,4 +182,76 @@ TEST_CASE("ema_cross CUDA executor scores equal the CPU executor's bits", "[gpu]
       CHECK(differing == 0);
     }
   }
+}
+
+TEST_CASE("ema_cross device: launches on three streams at once, evicting each other's series, equal the CPU",
+          "[gpu][overlap][ema_cross]") {
+  REQUIRE(gpu::cuda_available());
+  const strategies::EmaCrossStrategy plain(io::read_candles_csv(tpeopt::testing::data_dir() +
+                                                                "/binance-1m/BTCUSDT_1m_2023-03.csv"),
+                                           {});
+  const std::size_t K = GENERATE(0u, 8u);  // without folds, and with the folds' scratch in the stages
+  CAPTURE(K);
+  std::unique_ptr<strategies::Strategy> folded;
+  if (K > 0)
+    folded = plain.with_folds(testing::equal_folds(0, static_cast<std::size_t>(plain.n_bars()), K),
+                              {strategies::AcrossFolds::Rule::Min});
+  const auto& s = K > 0 ? dynamic_cast<const strategies::EmaCrossStrategy&>(*folded) : plain;
+  const std::size_t M = s.metric_names().size();
+  gpu::EmaCrossDeviceOptions o;
+  o.max_series = 9;  // parts of a few trials; every launch evicts series that others may still read
+  CUDA_CHECK(cudaSetDevice(0));
+  gpu::OwnedStream setup;
+  auto device = gpu::make_ema_cross_device(s, setup.get(), o);
+  REQUIRE(device->concurrent_launches());
+  CUDA_CHECK(cudaStreamSynchronize(setup.get()));
+  struct Lane {
+    gpu::OwnedStream stream;
+    std::vector<double> params;
+    gpu::DeviceBuffer<double> d_params, d_scores, d_viol, d_metrics;
+    std::vector<double> scores, violations, metrics;
+  };
+  const std::size_t n = 96;
+  std::vector<std::unique_ptr<Lane>> lanes;
+  for (int k = 0; k < 3; ++k) {
+    auto lane = std::make_unique<Lane>();
+    lane->params = random_population(n, 400, 70 + k);
+    lane->d_params = gpu::DeviceBuffer<double>(n * ec::kNumSlots);
+    lane->d_scores = gpu::DeviceBuffer<double>(n);
+    lane->d_viol = gpu::DeviceBuffer<double>(n);
+    lane->d_metrics = gpu::DeviceBuffer<double>(n * M);
+    CUDA_CHECK(cudaMemcpy(lane->d_params.data(), lane->params.data(), n * ec::kNumSlots * sizeof(double),
+                          cudaMemcpyHostToDevice));
+    lanes.push_back(std::move(lane));
+  }
+  std::size_t checked = 0;
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    for (auto& lane : lanes) {  // no wait between the launches
+      const gpu::DeviceBatch b{lane->d_params.data(), lane->params.data(),    lane->d_scores.data(),
+                               lane->d_viol.data(),   lane->d_metrics.data(), n};
+      device->launch(b, lane->stream.get(), 128);
+    }
+    for (auto& lane : lanes) {
+      lane->scores.resize(n);
+      lane->violations.resize(n);
+      lane->metrics.resize(n * M);
+      CUDA_CHECK(cudaStreamSynchronize(lane->stream.get()));
+      CUDA_CHECK(cudaMemcpy(lane->scores.data(), lane->d_scores.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(lane->violations.data(), lane->d_viol.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
+      CUDA_CHECK(
+          cudaMemcpy(lane->metrics.data(), lane->d_metrics.data(), n * M * sizeof(double), cudaMemcpyDeviceToHost));
+      std::size_t d = 0;
+      std::vector<double> m(M);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto ref = s.evaluate(&lane->params[i * ec::kNumSlots], m.data());
+        bool same = same_bits(ref.score, lane->scores[i]) && same_bits(ref.violation, lane->violations[i]);
+        for (std::size_t q = 0; q < M; ++q) same = same && same_bits(m[q], lane->metrics[i * M + q]);
+        d += same ? 0 : 1;
+        ++checked;
+      }
+      CHECK(d == 0);
+    }
+  }
+  CHECK(checked == 2 * 3 * n);
 }
