@@ -18,6 +18,11 @@ won/tied/lost against "all" by a paired Wilcoxon signed-rank test over the seeds
   bench/robust/holdout_selection.py --report /tmp/robust-cpu.jsonl   # the tables
   (--first-seed 6 --seeds 5 runs a second part; --report reads several files together)
 
+At the GPU's scale (200,704 trials in batches of 4,096) a run can be limited to the settings
+compared: `--settings all,mean` runs those two only, and `--report FILE --best mean` judges the
+setting named, which must have been chosen on the tuning set by a full run at another scale
+(the report says so).
+
 Generated series (no edge: a random walk; and the project's generator) are written into
 --work; nothing outside the repository is read.
 """
@@ -120,7 +125,7 @@ def wilcoxon(a, b):
     return ("won" if statistics.median(diffs) > 0 else "lost"), p
 
 
-def report(paths):
+def report(paths, chosen=None):
     rows = [json.loads(l) for path in paths for l in open(path) if not l.startswith("#")]
     errors = [r for r in rows if "error" in r]
     rows = [r for r in rows if "error" not in r]
@@ -135,7 +140,12 @@ def report(paths):
             ranks[s].append(i + 1)
     scored = {s: statistics.mean(v) for s, v in ranks.items() if v and s != "all"}
     best = min(scored, key=scored.get) if scored else None
-    print(f"best across_folds setting on the tuning set (mean rank of the median hold-out score): {best}")
+    if chosen:
+        print(f"across_folds setting judged: {chosen} (chosen on the tuning set by a run at another scale; "
+              f"by these runs' tuning cells: {best})")
+        best = chosen
+    else:
+        print(f"best across_folds setting on the tuning set (mean rank of the median hold-out score): {best}")
     print("| set | workload | " + " | ".join(f"{s} (median hold-out)" for s in SETTINGS) + " | best vs all |")
     print("| --- | --- | " + " | ".join("---:" for _ in SETTINGS) + " | --- |")
     tally = {"won": 0, "tied": 0, "lost": 0}
@@ -175,17 +185,26 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "robust", "gen"))
     ap.add_argument("--out")
+    ap.add_argument("--settings", default=",".join(SETTINGS),
+                    help="comma-separated across_folds settings to run (default: every one)")
     ap.add_argument("--report", nargs="+", help="the tables from these --out files (parts of one run)")
+    ap.add_argument("--best", choices=[s for s in SETTINGS if s != "all"],
+                    help="the setting the report judges against all, chosen beforehand on the tuning set "
+                    "(default: the best on these runs' tuning cells)")
     args = ap.parse_args()
     if args.report:
-        report(args.report)
+        report(args.report, args.best)
         return
+    settings = args.settings.split(",")
+    unknown = [s for s in settings if s not in SETTINGS]
+    if unknown:
+        ap.error(f"--settings: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
     os.makedirs(args.work, exist_ok=True)
     jobs = []
     for workloads in WORKLOADS.values():
         for workload, example, series in workloads:
             path = generated_series(args.tpeopt, args.work, series, args.bars) if series else None
-            for setting in SETTINGS:
+            for setting in settings:
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
                     jobs.append((args, workload, example, path, setting, seed))
     with open(args.out, "w") as out, cf.ThreadPoolExecutor(args.jobs) as pool:
@@ -193,7 +212,7 @@ def main():
             out.write(json.dumps(r) + "\n")
             out.flush()
             print(r.get("workload"), r.get("setting"), r.get("seed"), r.get("holdout", r.get("error")), flush=True)
-    report([args.out])
+    report([args.out], args.best)
 
 
 if __name__ == "__main__":
