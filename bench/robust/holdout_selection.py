@@ -201,12 +201,16 @@ def main():
         ap.error(f"--settings: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
     os.makedirs(args.work, exist_ok=True)
     jobs = []
+    paths = {}
     for workloads in WORKLOADS.values():
         for workload, example, series in workloads:
-            path = generated_series(args.tpeopt, args.work, series, args.bars) if series else None
-            for setting in settings:
-                for seed in range(args.first_seed, args.first_seed + args.seeds):
-                    jobs.append((args, workload, example, path, setting, seed))
+            paths[workload] = generated_series(args.tpeopt, args.work, series, args.bars) if series else None
+    # Seed by seed: a run stopped early leaves whole seeds, each with every cell.
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
+        for workloads in WORKLOADS.values():
+            for workload, example, series in workloads:
+                for setting in settings:
+                    jobs.append((args, workload, example, paths[workload], setting, seed))
     with open(args.out, "w") as out, cf.ThreadPoolExecutor(args.jobs) as pool:
         for r in pool.map(run_one, jobs):
             out.write(json.dumps(r) + "\n")
