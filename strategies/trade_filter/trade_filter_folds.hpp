@@ -63,8 +63,8 @@ TPEOPT_HD_INLINE void fold_tally_merge(FoldTally& into, const FoldTally& from) {
 }
 
 /// The sum of squares in percent^2: q is 1e-9 percent, so q^2 is 1e-18 percent^2. The 128-bit
-/// integer becomes a double once (hi * 2^64 + lo, then / 1e18), by the same operations on
-/// both sides.
+/// integer becomes a double by the same operations on both sides (hi * 2^64 + lo, then / 1e18:
+/// three roundings), so the CPU and CUDA give the same bits.
 TPEOPT_HD_INLINE double sumsq_percent(const FoldTally& t) {
   return (static_cast<double>(t.sq_hi) * 18446744073709551616.0 + static_cast<double>(t.sq_lo)) / 1e18;
 }

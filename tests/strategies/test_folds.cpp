@@ -514,8 +514,10 @@ struct TradeLogFold {
   double sumsq_percent = 0.0;                         ///< in trade order, as doubles: an independent check
 };
 
+/// `only` (optional): the trades of these ranges of the strategy's days only (a subset's).
 std::vector<TradeLogFold> trade_log_folds(const strategies::TradeFilterStrategy& s, const std::vector<double>& slots,
-                                          const FoldSpec& spec, std::size_t* in_embargo) {
+                                          const FoldSpec& spec, std::size_t* in_embargo,
+                                          const std::vector<strategies::AtomRange>& only = {}) {
   const auto& entry = strategies::registry().at("trade_filter").trades;
   const auto percent_column = static_cast<std::size_t>(
       std::find(entry.columns.begin(), entry.columns.end(), "percent") - entry.columns.begin());
@@ -526,6 +528,10 @@ std::vector<TradeLogFold> trade_log_folds(const strategies::TradeFilterStrategy&
     const auto it = std::lower_bound(s.days().begin(), s.days().end(), day);
     REQUIRE((it != s.days().end() && *it == day));
     const auto atom = static_cast<std::size_t>(it - s.days().begin());
+    if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const strategies::AtomRange& r) {
+          return atom >= r.begin && atom < r.end;
+        }))
+      continue;
     for (std::size_t k = 0; k < spec.n_folds(); ++k) {
       if (atom < spec.edges[k] || atom >= spec.edges[k + 1]) continue;
       if (k > 0 && atom < spec.edges[k] + spec.embargo) {
@@ -611,6 +617,14 @@ TEST_CASE("folds: trade_filter's rule All keeps its bits, and a subset keeps its
         c.metrics[M + 4 * 0 + 1] + c.metrics[M + 4 * 1 + 1] + c.metrics[M + 4 * 2 + 1] + c.metrics[M + 4 * 3 + 1];
     REQUIRE(n_sub <= c.metrics[0]);
     REQUIRE(c.metrics[M + 4 * 3 + 1] <= b.metrics[M + 4 * 3 + 1]);
+    // Counted here from the whole log's trades on the subset's days, numbered as whole days.
+    std::size_t in_embargo = 0;
+    const auto expected = trade_log_folds(*plain, slots, spec, &in_embargo, part);
+    for (std::size_t k = 0; k < spec.n_folds(); ++k) {
+      CAPTURE(k);
+      REQUIRE(c.metrics[M + 4 * k + 1] == static_cast<double>(expected[k].n));
+      REQUIRE(same_bits(c.metrics[M + 4 * k + 2], static_cast<double>(expected[k].sum_q) / 1e9));
+    }
     partial += c.metrics[M + 4 * 3 + 1] < b.metrics[M + 4 * 3 + 1] ? 1 : 0;
   }
   REQUIRE(partial > 0);
