@@ -94,15 +94,19 @@ PY
     per_trial)
       # GPU time per trial at batches of 4,096 and of 65,536 (random trials, depth 1, so each
       # batch's executor time is its own): exec_ms summed over the batches after the first
-      # (the first computes the series), over their trials.
-      for ex in ema_cross_btc atc_backtesting_py exhaustion_eurusd bollinger_eurusd donchian_eurusd; do
+      # (the first computes the series), over their trials. PER_TRIAL_DEPTH=2: two batches in
+      # flight, exec_ms then the device time no earlier batch covers (overlapping launches).
+      # PER_TRIAL_EXAMPLES: the examples (default: the five below).
+      for ex in ${PER_TRIAL_EXAMPLES:-ema_cross_btc atc_backtesting_py exhaustion_eurusd bollinger_eurusd donchian_eurusd}; do
         python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["search"]["sampler"]="random"; c["data"]={k:(sys.argv[2]+"/"+v if isinstance(v,str) and v.startswith("../") else v) for k,v in c["data"].items()}; json.dump(c,open(sys.argv[3],"w"))' \
           "examples/$ex.json" "$PWD/examples" "$S/$ex.json"
         for b in 4096 65536; do
           name="pt_${ex}_$b"
-          timeout 120 "$BIN/tpeopt" run -c "$S/$ex.json" --executor cuda --batch "$b" --depth 1 --trials $((3 * 65536)) \
+          timeout 120 "$BIN/tpeopt" run -c "$S/$ex.json" --executor cuda --batch "$b" --depth "${PER_TRIAL_DEPTH:-1}" \
+            --trials $((3 * 65536)) \
             -q --out "$S/$name" > "$S/$name.log" 2>&1
-          python3 scripts/per_trial_summary.py "$S/$name/timings.csv" "$ex batch $b" || tail -3 "$S/$name.log"
+          python3 scripts/per_trial_summary.py "$S/$name/timings.csv" "$ex batch $b depth ${PER_TRIAL_DEPTH:-1}" ||
+            tail -3 "$S/$name.log"
           rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"
         done
       done | tee "$S/per_trial.txt" ;;
