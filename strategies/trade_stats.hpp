@@ -156,6 +156,20 @@ TPEOPT_HD_INLINE void add_fold_trade(FoldView<Summary> f, const FoldBars& bars, 
   f.sumsq[k] = f.sumsq[k] + ret * ret;
 }
 
+/// The fold columns alone (finish_folds' columns, the same values), for a walk over one of
+/// several symbols: the trial's score comes from the symbols' rows
+/// (symbols::aggregate_symbols_folded).
+template <typename Summary, typename Value>
+TPEOPT_HD_INLINE void write_fold_columns(FoldView<Summary> f, int K, Value&& value, double* out) {
+  for (int k = 0; k < K; ++k) {
+    const Summary& s = f.fold[k];
+    out[k * kFoldColumns + kFoldScore] = value(s);
+    out[k * kFoldColumns + kFoldN] = s.trades;
+    out[k * kFoldColumns + kFoldSum] = s.total_return;
+    out[k * kFoldColumns + kFoldSumSq] = f.sumsq[k];
+  }
+}
+
 /// Writes the fold columns (strategies/folds.hpp's FoldColumn, K folds from `out`) with
 /// `value(const Summary&)` the objective of a fold's trades, and returns the trial's score:
 /// `whole` (the whole span's) for rule All, else the rule over the fold scores.
