@@ -26,6 +26,8 @@
 #include "strategies/folds.hpp"
 #include "strategies/signal_strategy.hpp"
 #include "study/data_subsets.hpp"
+#include "study/selection_pass.hpp"
+#include "study/selection_sample.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"
@@ -425,6 +427,32 @@ TEST_CASE("folds: several symbols score each symbol's folds in its own bars and 
   SECTION("bollinger") { check_symbol_folds("bollinger", aggregate, signal_view<strategies::bollinger::Logic>); }
   SECTION("donchian") { check_symbol_folds("donchian", aggregate, signal_view<strategies::donchian::Logic>); }
   SECTION("exhaustion") { check_symbol_folds("exhaustion", aggregate, exhaustion_view); }
+}
+
+TEST_CASE("folds: the selection pass scores a run over three symbols", "[cpu][folds][selection]") {
+  const std::string name = GENERATE("bollinger", "exhaustion");
+  CAPTURE(name);
+  const auto config =
+      signal_config(name, R"(, "holdout": 0.2)", R"(, "aggregate": "mean")", 200, 50, 2, "sharpe",
+                    fmt::format(R"("candles_dir": "{}")", testing::conformance_data().candles_dir.generic_string()));
+  const auto strategy = engine::make_strategy(config);
+  engine::RunOptions options;
+  options.executor = "cpu";
+  options.cpu_threads = 2;
+  engine::SelectionSettings settings;
+  settings.top = 50, settings.sample = 50, settings.sub_periods = 8;
+  engine::SelectionSample sample(settings.top, settings.sample, config.search.seed, config.objective.direction,
+                                 nullptr);
+  engine::run_study(config, *strategy, options, &sample);
+  const engine::SelectionBias s = engine::selection_bias(config, *strategy, sample, options, settings);
+  INFO(engine::selection_bias_line(s));
+  REQUIRE(s.unavailable.empty());
+  REQUIRE(s.cscv);
+  CHECK(s.cscv->in_sample_sets.size() == 70);
+  REQUIRE(s.dsr);
+  CHECK(s.dsr->n_observations > 0);  // the pooled trades of the symbols in the in-sample span
+  CHECK(s.in_sample_atoms > strategy->n_atoms() / 2);
+  CHECK(s.in_sample_atoms < strategy->n_atoms());
 }
 
 TEST_CASE("folds: rule All keeps the score, violation and metrics of the strategy without folds, bit for bit",
