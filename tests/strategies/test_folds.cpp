@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/candles.hpp"
 #include "common/error.hpp"
 #include "engine/param_binding.hpp"
 #include "storage/journal.hpp"
@@ -25,6 +26,7 @@
 #include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 #include "strategies/folds.hpp"
 #include "strategies/signal_strategy.hpp"
+#include "strategies/symbol_strategy.hpp"
 #include "study/data_subsets.hpp"
 #include "study/selection_pass.hpp"
 #include "study/selection_sample.hpp"
@@ -427,6 +429,31 @@ TEST_CASE("folds: several symbols score each symbol's folds in its own bars and 
   SECTION("bollinger") { check_symbol_folds("bollinger", aggregate, signal_view<strategies::bollinger::Logic>); }
   SECTION("donchian") { check_symbol_folds("donchian", aggregate, signal_view<strategies::donchian::Logic>); }
   SECTION("exhaustion") { check_symbol_folds("exhaustion", aggregate, exhaustion_view); }
+}
+
+TEST_CASE("folds: exhaustion over a data set of one symbol scores folds as over one series", "[cpu][folds]") {
+  const auto config = signal_config("exhaustion", "", "");
+  const auto plain = engine::make_strategy(config);
+  const auto& one = dynamic_cast<const strategies::ExhaustionStrategy&>(*plain);
+  CandleSet set;
+  set.append("EURUSD", "EURUSD.csv", one.candles());
+  const std::string aggregate = GENERATE("sum", "mean", "worst");
+  CAPTURE(aggregate);
+  const strategies::ExhaustionSymbolsStrategy symbols(set, one.options(), strategies::parse_aggregate(aggregate), true);
+  const FoldSpec spec = equal_folds(50, plain->n_atoms() - 20, 6, 12);
+  for (const AcrossFolds a : {AcrossFolds{Rule::All}, AcrossFolds{Rule::Min}, AcrossFolds{Rule::Quantile, 0.3},
+                              AcrossFolds{Rule::MeanMinusStd, 0.5, 0.7}}) {
+    CAPTURE(strategies::across_folds_name(a.rule));
+    const auto series = plain->with_folds(spec, a), set_folded = symbols.with_folds(spec, a);
+    REQUIRE(series->metric_names() == set_folded->metric_names());
+    for (std::uint64_t t = 0; t < 10; ++t) {
+      const auto slots = random_slots(*plain, t);
+      const Evaluated e = evaluate(*series, slots), f = evaluate(*set_folded, slots);
+      REQUIRE(same_bits(e.score.score, f.score.score));
+      REQUIRE(same_bits(e.score.violation, f.score.violation));
+      REQUIRE(same_bits(e.metrics, f.metrics));
+    }
+  }
 }
 
 TEST_CASE("folds: the selection pass scores a run over three symbols", "[cpu][folds][selection]") {
