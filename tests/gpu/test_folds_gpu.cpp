@@ -5,7 +5,9 @@
 // segments, strategies/device/signal_segments.hpp), ema_cross (one warp per trial) and
 // exhaustion (whose kernels differ by launch: one walk, blocks split over warps, segmented
 // walks; each path is run); and over a data set of three symbols of different spans, every
-// objective.aggregate (the per-symbol rows with their fold columns, then the aggregation kernel).
+// objective.aggregate (the per-symbol rows with their fold columns, then the aggregation kernel);
+// atc (per-bar returns: its grouped kernel and its blocked thread kernel), over one series
+// and over three symbols.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -40,6 +42,9 @@ io::StudyConfig folded_config(const std::string& strategy, const std::string& ob
           ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 100},
                "sl_pct": {"type": "float", "low": 0.0, "high": 3.0}, "tp_pct": {"type": "float", "low": 0.0, "high": 6.0},
                "fee_bp": 1.0)"
+      : strategy == "atc"
+          ? R"("ema_len": {"type": "int", "low": 5, "high": 60}, "hma_len": {"type": "int", "low": 5, "high": 60},
+               "long_threshold": {"type": "float", "low": 0.0, "high": 0.5}, "fee_bp": 1.0)"
       : strategy == "bollinger"
           ? R"("window": {"type": "int", "low": 10, "high": 80}, "num_std": {"type": "float", "low": 1.0, "high": 3.0},
                "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)"
@@ -68,7 +73,9 @@ engine::StudyRun run_on(const io::StudyConfig& config, const strategies::Strateg
 /// The CPU run (serial) and the CUDA run (pipelined) of a folded study, trial by trial, metrics included.
 void require_cuda_equals_cpu(const io::StudyConfig& config, int folds) {
   const auto s = engine::make_strategy(config);
-  REQUIRE(s->metric_names().size() == 7 + 4 * static_cast<std::size_t>(folds));
+  const std::size_t M = s->metric_names().size() - 4 * static_cast<std::size_t>(folds);  // the base metrics
+  REQUIRE(M == (config.strategy == "atc" ? 5u : 7u));
+  REQUIRE(s->metric_names()[M] == "fold0_score");
   const auto cpu = run_on(config, *s, "cpu", true);
   const auto cuda = run_on(config, *s, "cuda", false);
   REQUIRE(cuda.executor == "cuda");
@@ -81,7 +88,7 @@ void require_cuda_equals_cpu(const io::StudyConfig& config, int folds) {
     REQUIRE(same_bits(a.score, b.score));
     REQUIRE(same_bits(a.violation, b.violation));
     REQUIRE(same_bits(a.metrics, b.metrics));
-    for (int k = 0; k < folds; ++k) traded_folds += a.metrics[7 + 4 * k + 1] > 0 ? 1 : 0;
+    for (int k = 0; k < folds; ++k) traded_folds += a.metrics[M + 4 * k + 1] > 0 ? 1 : 0;
   }
   REQUIRE(traded_folds > cpu.result.trials().size());
   REQUIRE(cpu.result.digest_hex() == cuda.result.digest_hex());
@@ -151,7 +158,7 @@ TEST_CASE("folds GPU: folded studies of ema_cross equal the CPU runs, every rule
 TEST_CASE("folds GPU: folded studies over three symbols equal the CPU runs, every aggregate and rule",
           "[gpu][folds][symbols]") {
   REQUIRE(gpu::cuda_available());
-  const std::string strategy = GENERATE("bollinger", "donchian", "exhaustion");
+  const std::string strategy = GENERATE("bollinger", "donchian", "exhaustion", "atc");
   const std::string aggregate = GENERATE("sum", "mean", "worst", "portfolio");
   const std::string rule = GENERATE(from_range(std::begin(kRules), std::end(kRules)));
   const int folds = GENERATE(3, 8);
@@ -164,6 +171,23 @@ TEST_CASE("folds GPU: folded studies over three symbols equal the CPU runs, ever
   const auto config = folded_config(strategy, fmt::format(R"(, "aggregate": "{}"{})", aggregate, rule), folds,
                                     R"("holdout": 0.2)", 100, "", data);
   require_cuda_equals_cpu(config, folds);
+}
+
+TEST_CASE("folds GPU: folded studies of atc equal the CPU runs, every aggregate, rule and kernel",
+          "[gpu][folds][atc]") {
+  REQUIRE(gpu::cuda_available());
+  const std::string aggregate = GENERATE("sum", "worst", "portfolio");
+  const std::string rule = GENERATE(from_range(std::begin(kRules), std::end(kRules)));
+  // The whole series (the grouped kernel, six lanes per trial and symbol), a fraction held
+  // out (one block per symbol: the blocked thread kernel).
+  const std::string holdout = GENERATE(as<std::string>{}, "", R"("holdout": 0.2)");
+  const bool three = GENERATE(true, false);
+  CAPTURE(aggregate, rule, holdout, three);
+  const std::string data =
+      three ? fmt::format(R"("candles_dir": "{}")", testing::conformance_data().candles_dir.generic_string()) : "";
+  const auto config = folded_config("atc", fmt::format(R"(, "aggregate": "{}"{})", aggregate, rule), 6, holdout, 60,
+                                    "backtesting-py/EURUSD.csv", data);
+  require_cuda_equals_cpu(config, 6);
 }
 
 TEST_CASE("folds GPU: a folded signal strategy over three symbols cut into segments equals the CPU run",

@@ -19,6 +19,7 @@
 #include "engine/param_binding.hpp"
 #include "storage/journal.hpp"
 #include "storage/run_directory.hpp"
+#include "strategies/atc/atc_strategy.hpp"
 #include "strategies/bollinger/bollinger.hpp"
 #include "strategies/donchian/donchian.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
@@ -68,6 +69,8 @@ io::StudyConfig signal_config(const std::string& strategy, const std::string& da
           ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 240},
                "sl_pct": {"type": "float", "low": 0.0, "high": 3.0}, "tp_pct": {"type": "float", "low": 0.0, "high": 6.0},
                "fee_bp": 1.0)"
+      : strategy == "atc"
+          ? R"("ema_len": {"type": "int", "low": 5, "high": 60}, "long_threshold": {"type": "float", "low": 0.0, "high": 0.5})"
       : strategy == "bollinger"
           ? R"("window": {"type": "int", "low": 10, "high": 80}, "num_std": {"type": "float", "low": 1.0, "high": 3.0},
                "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)"
@@ -281,14 +284,58 @@ SymbolsView exhaustion_view(const strategies::Strategy& st, const std::string& o
   return v;
 }
 
+/// atc's "trades" here are its per-bar returns: (bar, return) of every return bar, the return
+/// made again from the bar's price return and the positions the walk reports at that bar.
+SymbolsView atc_view(const strategies::Strategy& st, const std::string& objective) {
+  const auto& s = dynamic_cast<const strategies::AtcStrategy&>(st);
+  const auto o = strategies::parse_atc_objective(objective);
+  SymbolsView v;
+  v.S = s.n_symbols();
+  auto returns = [&s](const std::vector<double>& slots, std::size_t k) {
+    const strategies::atc::Params p = strategies::atc::unpack_params(slots.data());
+    const double* R = s.returns().data() + s.offsets()[k];
+    std::vector<EntryReturn> out;
+    s.walk_symbol(p, k, [&](int t, const strategies::atc::TradeState& state) {
+      const int pos = state.p1, dp = std::abs(state.p1 - state.p2);
+      const double gross = pos > 0 ? R[t] : (pos < 0 ? -R[t] : 0.0);
+      out.push_back({t, gross - p.fee * static_cast<double>(dp)});
+    });
+    return out;
+  };
+  v.symbol = [&s, returns](const std::vector<double>& slots, std::size_t k) {
+    SymbolTrades out;
+    out.trades = returns(slots, k);
+    const auto b = s.times_ms().begin() + s.offsets()[k];
+    out.time_ms.assign(b, b + s.lengths()[k]);
+    return out;
+  };
+  v.value = [returns, o](const std::vector<double>& slots, std::size_t k, const std::vector<std::size_t>& which,
+                         bool portfolio) {
+    const auto r = returns(slots, k);
+    double total = 0.0, sumsq = 0.0, equity = 1.0;
+    for (std::size_t i : which) {
+      total += r[i].ret;
+      sumsq += r[i].ret * r[i].ret;
+      equity *= 1.0 + r[i].ret;
+    }
+    if (portfolio) return equity - 1.0;
+    if (o == strategies::atc::Objective::TotalReturn) return total;
+    if (which.empty()) return 0.0;
+    const double n = static_cast<double>(which.size()), mean = total / n;
+    return strategies::sharpe_ratio(mean, sumsq / n - mean * mean, n);
+  };
+  return v;
+}
+
 /// A folded study of several symbols against a direct computation (docs/strategies.md, "Folds"):
 /// each symbol's trades put in the fold of their entry bar's atom (the symbols' distinct bar
 /// times), each fold's columns per symbol from those trades, and the trial's by the aggregate's
 /// rule over the symbols in order; rule All keeps the unfolded bits, and a subset keeps folds.
 void check_symbol_folds(const std::string& name, const std::string& aggregate,
                         SymbolsView (*view_of)(const strategies::Strategy&, const std::string&)) {
-  const std::string objective =
-      aggregate == "portfolio" ? (name == "exhaustion" ? "total_return" : "compound_return") : "sharpe";
+  const std::string objective = aggregate == "portfolio"
+                                    ? (name == "exhaustion" || name == "atc" ? "total_return" : "compound_return")
+                                    : "sharpe";
   const auto config =
       signal_config(name, "", fmt::format(R"(, "aggregate": "{}")", aggregate), 60, 20, 2, objective,
                     fmt::format(R"("candles_dir": "{}")", testing::conformance_data().candles_dir.generic_string()));
@@ -369,6 +416,17 @@ void check_symbol_folds(const std::string& name, const std::string& aggregate,
     REQUIRE(same_bits(m.score.score, rule_value(fold_scores, min_rule)));
   }
   REQUIRE(traded_folds > 12);
+  // Folding a folded strategy again (the selection pass's sub-periods after a folded run) is
+  // folding the strategy without folds.
+  const FoldSpec other = equal_folds(0, n, 7);
+  const auto refolded = folded_min->with_folds(other, {}), once = plain->with_folds(other, {});
+  REQUIRE(refolded->metric_names() == once->metric_names());
+  for (std::uint64_t t = 0; t < 3; ++t) {
+    const auto slots = random_slots(*plain, t);
+    const Evaluated e = evaluate(*refolded, slots), g = evaluate(*once, slots);
+    REQUIRE(same_bits(e.metrics, g.metrics));
+    REQUIRE(same_bits(e.score.score, g.score.score));
+  }
   // A subset (successive halving, a hold-out) keeps the folds: folding then cutting is cutting then folding.
   const std::vector<strategies::AtomRange> part{{0, n / 3}, {n / 2, n}};
   const auto folded_part = folded_min->subset(part, 3);
@@ -429,6 +487,7 @@ TEST_CASE("folds: several symbols score each symbol's folds in its own bars and 
   SECTION("bollinger") { check_symbol_folds("bollinger", aggregate, signal_view<strategies::bollinger::Logic>); }
   SECTION("donchian") { check_symbol_folds("donchian", aggregate, signal_view<strategies::donchian::Logic>); }
   SECTION("exhaustion") { check_symbol_folds("exhaustion", aggregate, exhaustion_view); }
+  SECTION("atc") { check_symbol_folds("atc", aggregate, atc_view); }
 }
 
 TEST_CASE("folds: exhaustion over a data set of one symbol scores folds as over one series", "[cpu][folds]") {
