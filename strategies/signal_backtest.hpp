@@ -130,6 +130,41 @@ TPEOPT_HD_INLINE double run_signal_folded_walks(const long_short::Bars& bars, co
       metrics + kNumTradeMetrics);
 }
 
+/// One symbol of a folded trial over several symbols (SymbolStrategy's folds;
+/// docs/strategies.md, "Folds"): the walk of run_signal_walks, each trade also added to the
+/// fold of its entry bar in the symbol's own bars. Writes the symbol's row: its base metrics
+/// (long_short::finish), then the fold columns (fold{k}_score: the objective over the fold's
+/// trades, the compound return for the portfolio aggregate; n, sum, sumsq), *equity (its final
+/// compounded equity), and returns its objective (the blocks' score), as the row of the
+/// strategy without folds. symbols::aggregate_symbols_folded makes the trial's from the rows.
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename Logic, typename WalkBlock, typename OnTrade>
+TPEOPT_HD_INLINE double run_signal_symbol_folds(const long_short::Bars& bars, const BarBlock* blocks, int n_blocks,
+                                                long_short::Objective o, bool portfolio, const FoldBars& fold_bars,
+                                                double* row, double* equity, WalkBlock&& walk_block,
+                                                OnTrade&& on_trade) {
+  FoldSummaries<long_short::Summary> storage;
+  const FoldView<long_short::Summary> folds = storage.view();
+  reset_folds(folds, fold_bars.n);
+  long_short::Summary all;
+  const double objective =
+      run_signal_walks<Logic>(bars, blocks, n_blocks, o, &all, walk_block, [&](const long_short::Trade& t) {
+        add_fold_trade(folds, fold_bars, t.entry_bar, t.ret,
+                       [&](long_short::Summary& s) { long_short::add_trade(s, t); });
+        on_trade(t);
+      });
+  double unused = 0.0;
+  long_short::finish(all, o, 0, row, &unused);
+  *equity = all.equity;
+  write_fold_columns(
+      folds, fold_bars.n,
+      [&](const long_short::Summary& s) {
+        return portfolio ? long_short::compound_return(s) : long_short::objective_value(s, o);
+      },
+      row + kNumTradeMetrics);
+  return objective;
+}
+
 /// run_signal_folded_walks with the plain walk of every block.
 TPEOPT_LONG_SHORT_NO_CHECK
 template <typename Logic>

@@ -73,11 +73,17 @@ class SignalStrategy final : public SymbolStrategy {
 
   void evaluate_symbols(const double* params, double* objective, double* equity, double* metrics) const override {
     const typename Logic::Params p = Logic::unpack(params);
+    const std::size_t M = metric_names().size();
     for (std::size_t k = 0; k < symbols_.size(); ++k) {
+      double* row = metrics + k * M;
+      if (folds_.n_folds() > 0) {
+        objective[k] = run_folded(p, k, row, &equity[k]);
+        continue;
+      }
       long_short::Summary all;
       objective[k] = run(p, k, all, [](const long_short::Trade&) {});
       double violation = 0.0;
-      long_short::finish(all, options_.objective, 0, metrics + k * kNumTradeMetrics, &violation);
+      long_short::finish(all, options_.objective, 0, row, &violation);
       equity[k] = all.equity;
     }
   }
@@ -90,24 +96,9 @@ class SignalStrategy final : public SymbolStrategy {
     return out;
   }
 
-  /// Without folds, SymbolStrategy's aggregation of evaluate_symbols (the plain path, untouched);
-  /// with folds, run_signal_folded over the one symbol.
-  TrialScore evaluate(const double* params, double* metrics) const override {
-    if (folds_.n_folds() == 0) return SymbolStrategy::evaluate(params, metrics);
-    const typename Logic::Params p = Logic::unpack(params);
-    const std::size_t s = symbols_[0];
-    const long_short::Bars b = bars(s);
-    const double* series[Logic::kNumSeries];
-    thread_local std::vector<double> own[Logic::kNumSeries];
-    trial_series(p, s, b, series, own);
-    const std::vector<BarBlock>& blocks = blocks_[0];
-    TrialScore t;
-    t.score = run_signal_folded<Logic>(p, b, series, blocks.data(), static_cast<int>(blocks.size()), options_.objective,
-                                       spec_, fold_bars(), fold_rule(), &t.violation, metrics);
-    return t;
-  }
-
-  // ---- folds (Strategy::with_folds): one series only (a data set of several symbols cannot) --------
+  // ---- folds (Strategy::with_folds; docs/strategies.md, "Folds") ----------------------------------
+  // Atoms are the symbols' distinct bar times; each symbol scores the folds in its own bars
+  // (CandleAtoms::first_bar), and SymbolStrategy::evaluate aggregates its rows.
   std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const override {
     std::unique_ptr<SignalStrategy> out(new SignalStrategy(*this));
     out->folds_ = folds;
@@ -115,24 +106,34 @@ class SignalStrategy final : public SymbolStrategy {
     out->fold_edge_.clear();
     out->fold_embargo_end_.clear();
     if (folds.n_folds() == 0) return out;
-    if (set_->n_symbols() != 1)
-      throw Error("strategy " + name_ + " over " + std::to_string(set_->n_symbols()) +
-                  " symbols cannot be split into folds (data.folds needs one series)");
     check_fold_spec(folds, all_atoms_->size());
-    fold_bars_of(
-        folds, [&](std::size_t atom) { return all_atoms_->first_bar(0, atom); }, out->fold_edge_,
-        out->fold_embargo_end_);
+    std::vector<int> edge, embargo_end;
+    for (std::size_t s = 0; s < set_->n_symbols(); ++s) {
+      fold_bars_of(
+          folds, [&](std::size_t atom) { return all_atoms_->first_bar(s, atom); }, edge, embargo_end);
+      out->fold_edge_.insert(out->fold_edge_.end(), edge.begin(), edge.end());
+      out->fold_embargo_end_.insert(out->fold_embargo_end_.end(), embargo_end.begin(), embargo_end.end());
+    }
     out->fold_names_ = fold_metric_names(signal_metric_names(), folds.n_folds());
     return out;
   }
   const FoldSpec& folds() const override { return folds_; }
-  /// The folds in the series' bars (strategies/folds.hpp), for the walk and the CUDA twin.
-  FoldBars fold_bars() const {
-    return {static_cast<int>(folds_.n_folds()), fold_edge_.data(), fold_embargo_end_.data()};
+  /// Symbol k's folds in its own bars (strategies/folds.hpp), for the walk and the CUDA twin.
+  FoldBars fold_bars(std::size_t k = 0) const {
+    const std::size_t K = folds_.n_folds(), s = symbols_[k];
+    if (K == 0) return {};
+    return {static_cast<int>(K), fold_edge_.data() + s * (K + 1), fold_embargo_end_.data() + s * K};
   }
-  const std::vector<int>& fold_edges() const { return fold_edge_; }
-  const std::vector<int>& fold_embargo_ends() const { return fold_embargo_end_; }
-  FoldRule fold_rule() const { return strategies::fold_rule(rule_, options_.maximize); }
+  /// Symbol k's fold edges (K + 1) and embargo ends (K) in its bars.
+  std::vector<int> fold_edges(std::size_t k = 0) const {
+    const FoldBars f = fold_bars(k);
+    return std::vector<int>(f.edge, f.edge + (f.n > 0 ? f.n + 1 : 0));
+  }
+  std::vector<int> fold_embargo_ends(std::size_t k = 0) const {
+    const FoldBars f = fold_bars(k);
+    return std::vector<int>(f.embargo_end, f.embargo_end + f.n);
+  }
+  FoldRule fold_rule() const override { return strategies::fold_rule(rule_, options_.maximize); }
 
   // ---- data subsets (docs/strategies.md, "Data subsets"): atoms are the symbols' distinct bar times --------
   std::size_t n_atoms() const override { return atoms_ ? atoms_->size() : 0; }
@@ -210,6 +211,19 @@ class SignalStrategy final : public SymbolStrategy {
                                     &all, on_trade);
   }
 
+  /// Symbol k's row with its fold columns (run_signal_symbol_folds); returns its objective.
+  double run_folded(const typename Logic::Params& p, std::size_t k, double* row, double* equity) const {
+    const std::size_t s = symbols_[k];
+    const long_short::Bars b = bars(s);
+    thread_local std::vector<double> own[Logic::kNumSeries];
+    const double* series[Logic::kNumSeries];
+    trial_series(p, s, b, series, own);
+    const std::vector<BarBlock>& blocks = blocks_[k];
+    return run_signal_symbol_folds<Logic>(b, blocks.data(), static_cast<int>(blocks.size()), options_.objective,
+                                          options_.aggregate == symbols::Aggregate::Portfolio, fold_bars(k), row,
+                                          equity, PlainWalk<Logic>{p, b, series}, [](const long_short::Trade&) {});
+  }
+
   std::string name_;
   const ParamList* params_;
   SignalOptions options_;
@@ -223,7 +237,8 @@ class SignalStrategy final : public SymbolStrategy {
   std::shared_ptr<const CandleAtoms> all_atoms_;  ///< of the whole data set, kept by the subsets (folds' atoms)
   FoldSpec folds_;                                ///< none: no folds
   AcrossFolds rule_;
-  std::vector<int> fold_edge_, fold_embargo_end_;  ///< folds_ in the series' bars
+  std::vector<int> fold_edge_,
+      fold_embargo_end_;  ///< folds_ in each data set symbol's bars ([symbol][K + 1], [symbol][K])
   std::vector<std::string> fold_names_;
   std::shared_ptr<SeriesCache> cache_;  ///< shared with the subsets: series of the same bars
 };

@@ -53,7 +53,10 @@ TrialScore SymbolStrategy::evaluate(const double* params, double* metrics) const
   evaluate_symbols(params, objective.data(), equity.data(), rows.data());
   const symbols::SymbolRows r{objective.data(), equity.data(), rows.data(), 1, 1, static_cast<long long>(M)};
   TrialScore t;
-  t.score = symbols::aggregate_symbols(r, static_cast<int>(S), aggregate_spec(), metrics, &t.violation);
+  const int K = static_cast<int>(folds().n_folds());
+  t.score = K > 0 ? symbols::aggregate_symbols_folded(r, static_cast<int>(S), aggregate_spec(), K, fold_rule(), metrics,
+                                                      &t.violation)
+                  : symbols::aggregate_symbols(r, static_cast<int>(S), aggregate_spec(), metrics, &t.violation);
   return t;
 }
 

@@ -27,12 +27,20 @@ class SymbolStrategy : public Strategy {
 
   /// One trial's per-symbol results: objective[s] (the per-symbol objective value), equity[s]
   /// (final compounded equity, from 1) and metrics[s * M + k] (M = metric_names().size()).
+  /// With folds (Strategy::with_folds), a symbol's row holds the base metrics and then the fold
+  /// columns of its own trades (folds.hpp's FoldColumn; fold{k}_score the objective over its
+  /// fold-k trades, for the portfolio aggregate their compound return), and objective[s] stays
+  /// the whole span's.
   virtual void evaluate_symbols(const double* params, double* objective, double* equity, double* metrics) const = 0;
 
   /// How evaluate() aggregates (the GPU aggregates the same way).
   virtual const symbols::AggregateSpec& aggregate_spec() const = 0;
 
-  /// evaluate_symbols, then aggregate_symbols.
+  /// The rule over the fold scores (with folds; strategies/folds.hpp).
+  virtual FoldRule fold_rule() const { return {}; }
+
+  /// evaluate_symbols, then aggregate_symbols (with folds: aggregate_symbols_folded, the
+  /// same TPEOPT_HD code as the CUDA twins' aggregation).
   TrialScore evaluate(const double* params, double* metrics) const override;
 };
 

@@ -213,22 +213,30 @@ TPEOPT_HD_INLINE void add_fold_trade(FoldCursor<Summary>& c, FoldView<Summary> f
   c.sumsq = c.sumsq + ret * ret;
 }
 
+/// The fold columns alone (finish_folds' columns, the same values), for a walk over one of
+/// several symbols: the trial's score comes from the symbols' rows
+/// (symbols::aggregate_symbols_folded).
+template <typename Summary, typename Value>
+TPEOPT_HD_INLINE void write_fold_columns(FoldView<Summary> f, int K, Value&& value, double* out) {
+  for (int k = 0; k < K; ++k) {
+    const Summary& s = f.fold[k];
+    out[k * kFoldColumns + kFoldScore] = value(s);
+    out[k * kFoldColumns + kFoldN] = s.trades;
+    out[k * kFoldColumns + kFoldSum] = s.total_return;
+    out[k * kFoldColumns + kFoldSumSq] = f.sumsq[k];
+  }
+}
+
 /// Writes the fold columns (strategies/folds.hpp's FoldColumn, K folds from `out`) with
 /// `value(const Summary&)` the objective of a fold's trades, and returns the trial's score:
 /// `whole` (the whole span's) for rule All, else the rule over the fold scores.
 template <typename Summary, typename Value>
 TPEOPT_HD_INLINE double finish_folds(FoldView<Summary> f, int K, const FoldRule& rule, double whole, Value&& value,
                                      double* out) {
-  double v[kMaxFolds];
-  for (int k = 0; k < K; ++k) {
-    const Summary& s = f.fold[k];
-    v[k] = value(s);
-    out[k * kFoldColumns + kFoldScore] = v[k];
-    out[k * kFoldColumns + kFoldN] = s.trades;
-    out[k * kFoldColumns + kFoldSum] = s.total_return;
-    out[k * kFoldColumns + kFoldSumSq] = f.sumsq[k];
-  }
+  write_fold_columns(f, K, value, out);
   if (rule.rule == static_cast<int>(AcrossFolds::Rule::All)) return whole;
+  double v[kMaxFolds];
+  for (int k = 0; k < K; ++k) v[k] = out[k * kFoldColumns + kFoldScore];
   return across_folds_score(v, K, rule);
 }
 

@@ -456,8 +456,8 @@ struct TradeState {
 };
 
 /// Bar t > cutout: the return of the position held over bar t, p1 (decided at t - 1), with
-/// the cost of changing to it from p2: r = (p1 * R_t) - fee * |p1 - p2|.
-TPEOPT_HD_INLINE void trade_realize(TradeState& s, double R, double fee) {
+/// the cost of changing to it from p2: r = (p1 * R_t) - fee * |p1 - p2|. Returns r.
+TPEOPT_HD_INLINE double trade_realize(TradeState& s, double R, double fee) {
   const int p = s.p1;
   const double gross = p > 0 ? R : (p < 0 ? -R : 0.0);
   const int dp = p > s.p2 ? p - s.p2 : s.p2 - p;
@@ -479,6 +479,7 @@ TPEOPT_HD_INLINE void trade_realize(TradeState& s, double R, double fee) {
   } else if (s.equity < s.trough) {
     s.trough = s.equity;
   }
+  return r;
 }
 
 /// Bar t >= cutout: the position from the final signal A_t.
@@ -493,18 +494,22 @@ enum class Objective : int { TotalReturn = 0, Sharpe = 1 };
 /// Metric columns, in the order of AtcStrategy::metric_names().
 enum Metric : int { kMTrades = 0, kMTotalReturn, kMSharpe, kMMaxDrawdown, kMExposure, kNumMetrics };
 
+/// The Sharpe ratio of `bars` per-bar returns of sum `total` and sum of squares `sumsq`
+/// (0 without bars): a symbol's over all its return bars, a fold's over its own.
+TPEOPT_HD_INLINE double bar_sharpe(long long bars, double total, double sumsq) {
+  if (bars <= 0) return 0.0;
+  const double n = static_cast<double>(bars);
+  const double mean = total / n;
+  const double var = sumsq / n - mean * mean;
+  return sharpe_ratio(mean, var, n);
+}
+
 /// Writes a symbol's metrics, its final equity, and returns its objective value.
 TPEOPT_HD_INLINE double finish_symbol(const TradeState& s, Objective o, double* metrics, double* equity) {
   double max_dd = s.max_dd;
   const double last = 1.0 - s.trough / s.peak;
   if (last > max_dd) max_dd = last;
-  double sharpe = 0.0;
-  if (s.bars > 0) {
-    const double n = static_cast<double>(s.bars);
-    const double mean = s.total / n;
-    const double var = s.sumsq / n - mean * mean;
-    sharpe = sharpe_ratio(mean, var, n);
-  }
+  const double sharpe = bar_sharpe(s.bars, s.total, s.sumsq);
   metrics[kMTrades] = static_cast<double>(s.trades);
   metrics[kMTotalReturn] = s.total;
   metrics[kMSharpe] = sharpe;
@@ -512,6 +517,44 @@ TPEOPT_HD_INLINE double finish_symbol(const TradeState& s, Objective o, double* 
   metrics[kMExposure] = s.bars > 0 ? static_cast<double>(s.in_market) / static_cast<double>(s.bars) : 0.0;
   *equity = s.equity;
   return o == Objective::Sharpe ? sharpe : s.total;
+}
+
+// ---- folds (strategies/folds.hpp; docs/strategies.md, "Folds") ------------------------------
+
+/// A fold's per-bar returns: a return belongs to the fold of its bar (fold_of; none in an
+/// embargo); their sum of squares is kept beside (FoldView's sumsq).
+struct FoldStats {
+  long long bars = 0;
+  double total = 0.0;   ///< sum of the returns
+  double equity = 1.0;  ///< prod(1 + return): the fold's compound return + 1
+};
+
+/// No folds (run_symbol's and run_symbol_blocks' default).
+TPEOPT_HD_INLINE FoldView<FoldStats> no_fold_stats() { return {nullptr, nullptr}; }
+
+/// Bar t's return r joins its fold (if any), added in bar order.
+TPEOPT_HD_INLINE void add_fold_return(FoldView<FoldStats> f, const FoldBars& bars, int t, double r) {
+  if (bars.n <= 0) return;
+  add_fold_trade(f, bars, t, r, [&](FoldStats& s) {
+    s.bars += 1;
+    s.total = s.total + r;
+    s.equity = s.equity * (1.0 + r);
+  });
+}
+
+/// A symbol's fold columns (FoldColumn, K folds from `out`): fold{k}_score the objective over
+/// the fold's returns as finish_symbol computes it over all (under the portfolio aggregate,
+/// their compound return), then their count, sum and sum of squares.
+TPEOPT_HD_INLINE void write_fold_columns(FoldView<FoldStats> f, int K, Objective o, bool portfolio, double* out) {
+  for (int k = 0; k < K; ++k) {
+    const FoldStats& s = f.fold[k];
+    const double value =
+        portfolio ? s.equity - 1.0 : (o == Objective::Sharpe ? bar_sharpe(s.bars, s.total, f.sumsq[k]) : s.total);
+    out[k * kFoldColumns + kFoldScore] = value;
+    out[k * kFoldColumns + kFoldN] = static_cast<double>(s.bars);
+    out[k * kFoldColumns + kFoldSum] = s.total;
+    out[k * kFoldColumns + kFoldSumSq] = f.sumsq[k];
+  }
 }
 
 /// What run_symbol tells after each return bar by default: nothing.
@@ -524,11 +567,13 @@ struct NoBarObserver {
 /// the same order per value). R: returns (R_0 = 0, R_t = x_t / x_{t-1} - 1); words[m * 9 + k]:
 /// the signal words of type m's variant k. `observe(t, state)` is called after bar t's
 /// return is realized (the trades export, atc_export.cpp, follows the positions with it; the
-/// backtest's own arithmetic does not depend on it).
+/// backtest's own arithmetic does not depend on it). With `folds`, each return also joins its
+/// fold in `fold_stats` (reset by the caller).
 TPEOPT_ATC_NO_CHECK
 template <typename Observer = NoBarObserver>
 TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, const SignalWord* const* words,
-                                       Observer observe = Observer{}) {
+                                       Observer observe = Observer{}, const FoldBars& folds = FoldBars{},
+                                       FoldView<FoldStats> fold_stats = no_fold_stats()) {
   TypeState st[kNumTypes];
   TradeState tr;
   double G = 1.0;
@@ -549,7 +594,7 @@ TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, 
     }
     const double A = c.value();
     if (t > p.cutout) {
-      trade_realize(tr, R[t], p.fee);
+      add_fold_return(fold_stats, folds, t, trade_realize(tr, R[t], p.fee));
       observe(t, static_cast<const TradeState&>(tr));
     }
     trade_decide(tr, A, p);
@@ -565,9 +610,12 @@ TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, 
 /// first return bar pays for opening the first position. Returns 0.0 plus each block's
 /// objective value (finish_symbol of the block's own TradeState) in block order; *all receives
 /// the TradeState of every block's returns taken together (metrics and equity). One block over
-/// the whole series gives run_symbol's objective and state, bit for bit.
+/// the whole series gives run_symbol's objective and state, bit for bit. With `folds`, each
+/// return also joins its fold in `fold_stats` (reset by the caller).
 TPEOPT_HD_INLINE double run_symbol_blocks(const Params& p, const double* R, const SignalWord* const* words,
-                                          const BarBlock* blocks, int n_blocks, Objective o, TradeState* all) {
+                                          const BarBlock* blocks, int n_blocks, Objective o, TradeState* all,
+                                          const FoldBars& folds = FoldBars{},
+                                          FoldView<FoldStats> fold_stats = no_fold_stats()) {
   TypeState st[kNumTypes];
   TradeState block;
   *all = TradeState{};
@@ -605,7 +653,7 @@ TPEOPT_HD_INLINE double run_symbol_blocks(const Params& p, const double* R, cons
     const int first = p.cutout > blocks[k].begin ? p.cutout : blocks[k].begin;
     if (t > first) {
       trade_realize(block, R[t], p.fee);
-      trade_realize(*all, R[t], p.fee);
+      add_fold_return(fold_stats, folds, t, trade_realize(*all, R[t], p.fee));
     }
     trade_decide(block, A, p);
     trade_decide(*all, A, p);

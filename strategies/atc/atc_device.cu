@@ -22,6 +22,10 @@
 //  (c) the aggregation: one thread per trial over the symbols in order.
 // A blocked strategy (docs/strategies.md, "Data subsets": hold-out parts, walk-forward windows, halving slices)
 // runs one thread per (trial, symbol) through atc::run_symbol_blocks instead of (b).
+// Folds (Strategy::with_folds): each return bar's return also joins its fold in the symbol's
+// own bars (atc::add_fold_return; in (b) by the group's lane 0), in scratch beside the rows (K
+// FoldStats and sums of squares per row); the row gains its fold columns and (c) runs
+// aggregate_symbols_folded.
 // A batch whose distinct series do not fit in the cache runs as parts of consecutive trials,
 // and a batch whose per-symbol rows do not fit as chunks (same results). No atomics.
 #include <algorithm>
@@ -30,14 +34,14 @@
 #include <string>
 #include <vector>
 
+#include "strategies/atc/atc.hpp"
+#include "strategies/atc/atc_device.hpp"
 #include "strategies/device/cuda_check.cuh"
 #include "strategies/device/device_buffers.hpp"
 #include "strategies/device/launch_size.cuh"
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
 #include "strategies/device/symbol_aggregate.cuh"
-#include "strategies/atc/atc.hpp"
-#include "strategies/atc/atc_device.hpp"
 
 namespace tpeopt::gpu {
 
@@ -48,7 +52,6 @@ namespace sym = strategies::symbols;
 
 constexpr int kGroup = atc::kNumTypes;  // lanes per (trial, symbol)
 constexpr int kGroupsPerWarp = 32 / kGroup;
-constexpr int kRowDoubles = 2 + atc::kNumMetrics;  // objective, equity, metrics (per trial and symbol)
 constexpr int kLengthKeys = atc::kMaxLength + 1;
 
 struct SignalTask {
@@ -92,21 +95,49 @@ struct TrialLaunch {
   atc::Objective objective;
   double* objective_out;  ///< [symbol][chunk trial]
   double* equity_out;     ///< [symbol][chunk trial]
-  double* metrics_out;    ///< [symbol][chunk trial][metric]
+  double* metrics_out;    ///< [symbol][chunk trial][metric] (row_metrics a row)
   OccupancyProbe probe;   ///< the batch's (strategies/device/occupancy.hpp)
+  int row_metrics;        ///< atc::kNumMetrics, then with folds 4 columns per fold
+  // Folds: folds.n = K (0: none); symbol s's K + 1 edges and K embargo ends in its bars from
+  // folds.edge + s (K + 1) and folds.embargo_end + s K; a row's K fold statistics from row K.
+  strategies::FoldBars folds;
+  atc::FoldStats* fold_stats;
+  double* fold_sumsq;
+  int portfolio;  ///< 1: a fold's score in a row is its compound return (objective.aggregate portfolio)
 };
+
+/// Symbol s's folds in its own bars.
+__device__ __forceinline__ strategies::FoldBars symbol_folds(const TrialLaunch& L, int s) {
+  const int K = L.folds.n;
+  return {K, L.folds.edge + static_cast<long long>(s) * (K + 1), L.folds.embargo_end + static_cast<long long>(s) * K};
+}
+
+/// The row of (symbol s, part trial `trial`) in the chunk.
+__device__ __forceinline__ long long row_of(const TrialLaunch& L, int s, int trial) {
+  return static_cast<long long>(s) * L.row_count + L.row_offset + trial;
+}
+
+/// The fold statistics of a row (none without folds).
+__device__ __forceinline__ strategies::FoldView<atc::FoldStats> row_folds(const TrialLaunch& L, long long row) {
+  if (L.folds.n <= 0) return atc::no_fold_stats();
+  return {L.fold_stats + row * L.folds.n, L.fold_sumsq + row * L.folds.n};
+}
 
 /// Writes symbol s's row of a trial: finish_symbol's metrics and equity, and its objective
 /// (or *objective when given: a blocked trial's sum over its blocks).
+/// With folds, the row's fold columns follow from its fold statistics.
 __device__ __forceinline__ void write_row(const TrialLaunch& L, int s, int trial, const atc::TradeState& tr,
                                           const double* objective = nullptr) {
-  const long long row = static_cast<long long>(s) * L.row_count + L.row_offset + trial;
+  const long long row = row_of(L, s, trial);
   double m[atc::kNumMetrics];
   double equity = 0.0;
   const double own = atc::finish_symbol(tr, L.objective, m, &equity);
   L.objective_out[row] = objective ? *objective : own;
   L.equity_out[row] = equity;
-  for (int k = 0; k < atc::kNumMetrics; ++k) L.metrics_out[row * atc::kNumMetrics + k] = m[k];
+  double* out = L.metrics_out + row * L.row_metrics;
+  for (int k = 0; k < atc::kNumMetrics; ++k) out[k] = m[k];
+  if (L.folds.n > 0)
+    atc::write_fold_columns(row_folds(L, row), L.folds.n, L.objective, L.portfolio != 0, out + atc::kNumMetrics);
 }
 
 constexpr int kGroupedThreads = 128;
@@ -135,6 +166,12 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
   atc::TradeState trade;
   double G = 1.0;
   const int n_words = atc::signal_words(n);
+  // Folds: the group's lane 0 (of a valid trial) keeps the row's fold statistics.
+  const bool keeps_folds = L.folds.n > 0 && valid && m == 0;
+  const strategies::FoldBars folds = keeps_folds ? symbol_folds(L, s) : strategies::FoldBars{};
+  const strategies::FoldView<atc::FoldStats> fold_stats =
+      keeps_folds ? row_folds(L, row_of(L, s, trial)) : atc::no_fold_stats();
+  strategies::reset_folds(fold_stats, folds.n);
   for (int w = 0; w < n_words; ++w) {
     atc::SignalWord cur[atc::kVariants];
 #pragma unroll
@@ -160,7 +197,7 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
         c.first(group[0].x, group[0].y);
 #pragma unroll
         for (int j = 1; j < atc::kNumTypes; ++j) c.add(group[j].x, group[j].y);
-        if (t > p.cutout) atc::trade_realize(trade, Rt, p.fee);
+        if (t > p.cutout) atc::add_fold_return(fold_stats, folds, t, atc::trade_realize(trade, Rt, p.fee));
         atc::trade_decide(trade, c.value(), p);
       }
     }
@@ -184,14 +221,19 @@ __global__ void thread_kernel(TrialLaunch L) {
     words[j] = L.pool +
                static_cast<long long>(L.slots[static_cast<long long>(trial) * atc::kStreams + j]) * L.sy.total_words +
                L.sy.words[s];
+  const strategies::FoldBars folds = L.folds.n > 0 ? symbol_folds(L, s) : strategies::FoldBars{};
+  const strategies::FoldView<atc::FoldStats> fold_stats = row_folds(L, row_of(L, s, trial));
+  strategies::reset_folds(fold_stats, folds.n);
   if constexpr (kBlocked) {
     atc::TradeState all;
     const int first = L.block_offset[s];
     const double score = atc::run_symbol_blocks(p, L.R + L.sy.offset[s], words, L.blocks + first,
-                                                L.block_offset[s + 1] - first, L.objective, &all);
+                                                L.block_offset[s + 1] - first, L.objective, &all, folds, fold_stats);
     write_row(L, s, trial, all, &score);
   } else {
-    write_row(L, s, trial, atc::run_symbol(p, L.R + L.sy.offset[s], static_cast<int>(L.sy.length[s]), words));
+    write_row(L, s, trial,
+              atc::run_symbol(p, L.R + L.sy.offset[s], static_cast<int>(L.sy.length[s]), words, atc::NoBarObserver{},
+                              folds, fold_stats));
   }
 }
 
@@ -231,6 +273,20 @@ class AtcDevice final : public DeviceStrategy {
     blocked_ = !s.blocks().empty();
     d_blocks_ = upload(blocks, stream);
     d_block_offset_ = upload(block_offset, stream);
+    n_folds_ = static_cast<int>(s.folds().n_folds());
+    row_metrics_ = static_cast<int>(s.metric_names().size());
+    std::vector<int> fold_edge, fold_embargo_end;  // per symbol, in its bars (symbol_folds)
+    if (n_folds_ > 0) {
+      for (int k = 0; k < n_symbols_; ++k) {
+        const strategies::FoldBars f = s.fold_bars(static_cast<std::size_t>(k));
+        fold_edge.insert(fold_edge.end(), f.edge, f.edge + f.n + 1);
+        fold_embargo_end.insert(fold_embargo_end.end(), f.embargo_end, f.embargo_end + f.n);
+      }
+      rule_ = s.fold_rule();
+      portfolio_ = spec_.aggregate == sym::Aggregate::Portfolio;
+    }
+    d_fold_edge_ = upload(fold_edge, stream);
+    d_fold_embargo_end_ = upload(fold_embargo_end, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));  // host vectors may go once the copies are done
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -245,7 +301,10 @@ class AtcDevice final : public DeviceStrategy {
                   " MiB)");
     slots_ =
         SeriesSlots<int, DenseSlotTable>(cap, DenseSlotTable(static_cast<std::size_t>(atc::kNumTypes) * kLengthKeys));
-    const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) * kRowDoubles * sizeof(double);
+    // A row: objective, equity, metrics (with folds, their columns and the fold statistics).
+    const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) *
+                                  ((2 + static_cast<std::size_t>(row_metrics_)) * sizeof(double) +
+                                   static_cast<std::size_t>(n_folds_) * (sizeof(atc::FoldStats) + sizeof(double)));
     chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / std::max<std::size_t>(1, row_bytes));
     if (options_.max_chunk_trials > 0) chunk_trials_ = std::min(chunk_trials_, options_.max_chunk_trials);
     in_part_.assign(static_cast<std::size_t>(atc::kNumTypes) * kLengthKeys, 0);
@@ -279,7 +338,9 @@ class AtcDevice final : public DeviceStrategy {
       const std::size_t rows = chunk_count * static_cast<std::size_t>(n_symbols_);
       rows_objective_.resize(rows);
       rows_equity_.resize(rows);
-      rows_metrics_.resize(rows * atc::kNumMetrics);
+      rows_metrics_.resize(rows * static_cast<std::size_t>(row_metrics_));
+      fold_stats_.resize(std::max<std::size_t>(1, rows * static_cast<std::size_t>(n_folds_)));
+      fold_sumsq_.resize(std::max<std::size_t>(1, rows * static_cast<std::size_t>(n_folds_)));
       std::size_t begin = chunk;
       while (begin < chunk_end) {
         // Grow the part while its distinct series fit in the cache.
@@ -308,7 +369,8 @@ class AtcDevice final : public DeviceStrategy {
       }
       launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
                             static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
-                            batch.violations + chunk, batch.metrics + chunk * atc::kNumMetrics, stream);
+                            batch.violations + chunk, batch.metrics + chunk * static_cast<std::size_t>(row_metrics_),
+                            stream, n_folds_, rule_);
     }
   }
 
@@ -316,6 +378,8 @@ class AtcDevice final : public DeviceStrategy {
   const double* rows_equity() const { return rows_equity_.data(); }
   const double* rows_metrics() const { return rows_metrics_.data(); }
   int n_symbols() const { return n_symbols_; }
+  /// Metrics in a row and in a trial's results: atc::kNumMetrics, then the fold columns.
+  int row_metrics() const { return row_metrics_; }
 
  private:
   /// Room in the pool for `slots` series (a grown pool holds none).
@@ -381,6 +445,11 @@ class AtcDevice final : public DeviceStrategy {
     L.equity_out = rows_equity_.data();
     L.metrics_out = rows_metrics_.data();
     L.probe = batch.probe;
+    L.row_metrics = row_metrics_;
+    L.folds = {n_folds_, d_fold_edge_.data(), d_fold_embargo_end_.data()};
+    L.fold_stats = fold_stats_.data();
+    L.fold_sumsq = fold_sumsq_.data();
+    L.portfolio = portfolio_ ? 1 : 0;
     if (blocked_) {
       const int threads = gpu::launchable_block_size(thread_kernel<true>, block_size);
       const long long work = static_cast<long long>(n_symbols_) * L.count;
@@ -425,6 +494,13 @@ class AtcDevice final : public DeviceStrategy {
   std::uint64_t part_stamp_ = 0;
   std::vector<int> keys_;  // per trial of the batch: its 54 series keys
   DeviceBuffer<double> rows_objective_, rows_equity_, rows_metrics_;
+  // Folds: the folds in each symbol's bars, and the rows' fold statistics (K per row).
+  int n_folds_ = 0, row_metrics_ = atc::kNumMetrics;
+  bool portfolio_ = false;
+  strategies::FoldRule rule_{};
+  DeviceBuffer<int> d_fold_edge_, d_fold_embargo_end_;
+  DeviceBuffer<atc::FoldStats> fold_stats_;
+  DeviceBuffer<double> fold_sumsq_;
   DeviceBuffer<char> d_plan_;
   std::array<PlanStage, 4> stages_;
   std::size_t stage_next_ = 0;
@@ -451,7 +527,9 @@ AtcGpuResults gpu_atc_evaluate(const strategies::AtcStrategy& strategy, const do
   AtcDeviceOptions o = options;
   o.max_chunk_trials = n;  // one chunk: the rows of every trial stay on the device
   AtcDevice device(strategy, stream, o);
-  const std::size_t M = atc::kNumMetrics, S = static_cast<std::size_t>(device.n_symbols());
+  // A row's and a trial's metrics: with folds, the fold columns too.
+  const std::size_t M = static_cast<std::size_t>(device.row_metrics()),
+                    S = static_cast<std::size_t>(device.n_symbols());
   PinnedBuffer<double> h_params;
   h_params.resize(n * atc::kNumSlots);
   std::copy_n(params, n * atc::kNumSlots, h_params.data());

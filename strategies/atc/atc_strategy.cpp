@@ -57,6 +57,9 @@ AtcStrategy::AtcStrategy(const CandleSet& set, AtcOptions options)
   spec_ = atc_aggregate_spec(options_.aggregate, options_.maximize, options_.min_trades);
   checksum_ = candle_set_checksum(set);
   atoms_ = std::make_shared<const CandleAtoms>(set);
+  all_atoms_ = atoms_;
+  n_data_symbols_ = S;
+  for (std::size_t s = 0; s < S; ++s) data_symbol_.push_back(s);
 }
 
 std::unique_ptr<Strategy> AtcStrategy::subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const {
@@ -67,6 +70,7 @@ std::unique_ptr<Strategy> AtcStrategy::subset(const std::vector<AtomRange>& rang
   for (auto* v : {&out->offset_, &out->length_, &out->word_offset_}) v->clear();
   out->names_.clear();
   out->sources_.clear();
+  out->data_symbol_.clear();
   out->total_words_ = 0;
   out->atoms_.reset();
   for (std::size_t s = 0; s < names_.size(); ++s) {
@@ -83,12 +87,39 @@ std::unique_ptr<Strategy> AtcStrategy::subset(const std::vector<AtomRange>& rang
     out->ret_.insert(out->ret_.end(), ret_.begin() + offset_[s], ret_.begin() + offset_[s] + length_[s]);
     out->names_.push_back(names_[s]);
     out->sources_.push_back(sources_[s]);
+    out->data_symbol_.push_back(data_symbol_[s]);
     out->blocks_.push_back(std::move(b));
   }
   if (out->names_.empty()) throw make_error("atc: an empty subset of the data has nothing to backtest");
   out->options_.min_trades = static_cast<int>(std::min<std::int64_t>(min_trades, 1 << 30));
   out->spec_ = atc_aggregate_spec(out->options_.aggregate, out->options_.maximize, out->options_.min_trades);
   return out;
+}
+
+std::unique_ptr<Strategy> AtcStrategy::with_folds(const FoldSpec& folds, const AcrossFolds& rule) const {
+  auto out = std::make_unique<AtcStrategy>(*this);
+  out->folds_ = FoldSpec{};  // until the names are made: the base names
+  out->rule_ = rule;
+  out->fold_edge_.clear();
+  out->fold_embargo_end_.clear();
+  if (folds.n_folds() == 0) return out;
+  check_fold_spec(folds, all_atoms_->size());
+  std::vector<int> edge, embargo_end;
+  for (std::size_t s = 0; s < n_data_symbols_; ++s) {
+    fold_bars_of(
+        folds, [&](std::size_t atom) { return all_atoms_->first_bar(s, atom); }, edge, embargo_end);
+    out->fold_edge_.insert(out->fold_edge_.end(), edge.begin(), edge.end());
+    out->fold_embargo_end_.insert(out->fold_embargo_end_.end(), embargo_end.begin(), embargo_end.end());
+  }
+  out->fold_names_ = fold_metric_names(out->metric_names(), folds.n_folds());
+  out->folds_ = folds;
+  return out;
+}
+
+FoldBars AtcStrategy::fold_bars(std::size_t s) const {
+  const std::size_t K = folds_.n_folds(), d = data_symbol_[s];
+  if (K == 0) return {};
+  return {static_cast<int>(K), fold_edge_.data() + d * (K + 1), fold_embargo_end_.data() + d * K};
 }
 
 const ParamList& atc_params() {
@@ -115,7 +146,7 @@ const ParamList& atc_params() {
 
 const std::vector<std::string>& AtcStrategy::metric_names() const {
   static const std::vector<std::string> names = {"trades", "total_return", "sharpe", "max_drawdown", "exposure"};
-  return names;
+  return folds_.n_folds() > 0 ? fold_names_ : names;
 }
 
 void AtcStrategy::signal_words(const atc::Params& p, std::size_t s, std::vector<atc::SignalWord>& buf,
@@ -132,19 +163,31 @@ void AtcStrategy::signal_words(const atc::Params& p, std::size_t s, std::vector<
     }
 }
 
-atc::TradeState AtcStrategy::run_symbol(const double* params, std::size_t s) const {
+atc::TradeState AtcStrategy::run_symbol(const double* params, std::size_t s,
+                                        FoldView<atc::FoldStats> fold_stats) const {
   const atc::Params p = atc::unpack_params(params);
   thread_local std::vector<atc::SignalWord> buf;
   const atc::SignalWord* ptr[atc::kStreams];
   signal_words(p, s, buf, ptr);
-  return atc::run_symbol(p, ret_.data() + offset_[s], static_cast<int>(length_[s]), ptr);
+  const FoldBars folds = fold_stats.fold ? fold_bars(s) : FoldBars{};
+  reset_folds(fold_stats, folds.n);
+  return atc::run_symbol(p, ret_.data() + offset_[s], static_cast<int>(length_[s]), ptr, atc::NoBarObserver{}, folds,
+                         fold_stats);
 }
 
 void AtcStrategy::evaluate_symbols(const double* params, double* objective, double* equity, double* metrics) const {
+  // With folds, each symbol's row gains its fold columns after its metrics.
+  const std::size_t M = metric_names().size();
+  const int K = static_cast<int>(folds_.n_folds());
+  const bool portfolio = options_.aggregate == symbols::Aggregate::Portfolio;
+  thread_local FoldSummaries<atc::FoldStats> storage;
+  const FoldView<atc::FoldStats> fold_stats = K > 0 ? storage.view() : atc::no_fold_stats();
   if (blocks_.empty()) {
     for (std::size_t s = 0; s < names_.size(); ++s) {
-      const atc::TradeState t = run_symbol(params, s);
-      objective[s] = atc::finish_symbol(t, options_.objective, metrics + s * atc::kNumMetrics, &equity[s]);
+      const atc::TradeState t = run_symbol(params, s, fold_stats);
+      objective[s] = atc::finish_symbol(t, options_.objective, metrics + s * M, &equity[s]);
+      if (K > 0)
+        atc::write_fold_columns(fold_stats, K, options_.objective, portfolio, metrics + s * M + atc::kNumMetrics);
     }
     return;
   }
@@ -154,9 +197,14 @@ void AtcStrategy::evaluate_symbols(const double* params, double* objective, doub
   for (std::size_t s = 0; s < names_.size(); ++s) {
     signal_words(p, s, buf, ptr);
     atc::TradeState all;
-    objective[s] = atc::run_symbol_blocks(p, ret_.data() + offset_[s], ptr, blocks_[s].data(),
-                                          static_cast<int>(blocks_[s].size()), options_.objective, &all);
-    atc::finish_symbol(all, options_.objective, metrics + s * atc::kNumMetrics, &equity[s]);
+    const FoldBars folds = K > 0 ? fold_bars(s) : FoldBars{};
+    reset_folds(fold_stats, folds.n);
+    objective[s] =
+        atc::run_symbol_blocks(p, ret_.data() + offset_[s], ptr, blocks_[s].data(), static_cast<int>(blocks_[s].size()),
+                               options_.objective, &all, folds, fold_stats);
+    atc::finish_symbol(all, options_.objective, metrics + s * M, &equity[s]);
+    if (K > 0)
+      atc::write_fold_columns(fold_stats, K, options_.objective, portfolio, metrics + s * M + atc::kNumMetrics);
   }
 }
 

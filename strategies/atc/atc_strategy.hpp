@@ -52,8 +52,10 @@ class AtcStrategy final : public SymbolStrategy {
   std::int64_t total_words() const { return total_words_; }
   std::int64_t total_bars() const { return static_cast<std::int64_t>(close_.size()); }
 
-  /// The CPU reference of one symbol: its final TradeState for one trial.
-  atc::TradeState run_symbol(const double* params, std::size_t s) const;
+  /// The CPU reference of one symbol: its final TradeState for one trial (with folds, each
+  /// return also in its fold of `fold_stats`, reset here).
+  atc::TradeState run_symbol(const double* params, std::size_t s,
+                             FoldView<atc::FoldStats> fold_stats = atc::no_fold_stats()) const;
   /// The same walk of symbol s, calling observe(t, state) after each return bar t.
   template <typename Observer>
   atc::TradeState walk_symbol(const atc::Params& p, std::size_t s, Observer observe) const {
@@ -75,6 +77,16 @@ class AtcStrategy final : public SymbolStrategy {
   /// Per symbol, its blocks of bars (empty: unblocked, the whole series as run_symbol).
   const std::vector<std::vector<BarBlock>>& blocks() const { return blocks_; }
 
+  // ---- folds (Strategy::with_folds; docs/strategies.md, "Folds") ----------------------------------
+  /// Atoms are the symbols' distinct bar times; each symbol scores the folds in its own bars
+  /// (CandleAtoms::first_bar), a bar's return in the fold of that bar, and evaluate aggregates
+  /// the rows (symbols::aggregate_symbols_folded).
+  std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const override;
+  const FoldSpec& folds() const override { return folds_; }
+  FoldRule fold_rule() const override { return strategies::fold_rule(rule_, options_.maximize); }
+  /// Symbol s's folds in its own bars (n = 0 without folds), for the walk and the CUDA twin.
+  FoldBars fold_bars(std::size_t s) const;
+
  private:
   /// The signal words of symbol s for one trial's 54 streams, into buf.
   void signal_words(const atc::Params& p, std::size_t s, std::vector<atc::SignalWord>& buf,
@@ -89,8 +101,15 @@ class AtcStrategy final : public SymbolStrategy {
   std::vector<std::int64_t> offset_, length_, word_offset_;
   std::int64_t total_words_ = 0;
   std::string checksum_;
-  std::shared_ptr<const CandleAtoms> atoms_;   ///< of the whole data set (null in a subset)
-  std::vector<std::vector<BarBlock>> blocks_;  ///< per symbol (empty: unblocked)
+  std::shared_ptr<const CandleAtoms> atoms_;      ///< of the whole data set (null in a subset)
+  std::shared_ptr<const CandleAtoms> all_atoms_;  ///< of the whole data set, kept by the subsets (folds' atoms)
+  std::vector<std::size_t> data_symbol_;          ///< per symbol: its index in the whole data set
+  std::size_t n_data_symbols_ = 0;                ///< symbols of the whole data set
+  std::vector<std::vector<BarBlock>> blocks_;     ///< per symbol (empty: unblocked)
+  FoldSpec folds_;                                ///< none: no folds
+  AcrossFolds rule_;
+  std::vector<int> fold_edge_, fold_embargo_end_;  ///< per data set symbol: K + 1 edges, K embargo ends in its bars
+  std::vector<std::string> fold_names_;
 };
 
 /// The metric kinds of the atc metrics (for aggregation).

@@ -112,16 +112,27 @@ struct SignalTrialLaunch {
   const long long* trade_offsets;  ///< recording: first trade of (batch trial i, symbol k) at [i * n + k]
   ls::Trade* trades;               ///< recording: output
   OccupancyProbe probe;            ///< the batch's (strategies/device/occupancy.hpp)
-  // Folds (Strategy::with_folds; one symbol): each trial writes its score, violation and
+  // Folds (Strategy::with_folds). One symbol: each trial writes its score, violation and
   // metrics (base and fold columns, n_metrics) straight into the batch; no aggregation.
-  strategies::FoldBars folds;  ///< n = 0: no folds
+  // fold_rows (several symbols, or a trial's rows asked for): each (trial, symbol) writes its
+  // row with its fold columns (row_metrics = n_metrics a row), and the aggregation finishes.
+  strategies::FoldBars folds;  ///< n = 0: no folds; edge and embargo_end of every symbol (symbol_folds)
   strategies::FoldRule rule;
   strategies::symbols::AggregateSpec spec;
   int n_metrics;
+  int fold_rows;    ///< 1: folded rows, as above
+  int row_metrics;  ///< metrics in a symbol's row (kNumTradeMetrics without fold rows)
+  int portfolio;    ///< 1: a fold's score in a row is its compound return (objective.aggregate portfolio)
   double* batch_scores;
   double* batch_violations;
   double* batch_metrics;
 };
+
+/// Symbol k's folds in its own bars: the launch keeps K + 1 edges and K embargo ends per symbol.
+__device__ __forceinline__ strategies::FoldBars symbol_folds(const SignalTrialLaunch& L, int k) {
+  const int K = L.folds.n;
+  return {K, L.folds.edge + static_cast<long long>(k) * (K + 1), L.folds.embargo_end + static_cast<long long>(k) * K};
+}
 
 /// A launch's segmented walks (long_short_segments.hpp): unit u = (segment g, walk w) at u = g
 /// * walks + w, walk w = (symbol k, part trial local) at w = k * count + local (the trial
@@ -194,8 +205,9 @@ __device__ __forceinline__ ls::Trade shfl_trade(const ls::Trade& t, int from) {
 /// signal_segment_kernel's records: the records' trades made again from their bars 32 at a
 /// time, one per lane, then handed to every lane in trade order; every lane runs the same
 /// stitch and sums on the same data (the same bits on each), and lane 0 writes. (A symbol
-/// over several blocks is walked whole, by every lane alike.) Then the symbol's row, or with
-/// folds the trial's columns of the batch (those every lane writes alike).
+/// over several blocks is walked whole, by every lane alike.) Then the symbol's row (with fold
+/// rows, its fold columns too, which every lane writes alike), or with folds over one symbol
+/// the trial's columns of the batch (likewise).
 template <typename Logic, bool kSegmented>
 __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
   BlockOccupancy occupancy(L.probe);
@@ -242,7 +254,7 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
     }
     strategies::PlainWalk<Logic>{t.p, bars, t.series}(block, b, on_trade);
   };
-  if (L.folds.n > 0) {
+  if (L.folds.n > 0 && !L.fold_rows) {
     double violation = 0.0;
     const double score =
         strategies::run_signal_folded_walks<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, L.spec, L.folds,
@@ -255,17 +267,29 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
     return;
   }
   long long out = L.trades ? L.trade_offsets[static_cast<long long>(trial) * L.sy.n + k] : 0;
+  auto record = [&](const ls::Trade& tr) {
+    if (L.trades && lane == 0) L.trades[out] = tr;
+    ++out;
+  };
+  const long long row = static_cast<long long>(k) * L.row_count + (trial - L.chunk_first);
+  if (L.fold_rows) {
+    double equity = 0.0;
+    const double score =
+        strategies::run_signal_symbol_folds<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, L.portfolio != 0,
+                                                   symbol_folds(L, k), L.metrics_out + row * L.row_metrics, &equity,
+                                                   walk, record);
+    if (lane != 0) return;
+    L.objective_out[row] = score;
+    L.equity_out[row] = equity;
+    return;
+  }
   ls::Summary all;
-  const double score = strategies::run_signal_walks<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, &all, walk,
-                                                           [&](const ls::Trade& tr) {
-                                                             if (L.trades && lane == 0) L.trades[out] = tr;
-                                                             ++out;
-                                                           });
+  const double score =
+      strategies::run_signal_walks<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, &all, walk, record);
   if (lane != 0) return;
   double m[strategies::kNumTradeMetrics];
   double violation = 0.0;
   ls::finish(all, L.objective, 0, m, &violation);
-  const long long row = static_cast<long long>(k) * L.row_count + (trial - L.chunk_first);
   L.objective_out[row] = score;
   L.equity_out[row] = all.equity;
   for (int q = 0; q < strategies::kNumTradeMetrics; ++q) L.metrics_out[row * strategies::kNumTradeMetrics + q] = m[q];
@@ -300,9 +324,9 @@ constexpr std::size_t kMaxPairBytes = std::size_t{1} << 32;
 template <typename Logic>
 class SignalDevice final : public DeviceStrategy {
  public:
-  static constexpr int kRowDoubles = 2 + strategies::kNumTradeMetrics;
-
-  SignalDevice(const strategies::SignalStrategy<Logic>& s, cudaStream_t stream)
+  /// `fold_rows`: a folded strategy over one symbol keeps its rows too (signal_one_trial);
+  /// over several symbols they always are.
+  SignalDevice(const strategies::SignalStrategy<Logic>& s, cudaStream_t stream, bool fold_rows = false)
       : objective_(s.options().objective), spec_(s.aggregate_spec()), slots_(1) {
     const CandleSet& set = s.data();
     n_symbols_ = static_cast<int>(s.symbol_names().size());
@@ -327,11 +351,21 @@ class SignalDevice final : public DeviceStrategy {
     d_block_offset_ = upload_vector(block_offset, stream);
     d_blocks_ = upload_vector(blocks, stream);
     n_folds_ = static_cast<int>(s.folds().n_folds());
-    if (n_folds_ > 0) {  // Strategy::with_folds allows one symbol only
-      d_fold_edge_ = upload_vector(s.fold_edges(), stream);
-      d_fold_embargo_end_ = upload_vector(s.fold_embargo_ends(), stream);
+    std::vector<int> fold_edge, fold_embargo_end;  // per symbol k, in its bars (symbol_folds)
+    if (n_folds_ > 0) {
+      for (int k = 0; k < n_symbols_; ++k) {
+        const std::vector<int> e = s.fold_edges(static_cast<std::size_t>(k));
+        const std::vector<int> b = s.fold_embargo_ends(static_cast<std::size_t>(k));
+        fold_edge.insert(fold_edge.end(), e.begin(), e.end());
+        fold_embargo_end.insert(fold_embargo_end.end(), b.begin(), b.end());
+      }
+      d_fold_edge_ = upload_vector(fold_edge, stream);
+      d_fold_embargo_end_ = upload_vector(fold_embargo_end, stream);
       rule_ = s.fold_rule();
       n_metrics_ = static_cast<int>(s.metric_names().size());
+      fold_rows_ = n_symbols_ > 1 || fold_rows;
+      if (fold_rows_) row_metrics_ = n_metrics_;
+      portfolio_ = spec_.aggregate == strategies::symbols::Aggregate::Portfolio;
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));  // host vectors may go once the copies are done
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -343,7 +377,7 @@ class SignalDevice final : public DeviceStrategy {
       throw Error("executor cuda: not enough device memory for the " + s.name() + " series (" +
                   std::to_string(free_bytes >> 20) + " MiB free)");
     slots_ = SeriesSlots<std::uint64_t>(cap);
-    const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) * kRowDoubles * sizeof(double);
+    const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) * (2 + row_metrics_) * sizeof(double);
     chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / std::max<std::size_t>(1, row_bytes));
     // Segmented walks: their records take at most an eighth of what is free (and kMaxPairBytes).
     segments_ = signal_segments();
@@ -383,7 +417,7 @@ class SignalDevice final : public DeviceStrategy {
       const std::size_t rows = chunk_count * static_cast<std::size_t>(n_symbols_);
       rows_objective_.resize(rows);
       rows_equity_.resize(rows);
-      rows_metrics_.resize(rows * strategies::kNumTradeMetrics);
+      rows_metrics_.resize(rows * static_cast<std::size_t>(row_metrics_));
       rows_count_ = chunk_count;
       std::size_t begin = chunk;
       while (begin < chunk_end) {
@@ -409,14 +443,17 @@ class SignalDevice final : public DeviceStrategy {
         run_part(batch, begin, end, chunk, chunk_count, part_keys, stream, block_size, d_trade_offsets, d_trades);
         begin = end;
       }
-      if (n_folds_ == 0)  // folded trials wrote their results into the batch
+      if (n_folds_ == 0 || fold_rows_)  // folded trials over one symbol wrote their results into the batch
         launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
                               static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
-                              batch.violations + chunk, batch.metrics + chunk * strategies::kNumTradeMetrics, stream);
+                              batch.violations + chunk, batch.metrics + chunk * static_cast<std::size_t>(n_metrics_),
+                              stream, fold_rows_ ? n_folds_ : 0, rule_);
     }
   }
 
   int n_symbols() const { return n_symbols_; }
+  /// Metrics in a symbol's row: the base metrics, then with fold rows the fold columns.
+  int row_metrics() const { return row_metrics_; }
   std::size_t rows_count() const { return rows_count_; }
   const double* rows_objective() const { return rows_objective_.data(); }
   const double* rows_equity() const { return rows_equity_.data(); }
@@ -483,6 +520,9 @@ class SignalDevice final : public DeviceStrategy {
     L.rule = rule_;
     L.spec = spec_;
     L.n_metrics = n_metrics_;
+    L.fold_rows = fold_rows_ ? 1 : 0;
+    L.row_metrics = row_metrics_;
+    L.portfolio = portfolio_ ? 1 : 0;
     L.batch_scores = batch.scores;
     L.batch_violations = batch.violations;
     L.batch_metrics = batch.metrics;
@@ -565,7 +605,8 @@ class SignalDevice final : public DeviceStrategy {
   std::vector<std::uint64_t> keys_;  ///< per trial of the batch: its series' keys
   DeviceBuffer<double> rows_objective_, rows_equity_, rows_metrics_;
   DeviceBuffer<char> d_plan_;
-  int n_folds_ = 0, n_metrics_ = strategies::kNumTradeMetrics;
+  int n_folds_ = 0, n_metrics_ = strategies::kNumTradeMetrics, row_metrics_ = strategies::kNumTradeMetrics;
+  bool fold_rows_ = false, portfolio_ = false;
   strategies::FoldRule rule_{};
   DeviceBuffer<int> d_fold_edge_, d_fold_embargo_end_;
   // Segmented walks (long_short_segments.hpp).
@@ -581,18 +622,20 @@ class SignalDevice final : public DeviceStrategy {
 template <typename Logic>
 void signal_one_trial(const strategies::SignalStrategy<Logic>& s, const double* params, int block_size,
                       strategies::SymbolResults* rows, std::vector<std::vector<ls::Trade>>* trades) {
-  if (s.folds().n_folds() > 0) {  // rows and trades do not depend on the folds: the strategy without them
+  if (s.folds().n_folds() > 0 && trades) {  // the trades do not depend on the folds: the strategy without them
     const auto plain = s.with_folds({}, {});
-    signal_one_trial<Logic>(dynamic_cast<const strategies::SignalStrategy<Logic>&>(*plain), params, block_size, rows,
+    signal_one_trial<Logic>(dynamic_cast<const strategies::SignalStrategy<Logic>&>(*plain), params, block_size, nullptr,
                             trades);
-    return;
+    if (!rows) return;
+    trades = nullptr;
   }
   CUDA_CHECK(cudaSetDevice(0));
   OwnedStream owned;
   const cudaStream_t stream = owned.get();
-  SignalDevice<Logic> device(s, stream);
-  const std::size_t S = static_cast<std::size_t>(device.n_symbols()), M = strategies::kNumTradeMetrics;
-  const StagedBatch staged(params, 1, Logic::kNumSlots, M, stream);
+  SignalDevice<Logic> device(s, stream, /*fold_rows=*/true);  // with folds, the rows' fold columns too
+  const std::size_t S = static_cast<std::size_t>(device.n_symbols());
+  const std::size_t M = static_cast<std::size_t>(device.row_metrics());
+  const StagedBatch staged(params, 1, Logic::kNumSlots, s.metric_names().size(), stream);
   device.run(staged.batch(), stream, block_size, nullptr, nullptr);
   strategies::SymbolResults r;
   r.objective.resize(S);

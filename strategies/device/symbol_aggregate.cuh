@@ -24,7 +24,11 @@ struct AggregateLaunch {
   strategies::symbols::AggregateSpec spec;
   double* scores;       ///< n_trials
   double* violations;   ///< n_trials
-  double* out_metrics;  ///< n_trials x spec.n_metrics
+  double* out_metrics;  ///< n_trials x (spec.n_metrics + 4 n_folds)
+  // Folds (strategies/folds.hpp): each symbol's row holds spec.n_metrics base columns, then
+  // n_folds folds' columns; the trial's are symbols::aggregate_symbols_folded's.
+  int n_folds = 0;
+  strategies::FoldRule rule{};
 };
 
 __global__ void symbol_aggregate_kernel(AggregateLaunch L) {
@@ -36,8 +40,16 @@ __global__ void symbol_aggregate_kernel(AggregateLaunch L) {
                                              L.symbol_stride,
                                              L.symbol_stride,
                                              L.metrics_symbol_stride};
-  double m[strategies::symbols::kMaxMetrics];
   double violation = 0.0;
+  if (L.n_folds > 0) {  // the fold columns (up to 4 x 64) go straight to the trial's metrics
+    const int width = L.spec.n_metrics + strategies::kFoldColumns * L.n_folds;
+    L.scores[i] =
+        strategies::symbols::aggregate_symbols_folded(rows, L.n_symbols, L.spec, L.n_folds, L.rule,
+                                                      L.out_metrics + static_cast<long long>(i) * width, &violation);
+    L.violations[i] = violation;
+    return;
+  }
+  double m[strategies::symbols::kMaxMetrics];
   const double score = strategies::symbols::aggregate_symbols(rows, L.n_symbols, L.spec, m, &violation);
   L.scores[i] = score;
   L.violations[i] = violation;
@@ -53,24 +65,29 @@ inline void launch_symbol_aggregate(const AggregateLaunch& L, cudaStream_t strea
 
 /// The aggregation of symbol-major rows, as the symbol strategies' twins keep them: the
 /// objective and equity of (trial i, symbol s) at [s * n_trials + i], metric k at
-/// [(s * n_trials + i) * spec.n_metrics + k]; results into scores, violations, out_metrics.
+/// [(s * n_trials + i) * W + k], W = spec.n_metrics + 4 n_folds (with folds, each row's fold
+/// columns after its base metrics); results into scores, violations, out_metrics (W a trial).
 inline void launch_rows_aggregate(const double* objective, const double* equity, const double* metrics, int n_trials,
                                   int n_symbols, const strategies::symbols::AggregateSpec& spec, double* scores,
-                                  double* violations, double* out_metrics, cudaStream_t stream) {
+                                  double* violations, double* out_metrics, cudaStream_t stream, int n_folds = 0,
+                                  const strategies::FoldRule& rule = {}) {
+  const long long width = spec.n_metrics + static_cast<long long>(strategies::kFoldColumns) * n_folds;
   AggregateLaunch A;
   A.objective = objective;
   A.equity = equity;
   A.metrics = metrics;
   A.trial_stride = 1;
   A.symbol_stride = n_trials;
-  A.metrics_trial_stride = spec.n_metrics;
-  A.metrics_symbol_stride = static_cast<long long>(n_trials) * spec.n_metrics;
+  A.metrics_trial_stride = width;
+  A.metrics_symbol_stride = static_cast<long long>(n_trials) * width;
   A.n_trials = n_trials;
   A.n_symbols = n_symbols;
   A.spec = spec;
   A.scores = scores;
   A.violations = violations;
   A.out_metrics = out_metrics;
+  A.n_folds = n_folds;
+  A.rule = rule;
   launch_symbol_aggregate(A, stream);
 }
 

@@ -1397,12 +1397,16 @@ class ExhaustionDevice final : public DeviceStrategy {
 /// is a one-series data set run by the device above, unchanged, on the same stream, writing the
 /// symbol's objective, metrics and final equity for every trial into symbol-major rows; then
 /// one thread per trial aggregates the rows over the symbols in order (the CPU's function).
-/// Trials whose rows do not fit run in chunks (same results).
+/// With folds each symbol's device scores the folds in its own bars (the symbol strategies are
+/// folded so, rule All: their objective is the whole span's), its rows carry the fold columns,
+/// and the aggregation is aggregate_symbols_folded. Trials whose rows do not fit run in chunks
+/// (same results).
 class ExhaustionSymbolsDevice final : public DeviceStrategy {
  public:
   ExhaustionSymbolsDevice(const strategies::ExhaustionSymbolsStrategy& s, cudaStream_t stream,
                           const ExhaustionDeviceOptions& o)
-      : spec_(s.aggregate_spec()), n_symbols_(s.n_symbols()) {
+      : spec_(s.aggregate_spec()), n_symbols_(s.n_symbols()), n_metrics_(s.metric_names().size()),
+        n_folds_(static_cast<int>(s.folds().n_folds())), rule_(s.fold_rule()) {
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     for (std::size_t k = 0; k < n_symbols_; ++k) {
@@ -1415,7 +1419,7 @@ class ExhaustionSymbolsDevice final : public DeviceStrategy {
       }
       devices_.push_back(std::make_unique<ExhaustionDevice>(s.symbol(k), stream, so));
     }
-    const std::size_t row_bytes = n_symbols_ * (2 + ex::kNumMetrics) * sizeof(double);
+    const std::size_t row_bytes = n_symbols_ * (2 + n_metrics_) * sizeof(double);
     chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / row_bytes);
   }
 
@@ -1425,27 +1429,30 @@ class ExhaustionSymbolsDevice final : public DeviceStrategy {
       const std::size_t cc = std::min(chunk_trials_, n - chunk);
       objective_.resize(cc * n_symbols_);
       equity_.resize(cc * n_symbols_);
-      metrics_.resize(cc * n_symbols_ * ex::kNumMetrics);
+      metrics_.resize(cc * n_symbols_ * n_metrics_);
       violations_.resize(cc);
       for (std::size_t k = 0; k < n_symbols_; ++k) {
         DeviceBatch b{batch.params + chunk * ex::kNumSlots,
                       batch.host_params + chunk * ex::kNumSlots,
                       objective_.data() + k * cc,
                       violations_.data(),
-                      metrics_.data() + k * cc * ex::kNumMetrics,
+                      metrics_.data() + k * cc * n_metrics_,
                       cc};
         b.probe = batch.probe;
         devices_[k]->run(b, stream, block_size, nullptr, nullptr, equity_.data() + k * cc);
       }
       launch_rows_aggregate(objective_.data(), equity_.data(), metrics_.data(), static_cast<int>(cc),
                             static_cast<int>(n_symbols_), spec_, batch.scores + chunk, batch.violations + chunk,
-                            batch.metrics + chunk * ex::kNumMetrics, stream);
+                            batch.metrics + chunk * n_metrics_, stream, n_folds_, rule_);
     }
   }
 
  private:
   strategies::symbols::AggregateSpec spec_;
   std::size_t n_symbols_;
+  std::size_t n_metrics_;  ///< a symbol's row and the trial's: the base metrics, then the fold columns
+  int n_folds_;
+  strategies::FoldRule rule_;
   std::size_t chunk_trials_ = 1;
   std::vector<std::unique_ptr<ExhaustionDevice>> devices_;
   DeviceBuffer<double> objective_, equity_, metrics_, violations_;
@@ -1468,6 +1475,18 @@ std::unique_ptr<DeviceStrategy> make_exhaustion_twin(const strategies::Strategy&
   if (const auto* one = dynamic_cast<const strategies::ExhaustionStrategy*>(&strategy))
     return make_exhaustion_device(*one, stream);
   return make_exhaustion_symbols_device(dynamic_cast<const strategies::ExhaustionSymbolsStrategy&>(strategy), stream);
+}
+
+std::vector<double> gpu_exhaustion_metrics(const strategies::ExhaustionStrategy& strategy, const double* params,
+                                           int block_size) {
+  CUDA_CHECK(cudaSetDevice(0));
+  OwnedStream stream;
+  ExhaustionDevice device(strategy, stream.get(), {});
+  const StagedBatch staged(params, 1, ex::kNumSlots, strategy.metric_names().size(), stream.get());
+  device.launch(staged.batch(), stream.get(), block_size);
+  std::vector<double> scores, violations, metrics;
+  staged.results(scores, violations, metrics, stream.get());
+  return metrics;
 }
 
 std::vector<GpuTrialTrades> gpu_exhaustion_trades(const strategies::ExhaustionStrategy& strategy, const double* params,

@@ -72,6 +72,10 @@ struct GpuTrialTrades {
   std::vector<strategies::exhaustion::Trade> trades;  ///< in trade order
 };
 
+/// One trial's metrics (metric_names(): with folds, the fold columns too) on device 0.
+std::vector<double> gpu_exhaustion_metrics(const strategies::ExhaustionStrategy& strategy, const double* params,
+                                           int block_size = 128);
+
 /// Evaluates n trials (params: n x kNumSlots, row-major, the strategy's slot order) on
 /// device 0 and returns each one's score, metrics and trade list: a first pass counts
 /// trades, a second records them. Throws tpeopt::Error on CUDA failures.

@@ -34,7 +34,7 @@ strategies::ExportedTrades exhaustion_trades_device(const strategies::Strategy& 
 strategies::SymbolResults exhaustion_symbols_device(const strategies::Strategy& strategy, const double* params,
                                                     int block_size) {
   const auto& symbols = dynamic_cast<const strategies::ExhaustionSymbolsStrategy&>(strategy);
-  const std::size_t S = symbols.n_symbols(), M = ex::kNumMetrics;
+  const std::size_t S = symbols.n_symbols(), M = symbols.metric_names().size();  // with folds, their columns
   strategies::SymbolResults r;
   r.objective.resize(S);
   r.equity.resize(S);
@@ -45,7 +45,10 @@ strategies::SymbolResults exhaustion_symbols_device(const strategies::Strategy& 
     for (const auto& trade : t[0].trades) ex::add_trade(sum, trade);
     r.objective[k] = t[0].score;
     r.equity[k] = sum.equity;
-    std::copy(t[0].metrics.begin(), t[0].metrics.end(), r.metrics.begin() + static_cast<std::ptrdiff_t>(k * M));
+    // The trades' run is the strategy's without folds; with folds the row's columns come from a run of its own.
+    const std::vector<double> m =
+        symbols.folds().n_folds() > 0 ? gpu_exhaustion_metrics(symbols.symbol(k), params, block_size) : t[0].metrics;
+    std::copy(m.begin(), m.end(), r.metrics.begin() + static_cast<std::ptrdiff_t>(k * M));
   }
   return r;
 }

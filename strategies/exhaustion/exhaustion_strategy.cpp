@@ -155,6 +155,21 @@ std::unique_ptr<Strategy> ExhaustionStrategy::with_folds(const FoldSpec& folds, 
   return out;
 }
 
+std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_fold_bars(const FoldSpec& folds, const AcrossFolds& rule,
+                                                                       std::vector<int> edge,
+                                                                       std::vector<int> embargo_end) const {
+  TPEOPT_ASSERT(folds.n_folds() > 0 && edge.size() == folds.n_folds() + 1 && embargo_end.size() == folds.n_folds(),
+                "exhaustion: fold bars do not match the folds");
+  auto out = std::make_unique<ExhaustionStrategy>(*this);
+  out->folds_ = FoldSpec{};
+  out->rule_ = rule;
+  out->fold_edge_ = std::move(edge);
+  out->fold_embargo_end_ = std::move(embargo_end);
+  out->fold_names_ = fold_metric_names(out->metric_names(), folds.n_folds());  // the base names: no folds yet
+  out->folds_ = folds;
+  return out;
+}
+
 void ExhaustionStrategy::ema(int span, double* out) const {
   ex::ema_series(candles_.close.data(), n_bars(), span, out);
 }

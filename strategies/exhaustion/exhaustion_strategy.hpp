@@ -54,6 +54,11 @@ class ExhaustionStrategy final : public Strategy {
   /// folds in each of its kernels with the same TPEOPT_HD functions.
   std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const override;
   const FoldSpec& folds() const override { return folds_; }
+  /// with_folds with the folds already in this series' bars (`edge`: K + 1, `embargo_end`: K;
+  /// strategies/folds.hpp's FoldBars), for one symbol of a data set of several, whose atoms
+  /// are the symbols' bar times (ExhaustionSymbolsStrategy::with_folds checks `folds` against them).
+  std::unique_ptr<ExhaustionStrategy> with_fold_bars(const FoldSpec& folds, const AcrossFolds& rule,
+                                                     std::vector<int> edge, std::vector<int> embargo_end) const;
   /// The folds in bars (strategies/folds.hpp's FoldBars), for the CUDA twin.
   const std::vector<int>& fold_edges() const { return fold_edge_; }
   const std::vector<int>& fold_embargo_ends() const { return fold_embargo_end_; }

@@ -40,6 +40,15 @@ class ExhaustionSymbolsStrategy final : public SymbolStrategy {
   std::unique_ptr<Strategy> subset(const std::vector<AtomRange>& ranges, std::int64_t min_trades) const override;
   std::int64_t min_trades() const override { return options_.min_trades; }
 
+  // ---- folds (Strategy::with_folds; docs/strategies.md, "Folds") ----------------------------------
+  /// Each symbol folded in its own bars (atoms are the symbols' bar times; CandleAtoms::first_bar)
+  /// with rule All (its objective stays the whole span's); evaluate aggregates the rows
+  /// (symbols::aggregate_symbols_folded). The portfolio aggregate cannot be folded: a symbol's
+  /// fold score is its objective over the fold's trades, not their compound return.
+  std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const override;
+  const FoldSpec& folds() const override { return folds_; }
+  FoldRule fold_rule() const override { return strategies::fold_rule(rule_, options_.maximize); }
+
  private:
   ExhaustionSymbolsStrategy() = default;
 
@@ -48,7 +57,12 @@ class ExhaustionSymbolsStrategy final : public SymbolStrategy {
   ExhaustionOptions options_;
   symbols::AggregateSpec spec_{};
   std::string checksum_;
-  std::shared_ptr<const CandleAtoms> atoms_;  ///< of the whole data set (null in a subset)
+  std::shared_ptr<const CandleAtoms> atoms_;      ///< of the whole data set (null in a subset)
+  std::shared_ptr<const CandleAtoms> all_atoms_;  ///< of the whole data set, kept by the subsets (folds' atoms)
+  std::vector<std::size_t> data_symbol_;          ///< the data set's symbol of each of symbols_
+  std::vector<std::shared_ptr<const ExhaustionStrategy>> unfolded_;  ///< symbols_ without folds (with_folds' base)
+  FoldSpec folds_;                                                   ///< none: no folds
+  AcrossFolds rule_;
 };
 
 }  // namespace tpeopt::strategies

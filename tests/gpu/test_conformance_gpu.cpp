@@ -120,10 +120,13 @@ TEST_CASE("conformance: trades and per-symbol results from the GPU equal the CPU
     const auto batch = tpeopt::testing::random_batch(config, 6, 31);
     const engine::ParamBinding binding(*strategy, config.space, config.fixed);
     std::vector<double> slots(binding.n_slots());
+    // Folded, where the strategy can be split: the per-symbol rows carry their fold columns.
+    const auto folded = tpeopt::testing::folded_or_null(*strategy, 4, 5, {strategies::AcrossFolds::Rule::Min});
     for (std::size_t i = 0; i < batch.n_trials; ++i) {
       CAPTURE(i);
       binding.fill(&batch.values[i * batch.n_axes], slots.data());
       require_same_backtest(*strategy, slots, trades);
+      if (folded) require_same_backtest(*folded, slots, trades);
     }
   }
 }

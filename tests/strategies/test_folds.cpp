@@ -11,25 +11,32 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/candles.hpp"
 #include "common/error.hpp"
 #include "engine/param_binding.hpp"
 #include "storage/journal.hpp"
 #include "storage/run_directory.hpp"
+#include "strategies/atc/atc_strategy.hpp"
 #include "strategies/bollinger/bollinger.hpp"
 #include "strategies/donchian/donchian.hpp"
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
+#include "strategies/exhaustion/exhaustion_symbols_strategy.hpp"
 #include "strategies/folds.hpp"
 #include "strategies/registry.hpp"
 #include "strategies/signal_strategy.hpp"
+#include "strategies/symbol_strategy.hpp"
 #include "strategies/trade_filter/trade_filter_exact_grid.hpp"
 #include "strategies/trade_filter/trade_filter_folds.hpp"
 #include "strategies/trade_filter/trade_filter_strategy.hpp"
 #include "study/data_subsets.hpp"
+#include "study/selection_pass.hpp"
+#include "study/selection_sample.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"
@@ -55,7 +62,8 @@ namespace {
 /// `objective_extra` are appended to the data and objective objects.
 io::StudyConfig signal_config(const std::string& strategy, const std::string& data_extra,
                               const std::string& objective_extra, std::uint64_t trials = 60, std::uint64_t batch = 20,
-                              std::uint64_t depth = 2, const std::string& objective = "sharpe") {
+                              std::uint64_t depth = 2, const std::string& objective = "sharpe",
+                              const std::string& data = "") {
   const std::string params =
       strategy == "exhaustion"
           ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 240},
@@ -68,18 +76,21 @@ io::StudyConfig signal_config(const std::string& strategy, const std::string& da
           ? R"("ema_fast": {"type": "int", "low": 5, "high": 60}, "ema_slow": {"type": "int", "low": 20, "high": 240},
                "sl_pct": {"type": "float", "low": 0.0, "high": 3.0}, "tp_pct": {"type": "float", "low": 0.0, "high": 6.0},
                "fee_bp": 1.0)"
+      : strategy == "atc"
+          ? R"("ema_len": {"type": "int", "low": 5, "high": 60}, "long_threshold": {"type": "float", "low": 0.0, "high": 0.5})"
       : strategy == "bollinger"
           ? R"("window": {"type": "int", "low": 10, "high": 80}, "num_std": {"type": "float", "low": 1.0, "high": 3.0},
                "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)"
           : R"("channel": {"type": "int", "low": 10, "high": 80}, "exit_channel": {"type": "int", "low": 5, "high": 40},
                "atr_window": 14, "atr_stop": {"type": "float", "low": 0.0, "high": 4.0}, "fee_bp": 1.0)";
   const std::string text = fmt::format(
-      R"({{"strategy": "{}", "data": {{"candles": "{}/backtesting-py/EURUSD.csv"{}}},
+      R"({{"strategy": "{}", "data": {{{}{}}},
            "objective": {{"name": "{}", "min_trades": 5{}}},
            "search": {{"sampler": "tpe", "trials": {}, "batch": {}, "depth": {}, "seed": 11, "top_k": 5,
                        "tpe": {{"n_startup_trials": 10}}}},
            "params": {{{}}}}})",
-      strategy, testing::data_dir(), data_extra, objective, objective_extra, trials, batch, depth, params);
+      strategy, data.empty() ? fmt::format(R"("candles": "{}/backtesting-py/EURUSD.csv")", testing::data_dir()) : data,
+      data_extra, objective, objective_extra, trials, batch, depth, params);
   return io::parse_study_config(io::Json::parse(text), "folds.json", ".");
 }
 
@@ -222,6 +233,221 @@ double rule_value(std::vector<double> v, const AcrossFolds& a) {
   }
 }
 
+/// One symbol's trades of a trial over several symbols: (entry bar, return), its bar times, and
+/// the objective of a group of its trades (`portfolio`: their compound return), computed with
+/// the strategy's own per-trade summary.
+struct SymbolTrades {
+  std::vector<EntryReturn> trades;
+  std::vector<std::int64_t> time_ms;
+};
+
+/// The symbols' trades of a trial and each fold group's objective value, per strategy.
+struct SymbolsView {
+  std::size_t S = 0;
+  std::function<SymbolTrades(const std::vector<double>&, std::size_t)> symbol;
+  std::function<double(const std::vector<double>&, std::size_t, const std::vector<std::size_t>&, bool)> value;
+};
+
+template <typename Logic>
+SymbolsView signal_view(const strategies::Strategy& st, const std::string& objective) {
+  const auto& s = dynamic_cast<const strategies::SignalStrategy<Logic>&>(st);
+  const auto o = strategies::parse_signal_objective(objective, s.name());
+  SymbolsView v;
+  v.S = s.n_symbols();
+  v.symbol = [&s](const std::vector<double>& slots, std::size_t k) {
+    SymbolTrades out;
+    for (const auto& t : s.trades(slots.data(), k)) out.trades.push_back({t.entry_bar, t.ret});
+    out.time_ms = s.data().symbol(s.data_symbol(k)).time_ms;
+    return out;
+  };
+  // The objective over the listed trades (indices into the symbol's trade list).
+  v.value = [&s, o](const std::vector<double>& slots, std::size_t k, const std::vector<std::size_t>& which,
+                    bool portfolio) {
+    const auto trades = s.trades(slots.data(), k);
+    strategies::long_short::Summary sum;
+    for (std::size_t i : which) strategies::long_short::add_trade(sum, trades[i]);
+    return portfolio ? strategies::long_short::compound_return(sum) : strategies::long_short::objective_value(sum, o);
+  };
+  return v;
+}
+
+SymbolsView exhaustion_view(const strategies::Strategy& st, const std::string& objective) {
+  const auto& s = dynamic_cast<const strategies::ExhaustionSymbolsStrategy&>(st);
+  const auto o = strategies::parse_exhaustion_objective(objective);
+  SymbolsView v;
+  v.S = s.n_symbols();
+  v.symbol = [&s](const std::vector<double>& slots, std::size_t k) {
+    SymbolTrades out;
+    for (const auto& t : s.symbol(k).trades(slots.data())) out.trades.push_back({t.entry_bar, t.ret});
+    out.time_ms = s.symbol(k).candles().time_ms;
+    return out;
+  };
+  v.value = [&s, o](const std::vector<double>& slots, std::size_t k, const std::vector<std::size_t>& which, bool) {
+    const auto trades = s.symbol(k).trades(slots.data());
+    strategies::exhaustion::Summary sum;
+    for (std::size_t i : which) strategies::exhaustion::add_trade(sum, trades[i]);
+    return strategies::exhaustion::objective_value(sum, o);
+  };
+  return v;
+}
+
+/// atc's "trades" here are its per-bar returns: (bar, return) of every return bar, the return
+/// made again from the bar's price return and the positions the walk reports at that bar.
+SymbolsView atc_view(const strategies::Strategy& st, const std::string& objective) {
+  const auto& s = dynamic_cast<const strategies::AtcStrategy&>(st);
+  const auto o = strategies::parse_atc_objective(objective);
+  SymbolsView v;
+  v.S = s.n_symbols();
+  auto returns = [&s](const std::vector<double>& slots, std::size_t k) {
+    const strategies::atc::Params p = strategies::atc::unpack_params(slots.data());
+    const double* R = s.returns().data() + s.offsets()[k];
+    std::vector<EntryReturn> out;
+    s.walk_symbol(p, k, [&](int t, const strategies::atc::TradeState& state) {
+      const int pos = state.p1, dp = std::abs(state.p1 - state.p2);
+      const double gross = pos > 0 ? R[t] : (pos < 0 ? -R[t] : 0.0);
+      out.push_back({t, gross - p.fee * static_cast<double>(dp)});
+    });
+    return out;
+  };
+  v.symbol = [&s, returns](const std::vector<double>& slots, std::size_t k) {
+    SymbolTrades out;
+    out.trades = returns(slots, k);
+    const auto b = s.times_ms().begin() + s.offsets()[k];
+    out.time_ms.assign(b, b + s.lengths()[k]);
+    return out;
+  };
+  v.value = [returns, o](const std::vector<double>& slots, std::size_t k, const std::vector<std::size_t>& which,
+                         bool portfolio) {
+    const auto r = returns(slots, k);
+    double total = 0.0, sumsq = 0.0, equity = 1.0;
+    for (std::size_t i : which) {
+      total += r[i].ret;
+      sumsq += r[i].ret * r[i].ret;
+      equity *= 1.0 + r[i].ret;
+    }
+    if (portfolio) return equity - 1.0;
+    if (o == strategies::atc::Objective::TotalReturn) return total;
+    if (which.empty()) return 0.0;
+    const double n = static_cast<double>(which.size()), mean = total / n;
+    return strategies::sharpe_ratio(mean, sumsq / n - mean * mean, n);
+  };
+  return v;
+}
+
+/// A folded study of several symbols against a direct computation (docs/strategies.md, "Folds"):
+/// each symbol's trades put in the fold of their entry bar's atom (the symbols' distinct bar
+/// times), each fold's columns per symbol from those trades, and the trial's by the aggregate's
+/// rule over the symbols in order; rule All keeps the unfolded bits, and a subset keeps folds.
+void check_symbol_folds(const std::string& name, const std::string& aggregate,
+                        SymbolsView (*view_of)(const strategies::Strategy&, const std::string&)) {
+  const std::string objective = aggregate == "portfolio"
+                                    ? (name == "exhaustion" || name == "atc" ? "total_return" : "compound_return")
+                                    : "sharpe";
+  const auto config =
+      signal_config(name, "", fmt::format(R"(, "aggregate": "{}")", aggregate), 60, 20, 2, objective,
+                    fmt::format(R"("candles_dir": "{}")", testing::conformance_data().candles_dir.generic_string()));
+  const auto plain = engine::make_strategy(config);
+  const std::size_t n = plain->n_atoms(), K = 5, embargo = 30;
+  const FoldSpec spec = equal_folds(60, n - 40, K, embargo);
+  if (name == "exhaustion" && aggregate == "portfolio") {
+    REQUIRE_THROWS_WITH(plain->with_folds(spec, {}), Catch::Contains("cannot be split into folds"));
+    return;
+  }
+  const auto folded = plain->with_folds(spec, {});
+  const AcrossFolds min_rule{Rule::Min};
+  const auto folded_min = plain->with_folds(spec, min_rule);
+  const SymbolsView view = view_of(*plain, objective);
+  REQUIRE(view.S == 3);
+  const std::size_t M = plain->metric_names().size();
+  REQUIRE(folded->metric_names() == strategies::fold_metric_names(plain->metric_names(), K));
+  // The atoms: the symbols' distinct bar times.
+  std::vector<std::int64_t> atoms;
+  for (std::size_t k = 0; k < view.S; ++k) {
+    const auto t = view.symbol(random_slots(*plain, 0), k).time_ms;
+    atoms.insert(atoms.end(), t.begin(), t.end());
+  }
+  std::sort(atoms.begin(), atoms.end());
+  atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
+  REQUIRE(atoms.size() == n);
+  const bool portfolio = aggregate == "portfolio";
+  int traded_folds = 0;
+  for (std::uint64_t t = 0; t < 12; ++t) {
+    CAPTURE(t);
+    const auto slots = random_slots(*plain, t);
+    const Evaluated a = evaluate(*plain, slots), b = evaluate(*folded, slots), m = evaluate(*folded_min, slots);
+    // Rule All: the unfolded score, violation and metrics, bit for bit.
+    REQUIRE(same_bits(a.score.score, b.score.score));
+    REQUIRE(same_bits(a.score.violation, b.score.violation));
+    REQUIRE(same_bits(a.metrics, std::vector<double>(b.metrics.begin(), b.metrics.begin() + M)));
+    REQUIRE(same_bits(b.metrics, m.metrics));  // the rule changes the score only
+    std::vector<double> fold_scores(K);
+    for (std::size_t f = 0; f < K; ++f) {
+      CAPTURE(f);
+      double score = 0.0, count = 0.0, sum = 0.0, sumsq = 0.0;
+      for (std::size_t k = 0; k < view.S; ++k) {
+        const SymbolTrades st = view.symbol(slots, k);
+        std::vector<std::size_t> in_fold;
+        double s_sum = 0.0, s_sumsq = 0.0;
+        for (std::size_t i = 0; i < st.trades.size(); ++i) {
+          const std::int64_t time = st.time_ms[static_cast<std::size_t>(st.trades[i].entry_bar)];
+          const auto atom =
+              static_cast<std::size_t>(std::lower_bound(atoms.begin(), atoms.end(), time) - atoms.begin());
+          const std::size_t from = f == 0 ? spec.edges[f] : spec.edges[f] + embargo;
+          if (atom < from || atom >= spec.edges[f + 1]) continue;
+          in_fold.push_back(i);
+          s_sum += st.trades[i].ret;
+          s_sumsq += st.trades[i].ret * st.trades[i].ret;
+        }
+        const double v = view.value(slots, k, in_fold, portfolio);
+        const auto c = static_cast<double>(in_fold.size());
+        if (k == 0) {
+          score = v;
+          count = c;
+          sum = s_sum;
+          sumsq = s_sumsq;
+        } else {
+          score = aggregate == "worst" ? (v != v || v < score ? v : score) : score + v;
+          count += c;
+          sum += s_sum;
+          sumsq += s_sumsq;
+        }
+      }
+      if (aggregate == "mean" || portfolio) score /= static_cast<double>(view.S);
+      traded_folds += count > 0 ? 1 : 0;
+      REQUIRE(same_bits(b.metrics[M + 4 * f], score));
+      REQUIRE(b.metrics[M + 4 * f + 1] == count);
+      REQUIRE(same_bits(b.metrics[M + 4 * f + 2], sum));
+      REQUIRE(same_bits(b.metrics[M + 4 * f + 3], sumsq));
+      fold_scores[f] = score;
+    }
+    REQUIRE(same_bits(m.score.score, rule_value(fold_scores, min_rule)));
+  }
+  REQUIRE(traded_folds > 12);
+  // Folding a folded strategy again (the selection pass's sub-periods after a folded run) is
+  // folding the strategy without folds.
+  const FoldSpec other = equal_folds(0, n, 7);
+  const auto refolded = folded_min->with_folds(other, {}), once = plain->with_folds(other, {});
+  REQUIRE(refolded->metric_names() == once->metric_names());
+  for (std::uint64_t t = 0; t < 3; ++t) {
+    const auto slots = random_slots(*plain, t);
+    const Evaluated e = evaluate(*refolded, slots), g = evaluate(*once, slots);
+    REQUIRE(same_bits(e.metrics, g.metrics));
+    REQUIRE(same_bits(e.score.score, g.score.score));
+  }
+  // A subset (successive halving, a hold-out) keeps the folds: folding then cutting is cutting then folding.
+  const std::vector<strategies::AtomRange> part{{0, n / 3}, {n / 2, n}};
+  const auto folded_part = folded_min->subset(part, 3);
+  const auto part_folded = plain->subset(part, 3)->with_folds(spec, min_rule);
+  REQUIRE(folded_part->folds().edges == spec.edges);
+  REQUIRE(folded_part->metric_names() == folded->metric_names());
+  for (std::uint64_t t = 0; t < 6; ++t) {
+    const auto slots = random_slots(*plain, t);
+    const Evaluated e = evaluate(*folded_part, slots), g = evaluate(*part_folded, slots);
+    REQUIRE(same_bits(e.metrics, g.metrics));
+    REQUIRE(same_bits(e.score.score, g.score.score));
+  }
+}
+
 engine::StudyRun run(const io::StudyConfig& c, const strategies::Strategy& s, bool serial,
                      std::vector<engine::ReplayedBatch> replay = {}, engine::BatchObserver* observer = nullptr) {
   engine::RunOptions o;
@@ -259,6 +485,67 @@ TEST_CASE("folds: each fold's columns are those of the trades entered in it (exh
 
 TEST_CASE("folds: each fold's columns are those of the trades entered in it (ema_cross)", "[cpu][folds]") {
   check_fold_columns("ema_cross", ema_cross_trades);
+}
+
+TEST_CASE("folds: several symbols score each symbol's folds in its own bars and aggregate them by objective.aggregate",
+          "[cpu][folds]") {
+  const std::string aggregate = GENERATE("sum", "mean", "worst", "portfolio");
+  CAPTURE(aggregate);
+  SECTION("bollinger") { check_symbol_folds("bollinger", aggregate, signal_view<strategies::bollinger::Logic>); }
+  SECTION("donchian") { check_symbol_folds("donchian", aggregate, signal_view<strategies::donchian::Logic>); }
+  SECTION("exhaustion") { check_symbol_folds("exhaustion", aggregate, exhaustion_view); }
+  SECTION("atc") { check_symbol_folds("atc", aggregate, atc_view); }
+}
+
+TEST_CASE("folds: exhaustion over a data set of one symbol scores folds as over one series", "[cpu][folds]") {
+  const auto config = signal_config("exhaustion", "", "");
+  const auto plain = engine::make_strategy(config);
+  const auto& one = dynamic_cast<const strategies::ExhaustionStrategy&>(*plain);
+  CandleSet set;
+  set.append("EURUSD", "EURUSD.csv", one.candles());
+  const std::string aggregate = GENERATE("sum", "mean", "worst");
+  CAPTURE(aggregate);
+  const strategies::ExhaustionSymbolsStrategy symbols(set, one.options(), strategies::parse_aggregate(aggregate), true);
+  const FoldSpec spec = equal_folds(50, plain->n_atoms() - 20, 6, 12);
+  for (const AcrossFolds a : {AcrossFolds{Rule::All}, AcrossFolds{Rule::Min}, AcrossFolds{Rule::Quantile, 0.3},
+                              AcrossFolds{Rule::MeanMinusStd, 0.5, 0.7}}) {
+    CAPTURE(strategies::across_folds_name(a.rule));
+    const auto series = plain->with_folds(spec, a), set_folded = symbols.with_folds(spec, a);
+    REQUIRE(series->metric_names() == set_folded->metric_names());
+    for (std::uint64_t t = 0; t < 10; ++t) {
+      const auto slots = random_slots(*plain, t);
+      const Evaluated e = evaluate(*series, slots), f = evaluate(*set_folded, slots);
+      REQUIRE(same_bits(e.score.score, f.score.score));
+      REQUIRE(same_bits(e.score.violation, f.score.violation));
+      REQUIRE(same_bits(e.metrics, f.metrics));
+    }
+  }
+}
+
+TEST_CASE("folds: the selection pass scores a run over three symbols", "[cpu][folds][selection]") {
+  const std::string name = GENERATE("bollinger", "exhaustion");
+  CAPTURE(name);
+  const auto config =
+      signal_config(name, R"(, "holdout": 0.2)", R"(, "aggregate": "mean")", 200, 50, 2, "sharpe",
+                    fmt::format(R"("candles_dir": "{}")", testing::conformance_data().candles_dir.generic_string()));
+  const auto strategy = engine::make_strategy(config);
+  engine::RunOptions options;
+  options.executor = "cpu";
+  options.cpu_threads = 2;
+  engine::SelectionSettings settings;
+  settings.top = 50, settings.sample = 50, settings.sub_periods = 8;
+  engine::SelectionSample sample(settings.top, settings.sample, config.search.seed, config.objective.direction,
+                                 nullptr);
+  engine::run_study(config, *strategy, options, &sample);
+  const engine::SelectionBias s = engine::selection_bias(config, *strategy, sample, options, settings);
+  INFO(engine::selection_bias_line(s));
+  REQUIRE(s.unavailable.empty());
+  REQUIRE(s.cscv);
+  CHECK(s.cscv->in_sample_sets.size() == 70);
+  REQUIRE(s.dsr);
+  CHECK(s.dsr->n_observations > 0);  // the pooled trades of the symbols in the in-sample span
+  CHECK(s.in_sample_atoms > strategy->n_atoms() / 2);
+  CHECK(s.in_sample_atoms < strategy->n_atoms());
 }
 
 TEST_CASE("folds: rule All keeps the score, violation and metrics of the strategy without folds, bit for bit",
@@ -528,9 +815,8 @@ std::vector<TradeLogFold> trade_log_folds(const strategies::TradeFilterStrategy&
     const auto it = std::lower_bound(s.days().begin(), s.days().end(), day);
     REQUIRE((it != s.days().end() && *it == day));
     const auto atom = static_cast<std::size_t>(it - s.days().begin());
-    if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const strategies::AtomRange& r) {
-          return atom >= r.begin && atom < r.end;
-        }))
+    if (!only.empty() && std::none_of(only.begin(), only.end(),
+                                      [&](const strategies::AtomRange& r) { return atom >= r.begin && atom < r.end; }))
       continue;
     for (std::size_t k = 0; k < spec.n_folds(); ++k) {
       if (atom < spec.edges[k] || atom >= spec.edges[k + 1]) continue;

@@ -235,6 +235,53 @@ void check_folded(std::uint64_t seed) {
   CHECK(traded > 8);
 }
 
+/// One symbol through the several-symbol fold path (run_signal_symbol_folds, then
+/// symbols::aggregate_symbols_folded over S = 1) gives the one-series path's bits
+/// (run_signal_folded): score, violation, base and fold columns, for every aggregate and rule.
+template <typename Logic>
+void check_one_symbol_folds(std::uint64_t seed) {
+  const int n = 3000;
+  const GeneratedBars g = generate_bars(n, seed);
+  const ls::Bars bars = g.view();
+  tpeopt::testing::Rng rng(seed + 7);
+  const std::vector<int> edges = {100, 700, 1300, 2200, 2900};
+  const std::vector<int> embargo_end = {100, 720, 1300, 2260};
+  const strategies::FoldBars folds{4, edges.data(), embargo_end.data()};
+  const strategies::BarBlock block{0, n};
+  const std::size_t m = strategies::kNumTradeMetrics + 4 * 4;
+  using Rule = strategies::AcrossFolds::Rule;
+  int checked = 0;
+  for (const auto aggregate : {strategies::symbols::Aggregate::Sum, strategies::symbols::Aggregate::Mean,
+                               strategies::symbols::Aggregate::Worst, strategies::symbols::Aggregate::Portfolio}) {
+    for (const Rule r : {Rule::All, Rule::Mean, Rule::Min, Rule::Quantile, Rule::MeanMinusStd}) {
+      const strategies::symbols::AggregateSpec spec = strategies::trade_metrics_aggregate_spec(aggregate, true, 5);
+      const strategies::FoldRule rule = strategies::fold_rule({r, 0.3, 0.7}, true);
+      for (int trial = 0; trial < 6; ++trial) {
+        CAPTURE(seed, static_cast<int>(aggregate), static_cast<int>(r), trial);
+        const std::vector<double> slots = random_slots<Logic>(rng);
+        const typename Logic::Params p = Logic::unpack(slots.data());
+        const TrialSeries<Logic> series(p, bars);
+        const ls::Objective o = ls::Objective::Sharpe;
+        std::vector<double> ref(m), row(m), got(m);
+        double ref_violation = 0.0, violation = 0.0, equity = 0.0;
+        const double ref_score = strategies::run_signal_folded<Logic>(p, bars, series.ptr, &block, 1, o, spec, folds,
+                                                                      rule, &ref_violation, ref.data());
+        const double objective = strategies::run_signal_symbol_folds<Logic>(
+            bars, &block, 1, o, aggregate == strategies::symbols::Aggregate::Portfolio, folds, row.data(), &equity,
+            strategies::PlainWalk<Logic>{p, bars, series.ptr}, [](const ls::Trade&) {});
+        const strategies::symbols::SymbolRows rows{&objective, &equity, row.data(), 1, 1, static_cast<long long>(m)};
+        const double score =
+            strategies::symbols::aggregate_symbols_folded(rows, 1, spec, 4, rule, got.data(), &violation);
+        CHECK(same_bits(score, ref_score));
+        CHECK(same_bits(violation, ref_violation));
+        CHECK(same_bits(got, ref));
+        checked += ref[strategies::kTradeMetricTrades] > 0 ? 1 : 0;
+      }
+    }
+  }
+  CHECK(checked > 60);
+}
+
 }  // namespace
 
 TEST_CASE("long/short: a walk cut into segments and stitched makes run_backtest's trades and sums",
@@ -258,4 +305,11 @@ TEST_CASE("long/short: folded trials score the same through the segmented walk",
   const std::uint64_t seed = GENERATE(4u, 5u);
   SECTION("bollinger") { check_folded<strategies::bollinger::Logic>(seed); }
   SECTION("donchian") { check_folded<strategies::donchian::Logic>(seed); }
+}
+
+TEST_CASE("long/short: one symbol through the several-symbol fold aggregation is the one-series path",
+          "[cpu][long_short][folds]") {
+  const std::uint64_t seed = GENERATE(6u, 7u);
+  SECTION("bollinger") { check_one_symbol_folds<strategies::bollinger::Logic>(seed); }
+  SECTION("donchian") { check_one_symbol_folds<strategies::donchian::Logic>(seed); }
 }
