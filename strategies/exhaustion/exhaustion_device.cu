@@ -395,6 +395,7 @@ struct TrialLaunch {
   // of the part's plan (folds.n summaries and sums of squares per trial, in launch order).
   strategies::FoldBars folds;  ///< n = 0: no folds
   strategies::FoldRule rule;
+  int fold_compound;  ///< a fold's score is its trades' compound return (ExhaustionStrategy::fold_compound)
   ex::Summary* fold_sums;
   double* fold_sumsq;
 };
@@ -453,9 +454,11 @@ __device__ __forceinline__ void write_trial(const TrialLaunch& L, long long loca
   double final_score = blocked ? blocked_score : score;
   if (L.folds.n > 0) {
     const ex::Objective o = L.objective;
+    const bool compound = L.fold_compound != 0;
     final_score = strategies::finish_folds(
         fold_view(L, local), L.folds.n, L.rule, final_score,
-        [&](const ex::Summary& s) { return ex::objective_value(s, o); }, out + ex::kNumMetrics);
+        [&](const ex::Summary& s) { return compound ? s.equity - 1.0 : ex::objective_value(s, o); },
+        out + ex::kNumMetrics);
   }
   L.scores[trial] = final_score;
   L.violations[trial] = violation;
@@ -847,6 +850,7 @@ struct StrategyLaunch {
   ExhaustionDeviceOptions options;
   strategies::FoldBars folds{};  ///< device edges; n = 0: no folds
   strategies::FoldRule rule{};
+  int fold_compound = 0;  ///< ExhaustionStrategy::fold_compound
   int n_metrics = ex::kNumMetrics;
 };
 
@@ -1146,6 +1150,7 @@ class SeriesStore {
     L.n_metrics = S.n_metrics;
     L.folds = S.folds;
     L.rule = S.rule;
+    L.fold_compound = S.fold_compound;
     L.fold_sums = reinterpret_cast<ex::Summary*>(st.d.data() + o_fold_sums);
     L.fold_sumsq = reinterpret_cast<double*>(st.d.data() + o_fold_sumsq);
     launch_trials(L, S, count, block_size, stream);
@@ -1370,6 +1375,7 @@ class ExhaustionDevice final : public DeviceStrategy {
       d_fold_embargo_end_ = upload(s.fold_embargo_ends(), stream);
       launch_.folds = {static_cast<int>(s.folds().n_folds()), d_fold_edge_.data(), d_fold_embargo_end_.data()};
       launch_.rule = s.fold_rule();
+      launch_.fold_compound = s.fold_compound() ? 1 : 0;
       launch_.n_metrics = static_cast<int>(s.metric_names().size());
     }
   }

@@ -156,8 +156,8 @@ std::unique_ptr<Strategy> ExhaustionStrategy::with_folds(const FoldSpec& folds, 
 }
 
 std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_fold_bars(const FoldSpec& folds, const AcrossFolds& rule,
-                                                                       std::vector<int> edge,
-                                                                       std::vector<int> embargo_end) const {
+                                                                       std::vector<int> edge, std::vector<int> embargo_end,
+                                                                       bool compound) const {
   TPEOPT_ASSERT(folds.n_folds() > 0 && edge.size() == folds.n_folds() + 1 && embargo_end.size() == folds.n_folds(),
                 "exhaustion: fold bars do not match the folds");
   auto out = std::make_unique<ExhaustionStrategy>(*this);
@@ -167,6 +167,7 @@ std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_fold_bars(const Fol
   out->fold_embargo_end_ = std::move(embargo_end);
   out->fold_names_ = fold_metric_names(out->metric_names(), folds.n_folds());  // the base names: no folds yet
   out->folds_ = folds;
+  out->fold_compound_ = compound;
   return out;
 }
 
@@ -237,9 +238,11 @@ TrialScore ExhaustionStrategy::evaluate(const double* params, double* metrics, d
     ex::end_block(blocked, options_.objective);
     const double whole = ex::finish(all, options_.objective, options_.min_trades, metrics, &r.violation);
     const ex::Objective o = options_.objective;
+    const bool compound = fold_compound_;
     r.score = finish_folds(
         folds, bars.n, fold_rule(), blocks_.empty() ? whole : blocked.score,
-        [&](const ex::Summary& s) { return ex::objective_value(s, o); }, metrics + ex::kNumMetrics);
+        [&](const ex::Summary& s) { return compound ? s.equity - 1.0 : ex::objective_value(s, o); },
+        metrics + ex::kNumMetrics);
     if (equity) *equity = all.equity;
     return r;
   }

@@ -57,8 +57,13 @@ class ExhaustionStrategy final : public Strategy {
   /// with_folds with the folds already in this series' bars (`edge`: K + 1, `embargo_end`: K;
   /// strategies/folds.hpp's FoldBars), for one symbol of a data set of several, whose atoms
   /// are the symbols' bar times (ExhaustionSymbolsStrategy::with_folds checks `folds` against them).
+  /// compound: each fold's score is the compound return of its trades (a symbol of the
+  /// portfolio aggregate, whose symbols' scores are compound returns), not the objective.
   std::unique_ptr<ExhaustionStrategy> with_fold_bars(const FoldSpec& folds, const AcrossFolds& rule,
-                                                     std::vector<int> edge, std::vector<int> embargo_end) const;
+                                                     std::vector<int> edge, std::vector<int> embargo_end,
+                                                     bool compound = false) const;
+  /// Whether a fold's score is its trades' compound return (with_fold_bars), for the CUDA twin.
+  bool fold_compound() const { return fold_compound_; }
   /// The folds in bars (strategies/folds.hpp's FoldBars), for the CUDA twin.
   const std::vector<int>& fold_edges() const { return fold_edge_; }
   const std::vector<int>& fold_embargo_ends() const { return fold_embargo_end_; }
@@ -111,6 +116,7 @@ class ExhaustionStrategy final : public Strategy {
   AcrossFolds rule_;
   std::vector<int> fold_edge_, fold_embargo_end_;
   std::vector<std::string> fold_names_;
+  bool fold_compound_ = false;  ///< fold scores are compound returns (with_fold_bars)
 };
 
 /// "gap", "stop", "target", "time".

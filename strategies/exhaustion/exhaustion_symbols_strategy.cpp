@@ -59,17 +59,16 @@ std::unique_ptr<Strategy> ExhaustionSymbolsStrategy::with_folds(const FoldSpec& 
   out->rule_ = rule;
   out->symbols_ = unfolded_;
   if (folds.n_folds() == 0) return out;
-  if (spec_.aggregate == symbols::Aggregate::Portfolio)
-    throw make_error(
-        "strategy exhaustion with objective.aggregate \"portfolio\" cannot be split into folds (a symbol's fold "
-        "score is its objective over the fold's trades; use sum, mean or worst)");
   check_fold_spec(folds, all_atoms_->size());
   for (std::size_t k = 0; k < unfolded_.size(); ++k) {
     std::vector<int> edge, embargo_end;
     const std::size_t s = data_symbol_[k];
     fold_bars_of(
         folds, [&](std::size_t atom) { return all_atoms_->first_bar(s, atom); }, edge, embargo_end);
-    out->symbols_[k] = unfolded_[k]->with_fold_bars(folds, AcrossFolds{}, std::move(edge), std::move(embargo_end));
+    // Under the portfolio aggregate a symbol's fold score is its fold's compound return, as
+    // its whole-span part of the score is its compound return.
+    out->symbols_[k] = unfolded_[k]->with_fold_bars(folds, AcrossFolds{}, std::move(edge), std::move(embargo_end),
+                                                    spec_.aggregate == symbols::Aggregate::Portfolio);
   }
   return out;
 }

@@ -188,7 +188,6 @@ TEST_CASE("folds GPU: folded studies over three symbols equal the CPU runs, ever
   const std::string rule = GENERATE(from_range(std::begin(kRules), std::end(kRules)));
   const int folds = GENERATE(3, 8);
   CAPTURE(strategy, aggregate, rule, folds);
-  if (strategy == "exhaustion" && aggregate == "portfolio") return;  // refused: its fold scores are objectives
   // Three symbols of different spans (bars 0-2499, 1000-3999, 2500-4999 of EURUSD): each
   // symbol's folds lie at its own bars. A fraction held out (the subset keeps the folds).
   const std::string data =
