@@ -198,30 +198,37 @@ class SignalStrategy final : public SymbolStrategy {
     }
   }
 
-  /// Symbol k over its blocks; the trial's series come from the cache.
-  template <typename OnTrade>
-  double run(const typename Logic::Params& p, std::size_t k, long_short::Summary& all, OnTrade&& on_trade) const {
+  /// walk(bars, series, blocks) over symbol k: its bars, the trial's series from the cache, its blocks.
+  template <typename Walk>
+  double on_symbol(const typename Logic::Params& p, std::size_t k, Walk&& walk) const {
     const std::size_t s = symbols_[k];
     const long_short::Bars b = bars(s);
     thread_local std::vector<double> own[Logic::kNumSeries];
     const double* series[Logic::kNumSeries];
     trial_series(p, s, b, series, own);
-    const std::vector<BarBlock>& blocks = blocks_[k];
-    return run_signal_symbol<Logic>(p, b, series, blocks.data(), static_cast<int>(blocks.size()), options_.objective,
-                                    &all, on_trade);
+    return walk(b, static_cast<const double* const*>(series), blocks_[k]);
+  }
+
+  /// Symbol k over its blocks.
+  template <typename OnTrade>
+  double run(const typename Logic::Params& p, std::size_t k, long_short::Summary& all, OnTrade&& on_trade) const {
+    return on_symbol(p, k,
+                     [&](const long_short::Bars& b, const double* const* series, const std::vector<BarBlock>& blocks) {
+                       return run_signal_symbol<Logic>(p, b, series, blocks.data(), static_cast<int>(blocks.size()),
+                                                       options_.objective, &all, on_trade);
+                     });
   }
 
   /// Symbol k's row with its fold columns (run_signal_symbol_folds); returns its objective.
   double run_folded(const typename Logic::Params& p, std::size_t k, double* row, double* equity) const {
-    const std::size_t s = symbols_[k];
-    const long_short::Bars b = bars(s);
-    thread_local std::vector<double> own[Logic::kNumSeries];
-    const double* series[Logic::kNumSeries];
-    trial_series(p, s, b, series, own);
-    const std::vector<BarBlock>& blocks = blocks_[k];
-    return run_signal_symbol_folds<Logic>(b, blocks.data(), static_cast<int>(blocks.size()), options_.objective,
-                                          options_.aggregate == symbols::Aggregate::Portfolio, fold_bars(k), row,
-                                          equity, PlainWalk<Logic>{p, b, series}, [](const long_short::Trade&) {});
+    return on_symbol(p, k,
+                     [&](const long_short::Bars& b, const double* const* series, const std::vector<BarBlock>& blocks) {
+                       return run_signal_symbol_folds<Logic>(b, blocks.data(), static_cast<int>(blocks.size()),
+                                                             options_.objective,
+                                                             options_.aggregate == symbols::Aggregate::Portfolio,
+                                                             fold_bars(k), row, equity, PlainWalk<Logic>{p, b, series},
+                                                             [](const long_short::Trade&) {});
+                     });
   }
 
   std::string name_;

@@ -146,6 +146,7 @@ std::unique_ptr<Strategy> ExhaustionStrategy::with_folds(const FoldSpec& folds, 
   auto out = std::make_unique<ExhaustionStrategy>(*this);
   out->folds_ = FoldSpec{};
   out->rule_ = rule;
+  out->fold_compound_ = false;  // a series' own folds score its objective (with_fold_bars says otherwise)
   if (folds.n_folds() == 0) return out;
   check_fold_spec(folds, candles_.size());
   fold_bars_of(
@@ -156,7 +157,8 @@ std::unique_ptr<Strategy> ExhaustionStrategy::with_folds(const FoldSpec& folds, 
 }
 
 std::unique_ptr<ExhaustionStrategy> ExhaustionStrategy::with_fold_bars(const FoldSpec& folds, const AcrossFolds& rule,
-                                                                       std::vector<int> edge, std::vector<int> embargo_end,
+                                                                       std::vector<int> edge,
+                                                                       std::vector<int> embargo_end,
                                                                        bool compound) const {
   TPEOPT_ASSERT(folds.n_folds() > 0 && edge.size() == folds.n_folds() + 1 && embargo_end.size() == folds.n_folds(),
                 "exhaustion: fold bars do not match the folds");

@@ -43,11 +43,13 @@ class ExhaustionSymbolsStrategy final : public SymbolStrategy {
   // ---- folds (Strategy::with_folds; docs/strategies.md, "Folds") ----------------------------------
   /// Each symbol folded in its own bars (atoms are the symbols' bar times; CandleAtoms::first_bar)
   /// with rule All (its objective stays the whole span's); evaluate aggregates the rows
-  /// (symbols::aggregate_symbols_folded). The portfolio aggregate cannot be folded: a symbol's
-  /// fold score is its objective over the fold's trades, not their compound return.
+  /// (symbols::aggregate_symbols_folded). A symbol's fold score is its objective over the fold's
+  /// trades, or under the portfolio aggregate their compound return (ExhaustionStrategy::
+  /// with_fold_bars), as its part of the whole-span score is.
   std::unique_ptr<Strategy> with_folds(const FoldSpec& folds, const AcrossFolds& rule) const override;
   const FoldSpec& folds() const override { return folds_; }
-  FoldRule fold_rule() const override { return strategies::fold_rule(rule_, options_.maximize); }
+  /// The direction the aggregate's "worst" follows (the constructor's `maximize`), for the rule too.
+  FoldRule fold_rule() const override { return strategies::fold_rule(rule_, spec_.maximize != 0); }
 
  private:
   ExhaustionSymbolsStrategy() = default;
