@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -437,12 +438,37 @@ void check_symbol_folds(const std::string& name, const std::string& aggregate,
   const auto part_folded = plain->subset(part, 3)->with_folds(spec, min_rule);
   REQUIRE(folded_part->folds().edges == spec.edges);
   REQUIRE(folded_part->metric_names() == folded->metric_names());
+  // And against a direct count: the subset's own trades (its blocks start flat), each in the
+  // fold of its entry bar's atom of the whole data. (atc's view walks whole series only.)
+  const auto plain_part = plain->subset(part, 3);
+  const std::optional<SymbolsView> part_view =
+      name == "atc" ? std::nullopt : std::optional<SymbolsView>(view_of(*plain_part, objective));
+  double part_counted = 0.0;
   for (std::uint64_t t = 0; t < 6; ++t) {
+    CAPTURE(t);
     const auto slots = random_slots(*plain, t);
     const Evaluated e = evaluate(*folded_part, slots), g = evaluate(*part_folded, slots);
     REQUIRE(same_bits(e.metrics, g.metrics));
     REQUIRE(same_bits(e.score.score, g.score.score));
+    if (!part_view) continue;
+    for (std::size_t f = 0; f < K; ++f) {
+      CAPTURE(f);
+      double count = 0.0;
+      for (std::size_t k = 0; k < part_view->S; ++k) {
+        const SymbolTrades st = part_view->symbol(slots, k);
+        for (const EntryReturn& tr : st.trades) {
+          const std::int64_t time = st.time_ms[static_cast<std::size_t>(tr.entry_bar)];
+          const auto atom =
+              static_cast<std::size_t>(std::lower_bound(atoms.begin(), atoms.end(), time) - atoms.begin());
+          const std::size_t from = f == 0 ? spec.edges[f] : spec.edges[f] + embargo;
+          if (atom >= from && atom < spec.edges[f + 1]) count += 1.0;
+        }
+      }
+      REQUIRE(e.metrics[M + 4 * f + 1] == count);
+      part_counted += count;
+    }
   }
+  if (part_view) REQUIRE(part_counted > 0.0);
 }
 
 engine::StudyRun run(const io::StudyConfig& c, const strategies::Strategy& s, bool serial,
