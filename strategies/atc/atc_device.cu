@@ -142,6 +142,9 @@ __device__ __forceinline__ void write_row(const TrialLaunch& L, int s, int trial
 
 constexpr int kGroupedThreads = 128;
 
+/// kFolds: the launch scores folds (L.folds.n > 0). A template parameter, not a test in the bar
+/// loop: the loop without folds keeps the registers and instructions it had before folds.
+template <bool kFolds>
 __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch L) {
   BlockOccupancy occupancy(L.probe);
   // Each lane's l1 * E and E of the current bar, read by the lanes of its group.
@@ -167,7 +170,7 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
   double G = 1.0;
   const int n_words = atc::signal_words(n);
   // Folds: the group's lane 0 (of a valid trial) keeps the row's fold statistics.
-  const bool keeps_folds = L.folds.n > 0 && valid && m == 0;
+  const bool keeps_folds = kFolds && valid && m == 0;
   const strategies::FoldBars folds = keeps_folds ? symbol_folds(L, s) : strategies::FoldBars{};
   const strategies::FoldView<atc::FoldStats> fold_stats =
       keeps_folds ? row_folds(L, row_of(L, s, trial)) : atc::no_fold_stats();
@@ -197,7 +200,10 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
         c.first(group[0].x, group[0].y);
 #pragma unroll
         for (int j = 1; j < atc::kNumTypes; ++j) c.add(group[j].x, group[j].y);
-        if (t > p.cutout) atc::add_fold_return(fold_stats, folds, t, atc::trade_realize(trade, Rt, p.fee));
+        if (t > p.cutout) {
+          if constexpr (kFolds) atc::add_fold_return(fold_stats, folds, t, atc::trade_realize(trade, Rt, p.fee));
+          else atc::trade_realize(trade, Rt, p.fee);
+        }
         atc::trade_decide(trade, c.value(), p);
       }
     }
@@ -462,7 +468,8 @@ class AtcDevice final : public DeviceStrategy {
       const int threads = kGroupedThreads;
       const long long warps = static_cast<long long>(n_symbols_) * L.warps_per_symbol;
       const long long blocks = (warps * 32 + threads - 1) / threads;
-      grouped_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(L);
+      if (L.folds.n > 0) grouped_kernel<true><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(L);
+      else grouped_kernel<false><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(L);
       CUDA_CHECK_LAUNCH("atc grouped_kernel");
     } else {
       const int threads = gpu::launchable_block_size(thread_kernel<false>, block_size);

@@ -427,6 +427,19 @@ __device__ __forceinline__ void flush_trial_folds(const TrialLaunch& L, long lon
   if (L.folds.n > 0) strategies::flush_fold(c, fold_view(L, local));
 }
 
+/// The warps' fold cursors of a block, in its dynamic shared memory: a launch with folds asks
+/// for fold_cursor_bytes(threads), one without asks for none, so a plain walk's kernels keep
+/// the shared memory (and the L1 share of the SM) they had without folds.
+__device__ __forceinline__ FoldCursor* block_fold_cursors() {
+  extern __shared__ __align__(16) unsigned char fold_cursor_storage[];
+  return reinterpret_cast<FoldCursor*>(fold_cursor_storage);
+}
+
+/// Dynamic shared memory of a warp kernel's block of `threads` for its warps' cursors.
+inline std::size_t fold_cursor_bytes(const TrialLaunch& L, int threads) {
+  return L.folds.n > 0 ? static_cast<std::size_t>((threads + 31) / 32) * sizeof(FoldCursor) : 0;
+}
+
 /// A warp's trade (every lane has it) added by lane 0 to the whole span's summary `sum` and by
 /// lane 1 to its fold through the cursor `c`: the two adds are one instruction stream on two
 /// lanes (the fold's costs no time of lane 0's), the same adds in the same order as
@@ -586,7 +599,6 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   // to the finders' state instead.
   __shared__ ex::Summary warp_sums[kByWarp ? 32 : 1];
   __shared__ ex::BlockedScore warp_blocked[kByWarp && kBlocked ? 32 : 1];
-  __shared__ FoldCursor warp_folds[kByWarp ? 32 : 1];
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long local = kByWarp ? gid / 32 : gid;
   if (local >= L.count) return;  // uniform across a warp in the warp kernels
@@ -600,7 +612,9 @@ __device__ __forceinline__ void run_trial(const TrialLaunch& L) {
   FoldCursor own_fold;
   ex::Summary& sum = kByWarp ? warp_sums[threadIdx.x >> 5] : own;
   ex::BlockedScore& blocked = kByWarp && kBlocked ? warp_blocked[threadIdx.x >> 5] : own_blocked;
-  FoldCursor& fold = kByWarp ? warp_folds[threadIdx.x >> 5] : own_fold;
+  // A launch without folds has no cursor storage: its warps use their own, which only
+  // start_folds touches.
+  FoldCursor& fold = kByWarp && L.folds.n > 0 ? block_fold_cursors()[threadIdx.x >> 5] : own_fold;
   if (kByWarp && lane == 0) {
     sum = ex::Summary{};
     if constexpr (kBlocked) blocked = ex::BlockedScore{};
@@ -652,7 +666,8 @@ __global__ void __maxnreg__(80) filtered_kernel_capped(TrialLaunch L) {
 template <int kMode, bool kCapped>
 void launch_trial_kernel(bool record, bool blocked, unsigned blocks, int threads, cudaStream_t stream,
                          const TrialLaunch& L) {
-  auto go = [&](auto kernel) { kernel<<<blocks, threads, 0, stream>>>(L); };
+  const std::size_t smem = kMode == kSimple ? 0 : fold_cursor_bytes(L, threads);
+  auto go = [&](auto kernel) { kernel<<<blocks, threads, smem, stream>>>(L); };
   if constexpr (kCapped) {
     if (record) blocked ? go(filtered_kernel_capped<true, true>) : go(filtered_kernel_capped<true, false>);
     else blocked ? go(filtered_kernel_capped<false, true>) : go(filtered_kernel_capped<false, false>);
@@ -735,7 +750,6 @@ __device__ __forceinline__ ex::Trade shfl_trade(const ex::Trade& t, int from) {
 __global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
   BlockOccupancy occupancy(L.probe);
   __shared__ ex::Summary warp_sums[32];
-  __shared__ FoldCursor warp_folds[32];
   const long long local = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (local >= L.count) return;  // uniform across a warp
   const int lane = static_cast<int>(threadIdx.x & 31u);
@@ -744,7 +758,8 @@ __global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
   const ex::Params p = ex::unpack_params(L.params + static_cast<std::size_t>(trial) * ex::kNumSlots);
   const ex::TrialSeries t = trial_series(L, s);
   ex::Summary& sum = warp_sums[threadIdx.x >> 5];
-  FoldCursor& fold = warp_folds[threadIdx.x >> 5];
+  FoldCursor own_fold;  // a launch without folds: a cursor nothing adds to
+  FoldCursor& fold = L.folds.n > 0 ? block_fold_cursors()[threadIdx.x >> 5] : own_fold;
   if (lane == 0) {
     sum = ex::Summary{};
     reset_trial_folds(L, local, fold);
@@ -1258,7 +1273,7 @@ class SeriesStore {
     segment_kernel<<<blocks, kSegmentThreads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("exhaustion segment_kernel");
     const unsigned stitch_blocks = static_cast<unsigned>((static_cast<long long>(count) * 32 + threads - 1) / threads);
-    stitch_kernel<<<stitch_blocks, threads, 0, stream>>>(L, S);
+    stitch_kernel<<<stitch_blocks, threads, fold_cursor_bytes(L, threads), stream>>>(L, S);
     CUDA_CHECK_LAUNCH("exhaustion stitch_kernel");
     CUDA_CHECK(cudaEventRecord(sc.done, stream));
     sc.used = true;
