@@ -16,7 +16,8 @@
 #                SEGMENT_EXAMPLES: example names, NAME:CSV for the example over another series)
 #   robust       bench/robust/holdout_selection.py on CUDA (ROBUST_TRIALS, ROBUST_BATCH, ROBUST_SEEDS;
 #                ROBUST_SETTINGS: all,mean by default, the setting chosen on the tuning set at
-#                20,000 / 1,000; ROBUST_GPU_JOBS runs at once, 4 by default)
+#                20,000 / 1,000; ROBUST_GPU_JOBS runs at once, 4 by default; ROBUST_FIRST_SEED and
+#                ROBUST_SETS=held-out add seeds to the held-out cells of a setting already chosen)
 #   robust_cpu   the same on the machine's CPU cores, in the background (ROBUST_JOBS runs at once, one
 #                thread each, 20,000 trials in batches of 1,000; seeds ROBUST_FIRST_SEED ..
 #                + ROBUST_SEEDS - 1); robust_wait waits for it
@@ -88,7 +89,7 @@ PY
     robust)
       timeout "${ROBUST_TIMEOUT:-300}" python3 bench/robust/holdout_selection.py --tpeopt "$BIN/tpeopt" --executor cuda \
         --trials "${ROBUST_TRIALS:-200704}" --batch "${ROBUST_BATCH:-4096}" --seeds "${ROBUST_SEEDS:-5}" \
-        --settings "${ROBUST_SETTINGS:-all,mean}" --jobs "${ROBUST_GPU_JOBS:-4}" \
+        --first-seed "${ROBUST_FIRST_SEED:-1}" --sets "${ROBUST_SETS:-tuning,held-out}" --settings "${ROBUST_SETTINGS:-all,mean}" --jobs "${ROBUST_GPU_JOBS:-4}" \
         --bars "${ROBUST_BARS:-200000}" --work "$S/robust_gen" --out "$S/robust.jsonl" > "$S/robust.txt" 2>&1
       echo "robust exit $?"; grep -E '^\||^best|^held-out' "$S/robust.txt"; rm -rf "$S/robust_gen" ;;
     robust_cpu)

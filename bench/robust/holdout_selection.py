@@ -187,6 +187,9 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--settings", default=",".join(SETTINGS),
                     help="comma-separated across_folds settings to run (default: every one)")
+    ap.add_argument("--sets", default=",".join(WORKLOADS),
+                    help="comma-separated workload sets to run (tuning, held-out; default: both). A second part "
+                    "that adds seeds to the held-out cells of a setting already chosen runs held-out only")
     ap.add_argument("--report", nargs="+", help="the tables from these --out files (parts of one run)")
     ap.add_argument("--best", choices=[s for s in SETTINGS if s != "all"],
                     help="the setting the report judges against all, chosen beforehand on the tuning set "
@@ -199,16 +202,19 @@ def main():
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
         ap.error(f"--settings: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
+    sets = args.sets.split(",")
+    if [n for n in sets if n not in WORKLOADS]:
+        ap.error(f"--sets: unknown set(s) {[n for n in sets if n not in WORKLOADS]}; known: {', '.join(WORKLOADS)}")
     os.makedirs(args.work, exist_ok=True)
     jobs = []
     paths = {}
-    for workloads in WORKLOADS.values():
-        for workload, example, series in workloads:
+    for set_name in sets:
+        for workload, example, series in WORKLOADS[set_name]:
             paths[workload] = generated_series(args.tpeopt, args.work, series, args.bars) if series else None
     # Seed by seed: a run stopped early leaves whole seeds, each with every cell.
     for seed in range(args.first_seed, args.first_seed + args.seeds):
-        for workloads in WORKLOADS.values():
-            for workload, example, series in workloads:
+        for set_name in sets:
+            for workload, example, series in WORKLOADS[set_name]:
                 for setting in settings:
                     jobs.append((args, workload, example, paths[workload], setting, seed))
     with open(args.out, "w") as out, cf.ThreadPoolExecutor(args.jobs) as pool:
