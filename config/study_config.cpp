@@ -188,24 +188,28 @@ tpe::Multivariate parse_multivariate(const JsonFields& t, tpe::Multivariate fall
                    v.is_string() ? "\"" + v.get<std::string>() + "\"" : json_type_name(v));
 }
 
-Json operators_json(const std::array<bool, 3>& used) {
-  static const char* const names[] = {"joint", "marginal", "recombine"};
+// The names of tpe::ProposalOperator's values, in their order.
+const char* const kOperatorNames[] = {"joint", "marginal", "recombine", "evolve"};
+
+Json operators_json(const std::array<bool, tpe::kOperators>& used) {
+  const auto& names = kOperatorNames;
   Json out = Json::array();
-  for (std::size_t o = 0; o < 3; ++o)
+  for (std::size_t o = 0; o < tpe::kOperators; ++o)
     if (used[o]) out.push_back(names[o]);
   return out;
 }
 
-// search.tpe.operators: a list of distinct names among joint, marginal, recombine.
-std::array<bool, 3> parse_operators(const Json& list, const std::string& key) {
-  static const char* const names[] = {"joint", "marginal", "recombine"};
+// search.tpe.operators: a list of distinct names among joint, marginal, recombine, evolve.
+std::array<bool, tpe::kOperators> parse_operators(const Json& list, const std::string& key) {
+  const auto& names = kOperatorNames;
   if (!list.is_array() || list.empty())
-    throw make_error("{}: expected a list of operators among \"joint\", \"marginal\", \"recombine\"", key);
-  std::array<bool, 3> used{false, false, false};
+    throw make_error("{}: expected a list of operators among \"joint\", \"marginal\", \"recombine\", \"evolve\"", key);
+  std::array<bool, tpe::kOperators> used{};
   for (const auto& item : list) {
     const auto name = item.is_string() ? item.get<std::string>() : item.dump();
     const auto it = std::find(std::begin(names), std::end(names), name);
-    if (it == std::end(names)) throw make_error("{}: \"{}\" is not one of: joint, marginal, recombine", key, name);
+    if (it == std::end(names))
+      throw make_error("{}: \"{}\" is not one of: joint, marginal, recombine, evolve", key, name);
     if (used[static_cast<std::size_t>(it - std::begin(names))])
       throw make_error("{}: \"{}\" is listed twice", key, name);
     used[static_cast<std::size_t>(it - std::begin(names))] = true;

@@ -1,6 +1,8 @@
 #pragma once
-#include <array>
 // Settings of the batch TPE sampler (tpe/batch_tpe_sampler.hpp; docs/tpe.md, "Batch TPE").
+#include <array>
+
+#include "tpe/proposal_operator.hpp"
 
 namespace tpeopt::tpe {
 
@@ -17,9 +19,10 @@ struct BatchTpeConfig {
   int candidates = 4;
   /// Least share of a batch that each proposal operator in use keeps, in [0, 1/operators].
   double min_share = 0.05;
-  /// Which proposal operators are used (joint, marginal, recombine; good_set_model.hpp): all
-  /// by default, at least one.
-  std::array<bool, 3> operators{true, true, true};
+  /// Which proposal operators are used (joint, marginal, recombine, evolve;
+  /// proposal_operator.hpp), at least one. Evolve (the persistent search distribution) is
+  /// off by default: docs/tpe.md, "Evolve", says what it measured.
+  std::array<bool, kOperators> operators{true, true, true, false};
   /// The joint kernel's step-size rule (docs/tpe.md, "Joint step size"): 0 (off, the
   /// default) keeps Scott's factor; a rate in (0, 1) multiplies it by a step size s adapted in
   /// tell() from the joint trials' success rate r (the operator shares' rate): ln s moves by

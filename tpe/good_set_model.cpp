@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 
+#include "tpe/cholesky.hpp"
 #include "tpe/ga_genes.hpp"
 
 namespace tpeopt::tpe {
@@ -23,25 +25,6 @@ std::size_t pick_cumulative(const std::vector<double>& cumulative, double u) {
   return std::min<std::size_t>(static_cast<std::size_t>(it - cumulative.begin()), cumulative.size() - 1);
 }
 
-// Lower Cholesky factor of the symmetric n x n matrix a (row-major), in place; false when a
-// is not positive definite.
-bool cholesky(std::vector<double>& a, std::size_t n) {
-  for (std::size_t j = 0; j < n; ++j) {
-    double d = a[j * n + j];
-    for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
-    if (!(d > 0.0)) return false;
-    const double l = std::sqrt(d);
-    a[j * n + j] = l;
-    for (std::size_t i = j + 1; i < n; ++i) {
-      double s = a[i * n + j];
-      for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
-      a[i * n + j] = s / l;
-    }
-    for (std::size_t k = j + 1; k < n; ++k) a[j * n + k] = 0.0;
-  }
-  return true;
-}
-
 // The mutation a genetic algorithm's child gets (tpe/ga_genes.hpp): Gaussian of 0.1 of the
 // internal range, truncated to it; a discrete value always moves; a categorical takes another
 // choice.
@@ -50,8 +33,9 @@ constexpr double kCrossoverRate = 0.9;
 
 }  // namespace
 
-GoodSetModel::GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size, double joint_step)
-    : space_(&space), pool_(&pool), size_(size) {
+GoodSetModel::GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size, double joint_step,
+                           const SearchDistribution::Frame* evolve)
+    : space_(&space), pool_(&pool), size_(size), evolve_(evolve) {
   const std::size_t nc = space.n_codes();
   // Rank weights (those of CMA-ES's recombination): the best trial weighs most.
   const double top = std::log(static_cast<double>(size) + 0.5);
@@ -161,6 +145,9 @@ void GoodSetModel::propose(ProposalOperator op, TrialEngine& engine, double* out
     case ProposalOperator::Recombine:
       recombine(engine, out);
       break;
+    case ProposalOperator::Evolve:
+      evolve(engine, out);
+      break;
   }
   for (std::size_t j : numeric_) {
     const double u = out[j] >= 0.0 && out[j] <= 1.0 ? out[j] : ga::reflect_into(out[j], 0.0, 1.0);
@@ -194,6 +181,18 @@ void GoodSetModel::marginal(TrialEngine& engine, double* out) const {
     const std::size_t r = pick(engine);
     out[c] = codes(r)[c] + marginal_sigma_[r * nc + c] * normal(engine);
   }
+}
+
+void GoodSetModel::evolve(TrialEngine& engine, double* out) const {
+  if (!evolve_ || evolve_->mean.size() != numeric_.size())
+    throw std::logic_error("GoodSetModel: an Evolve proposal without a frame of its numeric codes");
+  const std::size_t nc = space_->n_codes();
+  for (std::size_t c = 0; c < nc; ++c)
+    if (space_->categorical(c)) out[c] = static_cast<double>(pick_cumulative(choice_cumulative_[c], uniform01(engine)));
+  thread_local std::vector<double> x;
+  x.resize(numeric_.size());
+  SearchDistribution::draw(*evolve_, engine, x.data());
+  for (std::size_t i = 0; i < numeric_.size(); ++i) out[numeric_[i]] = x[i];
 }
 
 void GoodSetModel::recombine(TrialEngine& engine, double* out) const {

@@ -9,29 +9,20 @@
 
 #include "tpe/fast_acquisition.hpp"  // for AliasTable
 #include "tpe/good_pool.hpp"
+#include "tpe/proposal_operator.hpp"
+#include "tpe/search_distribution.hpp"
 #include "tpe/trial_rng.hpp"
 #include "tpe/unit_space.hpp"
 
 namespace tpeopt::tpe {
 
-/// The proposal operators, each a way of drawing from the good set's Parzen estimator.
-///  - Joint: one good trial's kernel over all numeric axes at once, with the bandwidth matrix
-///    h^2 C (C the good set's weighted covariance, h Scott's factor): moves along the
-///    directions the good set is spread in (rotated and ill-conditioned problems).
-///  - Marginal: each axis from l's marginal on that axis independently (univariate TPE's l:
-///    each axis takes another good trial's value, with its neighbour-gap bandwidth):
-///    recombines all good trials at once (separable problems).
-///  - Recombine: two good trials' uniform crossover and a mutation of about one axis (a
-///    genetic algorithm's child with the good set as its parents): coordinate moves that keep
-///    most of a good trial (multimodal separable problems, discrete and categorical axes).
-enum class ProposalOperator { Joint = 0, Marginal = 1, Recombine = 2 };
-inline constexpr std::size_t kOperators = 3;
-
 class GoodSetModel {
  public:
   /// The good set is the pool's best `size` trials (size <= pool.size(), >= 1); the joint
   /// kernel's bandwidth is Scott's factor times joint_step.
-  GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size, double joint_step = 1.0);
+  /// `evolve`: the frame Evolve proposals draw from (required for them, else unused).
+  GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::size_t size, double joint_step = 1.0,
+               const SearchDistribution::Frame* evolve = nullptr);
 
   std::size_t size() const { return size_; }
   std::size_t n_codes() const { return space_->n_codes(); }
@@ -63,10 +54,12 @@ class GoodSetModel {
   void joint(TrialEngine& engine, double* codes) const;
   void marginal(TrialEngine& engine, double* codes) const;
   void recombine(TrialEngine& engine, double* codes) const;
+  void evolve(TrialEngine& engine, double* codes) const;
 
   const UnitSpace* space_;
   const GoodPool* pool_;
   std::size_t size_;
+  const SearchDistribution::Frame* evolve_;
   std::vector<double> weights_;
   detail::AliasTable picker_;  // draws a rank by weight in O(1)
   double effective_size_ = 1.0;

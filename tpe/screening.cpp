@@ -6,7 +6,9 @@
 
 namespace tpeopt::tpe {
 
-int candidates_for(ProposalOperator op, int candidates) { return op == ProposalOperator::Joint ? 1 : candidates; }
+int candidates_for(ProposalOperator op, int candidates) {
+  return op == ProposalOperator::Joint || op == ProposalOperator::Evolve ? 1 : candidates;
+}
 
 int screen(const GoodSetModel& model, const DensityRatio* ratio, ProposalOperator op, int candidates,
            TrialEngine& engine, double* best, double* scratch) {

@@ -2,9 +2,10 @@
 // Batch TPE's screening (docs/tpe.md, "Batch TPE", "Screening"): which trials are the best
 // of several candidates by log l(x) - log g(x), and the choice among them. A marginal or
 // recombine trial draws `candidates` candidates of its operator and is the first one with the
-// largest DensityRatio score. A joint trial is its operator's single draw, not screened: the
-// per-axis ratio ignores the correlations the joint kernel draws along, and screening it lost
-// on rotated problems.
+// largest DensityRatio score. A joint or evolve trial is its operator's single draw, not
+// screened: the per-axis ratio ignores the correlations those operators draw along (screening
+// the joint kernel lost on rotated problems), and an evolve trial's draw is what its
+// distribution's update must see.
 #include "tpe/density_ratio.hpp"
 #include "tpe/good_set_model.hpp"
 #include "tpe/trial_rng.hpp"

@@ -328,7 +328,7 @@ namespace {
 
 // The number of joint trials (the first of a block) batch TPE gives a block of n at these
 // shares: floor(share x n), the remainder to the largest share.
-std::size_t joint_count(const std::array<double, 3>& shares, std::size_t n) {
+std::size_t joint_count(const std::array<double, tpe::kOperators>& shares, std::size_t n) {
   std::size_t used = 0, largest = 0;
   for (std::size_t o = 0; o < 3; ++o) {
     used += static_cast<std::size_t>(std::floor(shares[o] * static_cast<double>(n)));

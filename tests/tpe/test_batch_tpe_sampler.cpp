@@ -27,9 +27,10 @@ using tpe::Direction;
 
 namespace {
 
-BatchTpeConfig with_threads(unsigned threads) {
+BatchTpeConfig with_threads(unsigned threads, bool evolve = false) {
   BatchTpeConfig c;
   c.threads = threads;
+  c.operators[static_cast<std::size_t>(tpe::ProposalOperator::Evolve)] = evolve;
   return c;
 }
 
@@ -71,17 +72,24 @@ TEST_CASE("Batch TPE: the same trials for every thread count and at every depth,
   const std::size_t d = space.size();
   const std::size_t depth = GENERATE(1u, 2u, 3u);
   const std::size_t batch = GENERATE(37u, 100u);
-  CAPTURE(depth, batch);
-  BatchTpeSampler one(space, Direction::Minimize, 7, with_threads(1));
+  const bool evolve = GENERATE(false, true);
+  CAPTURE(depth, batch, evolve);
+  BatchTpeSampler one(space, Direction::Minimize, 7, with_threads(1, evolve));
   const auto expected = run_schedule(one, d, 1000, batch, depth, mixed_objective);
+  if (evolve) {
+    // The evolve operator took part: its distribution was updated from told blocks.
+    REQUIRE(one.evolve_distribution() != nullptr);
+    CHECK(one.evolve_distribution()->generation() + one.evolve_distribution()->restarts() > 0);
+    CHECK(one.shares()[3] > 0.0);
+  }
   for (unsigned threads : {2u, 4u}) {
     CAPTURE(threads);
-    BatchTpeSampler many(space, Direction::Minimize, 7, with_threads(threads));
+    BatchTpeSampler many(space, Direction::Minimize, 7, with_threads(threads, evolve));
     const auto got = run_schedule(many, d, 1000, batch, depth, mixed_objective);
     REQUIRE(std::memcmp(got.data(), expected.data(), got.size() * sizeof(double)) == 0);
   }
   // Another seed gives other trials (the comparison above is not vacuous).
-  BatchTpeSampler other(space, Direction::Minimize, 8, with_threads(1));
+  BatchTpeSampler other(space, Direction::Minimize, 8, with_threads(1, evolve));
   const auto different = run_schedule(other, d, 1000, batch, depth, mixed_objective);
   REQUIRE(std::memcmp(different.data(), expected.data(), different.size() * sizeof(double)) != 0);
 }
@@ -190,9 +198,11 @@ TEST_CASE("Batch TPE: adopting journaled blocks resumes the run bit for bit", "[
   const SearchSpace space = mixed_space();
   const std::size_t d = space.size();
   constexpr std::size_t batch = 40, n_trials = 800, depth = 2, replayed_blocks = 9;
-  BatchTpeSampler whole(space, Direction::Minimize, 21);
+  const bool evolve = GENERATE(false, true);
+  CAPTURE(evolve);
+  BatchTpeSampler whole(space, Direction::Minimize, 21, with_threads(1, evolve));
   const auto expected = run_schedule(whole, d, n_trials, batch, depth, mixed_objective);
-  BatchTpeSampler resumed(space, Direction::Minimize, 21);
+  BatchTpeSampler resumed(space, Direction::Minimize, 21, with_threads(1, evolve));
   std::vector<double> params(n_trials * d);
   const std::size_t n_blocks = n_trials / batch;
   auto issue = [&](std::size_t k) {
@@ -254,8 +264,10 @@ TEST_CASE("Batch TPE: each operator's share follows its successes", "[cpu][tpe][
   const auto s = separable.shares();
   CAPTURE(s[0], s[1], s[2]);
   CHECK(s[0] < std::max(s[1], s[2]));
-  for (const auto& shares : {r, s})
-    for (double v : shares) CHECK(v >= 0.05 - 1e-12);  // min_share
+  for (const auto& shares : {r, s}) {
+    for (std::size_t o = 0; o < 3; ++o) CHECK(shares[o] >= 0.05 - 1e-12);  // min_share
+    CHECK(shares[3] == 0.0);                                               // evolve: off by default
+  }
 }
 
 TEST_CASE("Batch TPE out-searches random search and the GA at 20,000 trials in batches of 1,000", "[cpu][tpe][batch]") {
@@ -309,6 +321,12 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   const auto stepped = parse({{"joint_success_target", 0.1}});
   CHECK(stepped.search.tpe.batch.joint_success_target == 0.1);
   CHECK(parse(stepped.resolved()["search"]["tpe"]).resolved() == stepped.resolved());
+  // The evolve operator: off by default (the operators written back are the three of before),
+  // named in the list to turn it on.
+  CHECK(batch.resolved()["search"]["tpe"]["operators"] == io::Json({"joint", "marginal", "recombine"}));
+  const auto evolving = parse({{"operators", {"joint", "marginal", "recombine", "evolve"}}});
+  CHECK(evolving.search.tpe.batch.operators[3]);
+  CHECK(parse(evolving.resolved()["search"]["tpe"]).resolved() == evolving.resolved());
   const auto optuna = parse({{"preset", "optuna"}, {"multivariate", true}});
   CHECK(optuna.search.tpe.preset == tpe::Preset::Optuna);
   CHECK(optuna.search.tpe.n_ei_candidates == 24);
@@ -331,4 +349,6 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   CHECK_THAT(message({{"preset", "optuna"}, {"joint_success_target", 0.1}}),
              Catch::Contains("search.tpe.joint_success_target: only with \"preset\": \"batch\""));
   CHECK_THAT(message({{"preset", "bayes"}}), Catch::Contains("search.tpe.preset"));
+  CHECK_THAT(message({{"operators", {"joint", "cma"}}}),
+             Catch::Contains("search.tpe.operators: \"cma\" is not one of: joint, marginal, recombine, evolve"));
 }
