@@ -14,14 +14,10 @@ BIN="$(cd "${BIN:-.carry}" && pwd)"
 OUT="${OUT:-out}"
 limit="${1:-420}"
 mkdir -p "$OUT"
-export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)" TPEOPT_QUALITY_SERVER="$BIN/quality_server"
-pylib="$(mktemp -d)"
-python3 - "${WHEELS:-.whl}" "$pylib" <<'EOF'
-import sys, zipfile, pathlib
-for w in sorted(pathlib.Path(sys.argv[1]).glob("*.whl")):
-    zipfile.ZipFile(w).extractall(sys.argv[2])
-EOF
-export PYTHONPATH="$pylib"
+export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
+WHEELS="${WHEELS:-.whl}"
+source "$(dirname "${BASH_SOURCE[0]}")/offline_env.sh"
+quality_offline_env python3
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 python3 --version | tee -a "$OUT/device.txt"
 nproc | sed 's/^/cores: /' | tee -a "$OUT/device.txt"
