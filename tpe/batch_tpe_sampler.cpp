@@ -54,8 +54,8 @@ void validate(const BatchTpeConfig& c) {
     throw make_error("search.tpe.min_good: expected an integer in [2, {}], got {}", 1 << 20, c.min_good);
   if (c.candidates < 1 || c.candidates > 1024)
     throw make_error("search.tpe.n_ei_candidates: expected an integer in [1, 1024], got {}", c.candidates);
-  const int used = static_cast<int>(c.operators[0]) + c.operators[1] + c.operators[2];
-  if (used == 0) throw make_error("search.tpe.operators: expected at least one of joint, marginal, recombine");
+  const int used = static_cast<int>(std::count(c.operators.begin(), c.operators.end(), true));
+  if (used == 0) throw make_error("search.tpe.operators: expected at least one of joint, marginal, recombine, evolve");
   if (!(c.joint_success_target >= 0.0 && c.joint_success_target < 1.0))
     throw make_error("search.tpe.joint_success_target: expected a number in [0, 1), got {}", c.joint_success_target);
   if (!(c.min_share >= 0.0 && c.min_share * used <= 1.0))
@@ -95,6 +95,8 @@ struct BatchTpeSampler::State {
       : space(std::move(s)), direction(dir), seed(sd), config(cfg), unit(space), pool(unit.n_codes(), dir),
         workers(cfg.threads) {
     validate(config);
+    if (evolving() && numeric_count() == 0)
+      throw make_error("search.tpe.operators: \"evolve\" draws the numeric axes, and no searched axis is numeric");
     // The Parzen operators share the first batches evenly; evolve, when on with others, starts
     // at min_share and earns more only as its trials enter the good set (a distribution that
     // starts wide wastes a large share of the few batches of a small budget).
@@ -155,6 +157,11 @@ struct BatchTpeSampler::State {
   }
 
   bool evolving() const { return config.operators[static_cast<std::size_t>(ProposalOperator::Evolve)]; }
+  std::size_t numeric_count() const {
+    std::size_t n = 0;
+    for (std::size_t c = 0; c < unit.n_codes(); ++c) n += unit.categorical(c) ? 0 : 1;
+    return n;
+  }
 
   // The block's evolve frame: the distribution's current one when the block has evolve trials.
   void attach_frame(Block& block) const {
@@ -311,17 +318,14 @@ std::vector<double> BatchTpeSampler::State::numeric_codes(const double* codes) c
 
 // The evolve distribution: made at the pool's best trial once the model starts; updated from
 // each told block with the frame its evolve trials were drawn from. The selected trials are
-// the block's best of ALL its trials (ranked as the pool ranks), as many as half its evolve
-// trials: the other operators' good trials are injected (their steps shortened in update()),
-// so the distribution learns from every trial the batch spent, not from its own share alone
-// (on the tuning set at 200,000 / 4,096 this beat selecting among its own trials on 4 of 6
-// functions: docs/tpe.md, "Evolve"). Restarted at a uniform random mean when
-// should_restart() says.
+// the block's best max(2, evolve trials / 2) of ALL its trials (ranked as the pool ranks): the
+// other operators' good trials are injected, their steps shortened in update(), so the
+// distribution learns from every trial the batch spent, not from its own share alone
+// (docs/tpe.md, "Evolve", has what was measured). Restarted at a uniform random mean when
+// should_restart() says; blocks drawn before a restart are not used.
 void BatchTpeSampler::State::update_evolve(const Block& block, std::span<const TrialOutcome> outcomes) {
   if (!evolving()) return;
-  std::size_t n_numeric = 0;
-  for (std::size_t c = 0; c < unit.n_codes(); ++c) n_numeric += unit.categorical(c) ? 0 : 1;
-  if (n_numeric == 0) return;
+  const std::size_t n_numeric = numeric_count();
   if (!evolve) {
     if (modelled()) evolve.emplace(n_numeric, numeric_codes(pool.best_codes(0)));
     return;

@@ -22,30 +22,47 @@ double expected_norm(double n) { return std::sqrt(n) * (1.0 - 1.0 / (4.0 * n) + 
 }  // namespace
 
 SearchDistribution::SearchDistribution(std::size_t n, std::span<const double> mean, double sigma0) : n_(n) {
-  restart(mean, sigma0);
-  restarts_ = 0;
+  reset(mean, sigma0);
 }
 
 void SearchDistribution::restart(std::span<const double> mean, double sigma0) {
+  ++restarts_;
+  reset(mean, sigma0);
+}
+
+void SearchDistribution::reset(std::span<const double> mean, double sigma0) {
   cov_.assign(n_ * n_, 0.0);
   for (std::size_t i = 0; i < n_; ++i) cov_[i * n_ + i] = 1.0;
   path_sigma_.assign(n_, 0.0);
   path_c_.assign(n_, 0.0);
   generation_ = 0;
   stalled_ = 0;
-  ++restarts_;
+  degenerate_ = false;
   refresh_frame(std::vector<double>(mean.begin(), mean.end()), sigma0);
 }
 
 void SearchDistribution::refresh_frame(std::vector<double> mean, double sigma) {
-  // C stays symmetric positive definite in exact arithmetic; a ridge covers rounding.
-  auto frame = std::make_shared<Frame>(Frame{std::move(mean), sigma, cov_});
+  // C stays symmetric positive definite in exact arithmetic; a ridge covers rounding. A C that
+  // is not finite, or that no ridge of up to 1e16 times its scale makes positive definite, is
+  // replaced by I and marked degenerate: should_restart() then says so.
+  bool finite = std::isfinite(sigma);
+  for (double v : cov_) finite = finite && std::isfinite(v);
+  auto frame = std::make_shared<Frame>(Frame{std::move(mean), sigma, cov_, restarts_});
   double trace = 0.0;
   for (std::size_t i = 0; i < n_; ++i) trace += cov_[i * n_ + i];
   const double scale = std::max(trace / static_cast<double>(std::max<std::size_t>(n_, 1)), 1e-300);
-  for (double ridge = 1e-14 * scale; !cholesky(frame->chol, n_); ridge *= 10.0) {
+  bool factored = finite && cholesky(frame->chol, n_);
+  for (double ridge = 1e-14 * scale; finite && !factored && ridge <= 1e2 * scale; ridge *= 10.0) {
     for (std::size_t i = 0; i < n_; ++i) cov_[i * n_ + i] += ridge;
     frame->chol = cov_;
+    factored = cholesky(frame->chol, n_);
+  }
+  if (!factored) {
+    cov_.assign(n_ * n_, 0.0);
+    for (std::size_t i = 0; i < n_; ++i) cov_[i * n_ + i] = 1.0;
+    frame->chol = cov_;
+    if (!std::isfinite(frame->sigma)) frame->sigma = kSigma0;
+    degenerate_ = true;
   }
   frame_ = std::move(frame);
 }
@@ -66,7 +83,8 @@ void SearchDistribution::draw(const Frame& frame, TrialEngine& engine, double* o
 void SearchDistribution::update(const Frame& drawn_from, std::span<const double* const> selected, std::size_t lambda,
                                 bool improved) {
   const std::size_t mu = selected.size();
-  if (mu == 0) return;
+  // A block drawn before the last restart (pipelining) says nothing of the new distribution.
+  if (mu == 0 || drawn_from.start != restarts_) return;
   const double n = static_cast<double>(n_);
   // Recombination weights of the best mu, w_i proportional to ln(mu + 1/2) - ln(i).
   std::vector<double> w(mu);
@@ -88,9 +106,6 @@ void SearchDistribution::update(const Frame& drawn_from, std::span<const double*
   const double c_mu = std::min(1.0 - c_1, 2.0 * (mu_eff - 2.0 + 1.0 / mu_eff) / ((n + 2.0) * (n + 2.0) + mu_eff));
 
   const Frame& now = *frame_;
-  std::vector<double> mean(n_, 0.0);
-  for (std::size_t i = 0; i < mu; ++i)
-    for (std::size_t j = 0; j < n_; ++j) mean[j] += w[i] * selected[i][j];
   // The paths take the block's own step, sum w_i y_i with y_i = (x_i - m') / sigma' in the
   // frame (m', sigma', L') the block was drawn from, and its whitened form L'^-1 sum w_i y_i:
   // under random selection that is N(0, I / mu_eff) whatever happened between ask and tell.
@@ -113,6 +128,11 @@ void SearchDistribution::update(const Frame& drawn_from, std::span<const double*
       step[j] += w[i] * y[i * n_ + j];
     }
   }
+  // The mean moves by the shortened steps from the block's frame (Hansen 2011: an injected
+  // trial moves the mean no more than a draw of the frame could), kept in the unit box.
+  std::vector<double> mean(n_);
+  for (std::size_t j = 0; j < n_; ++j)
+    mean[j] = std::clamp(drawn_from.mean[j] + drawn_from.sigma * step[j], 0.0, 1.0);
   std::vector<double> white = step;
   solve_lower(drawn_from.chol, n_, white.data());
   const double ps_rate = std::sqrt(c_sigma * (2.0 - c_sigma) * mu_eff);
@@ -155,7 +175,7 @@ bool SearchDistribution::should_restart() const {
     min_var = std::min(min_var, cov_[j * n_ + j]);
   }
   const auto patience = 10 + static_cast<std::size_t>(std::ceil(30.0 * static_cast<double>(n_) / last_lambda_));
-  return frame_->sigma * std::sqrt(max_var) < kMinSpread || max_var > kMaxCondition * min_var ||
+  return degenerate_ || frame_->sigma * std::sqrt(max_var) < kMinSpread || max_var > kMaxCondition * min_var ||
          stalled_ >= patience;
 }
 

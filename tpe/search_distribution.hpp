@@ -31,6 +31,7 @@ class SearchDistribution {
     std::vector<double> mean;
     double sigma = 0.0;
     std::vector<double> chol;
+    std::size_t start = 0;  // restarts() when it was made: a block drawn before a restart is not used
   };
 
   /// n numeric codes, all in [0, 1]; starts at `mean` with C = I and sigma0.
@@ -44,15 +45,17 @@ class SearchDistribution {
   /// One draw from `frame` into out[0 .. n): the Gaussian draw reflected into [0, 1].
   static void draw(const Frame& frame, TrialEngine& engine, double* out);
 
-  /// Updates from one block's trials drawn from `drawn_from`: `selected` are the codes of its
-  /// best trials, best first (the best half of the block's lambda feasible-or-ranked trials),
-  /// `lambda` the block's number of told trials of this operator (>= 2 * selected.size() - 1).
-  /// `improved` says whether the block's best beat the best since the last (re)start: a run of
-  /// blocks without improvement ends in a restart (stalled()).
+  /// Updates from one block's trials drawn from `drawn_from` (ignored when drawn before the
+  /// last restart): `selected` are the codes of the trials it selected, best first (any
+  /// operator's; each step from the frame's mean is shortened to a Mahalanobis length of at
+  /// most sqrt(n) + 2n / (n + 2)), `lambda` the block's number of evolve trials. `improved`
+  /// says whether the block's best beat the best since the last (re)start: a run of blocks
+  /// without improvement ends in a restart (should_restart()).
   void update(const Frame& drawn_from, std::span<const double* const> selected, std::size_t lambda, bool improved);
 
   /// Whether the distribution should restart: sigma * sqrt(max C_ii) under 1e-12, a condition
-  /// number of C's diagonal over 1e14, or no improvement for 10 + 30 n / lambda blocks.
+  /// number of C's diagonal over 1e14, a C that could not be factored, or no improvement for
+  /// 10 + 30 n / lambda blocks.
   bool should_restart() const;
   /// Starts again at `mean` with C = I, sigma0 and empty paths.
   void restart(std::span<const double> mean, double sigma0 = kSigma0);
@@ -63,6 +66,7 @@ class SearchDistribution {
   std::size_t restarts() const { return restarts_; }
 
  private:
+  void reset(std::span<const double> mean, double sigma0);
   void refresh_frame(std::vector<double> mean, double sigma);
 
   std::size_t n_;
@@ -74,6 +78,7 @@ class SearchDistribution {
   std::size_t restarts_ = 0;
   std::size_t stalled_ = 0;          // updates since the best last improved
   std::size_t last_lambda_ = 1;
+  bool degenerate_ = false;          // C was replaced by I (refresh_frame)
 };
 
 }  // namespace tpeopt::tpe

@@ -80,7 +80,6 @@ TEST_CASE("Batch TPE: the same trials for every thread count and at every depth,
     // The evolve operator took part: its distribution was updated from told blocks.
     REQUIRE(one.evolve_distribution() != nullptr);
     CHECK(one.evolve_distribution()->generation() + one.evolve_distribution()->restarts() > 0);
-    CHECK(one.shares()[3] > 0.0);
   }
   for (unsigned threads : {2u, 4u}) {
     CAPTURE(threads);
@@ -224,6 +223,30 @@ TEST_CASE("Batch TPE: adopting journaled blocks resumes the run bit for bit", "[
   REQUIRE(std::memcmp(params.data(), expected.data(), params.size() * sizeof(double)) == 0);
 }
 
+TEST_CASE("Batch TPE: evolve alone searches, and is refused for a space without numeric axes", "[cpu][tpe][batch]") {
+  BatchTpeConfig only;
+  only.operators = {false, false, false, true};
+  constexpr std::size_t d = 4;
+  BatchTpeSampler evolve(box(d, -5.0, 5.0), Direction::Minimize, 3, only);
+  std::vector<double> best_of_first;
+  const auto params = run_schedule(evolve, d, 4000, 200, 2, objective_of(rotated_ellipsoid, d));
+  double first = INFINITY, last = INFINITY;
+  for (std::size_t i = 0; i < 200; ++i) first = std::min(first, rotated_ellipsoid(&params[i * d], d));
+  for (std::size_t i = 3800; i < 4000; ++i) last = std::min(last, rotated_ellipsoid(&params[i * d], d));
+  CHECK(last < 1e-3 * first);
+  REQUIRE(evolve.evolve_distribution() != nullptr);
+  SearchSpace categorical;
+  categorical.axes = {categorical_axis("c", {1.0, 2.0, 3.0}), categorical_axis("e", {4.0, 5.0})};
+  BatchTpeConfig with_evolve;
+  with_evolve.operators[3] = true;
+  try {
+    BatchTpeSampler refused(categorical, Direction::Minimize, 1, with_evolve);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("search.tpe.operators: \"evolve\" draws the numeric axes"));
+  }
+}
+
 TEST_CASE("Batch TPE: the ask/tell protocol is checked", "[cpu][tpe][batch]") {
   const SearchSpace space = box(1, 0.0, 1.0);
   BatchTpeSampler sampler(space, Direction::Minimize, 1);
@@ -349,6 +372,9 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   CHECK_THAT(message({{"preset", "optuna"}, {"joint_success_target", 0.1}}),
              Catch::Contains("search.tpe.joint_success_target: only with \"preset\": \"batch\""));
   CHECK_THAT(message({{"preset", "bayes"}}), Catch::Contains("search.tpe.preset"));
+  CHECK_THAT(message({{"operators", {"joint", "marginal", "recombine", "evolve"}}, {"min_share", 0.3}}),
+             Catch::Contains("search.tpe.min_share: expected a number in [0, 1/4] (4 operators)"));
+  CHECK(parse({{"operators", {"evolve"}}}).search.tpe.batch.operators[3]);  // alone: allowed
   CHECK_THAT(message({{"operators", {"joint", "cma"}}}),
              Catch::Contains("search.tpe.operators: \"cma\" is not one of: joint, marginal, recombine, evolve"));
 }
