@@ -1037,6 +1037,20 @@ TEST_CASE("folds: trade_filter's fold totals by runs of chunks and lanes, merged
   std::size_t embargoed = 0;  // the embargo's days: trades of no fold
   for (const std::int8_t k : s.trade_folds()) embargoed += k < 0 ? 1 : 0;
   REQUIRE(embargoed > 0);
+  // The same folds cut into runs of 5 trades (a log out of time order has short runs): a lane's
+  // stride of 32 steps over runs, and neighbouring runs may share a fold.
+  std::vector<std::uint64_t> short_start;
+  std::vector<std::int8_t> short_fold;
+  for (std::uint64_t r = 0; r < a.n_fold_runs; ++r)
+    for (std::uint64_t i = a.fold_run_start[r]; i < a.fold_run_start[r + 1]; i += 5) {
+      short_start.push_back(i);
+      short_fold.push_back(a.fold_run_fold[r]);
+    }
+  short_start.push_back(n);
+  tf::TradeArrays short_runs = a;
+  short_runs.n_fold_runs = short_fold.size();
+  short_runs.fold_run_start = short_start.data();
+  short_runs.fold_run_fold = short_fold.data();
   for (std::uint64_t t = 0; t < 12; ++t) {
     CAPTURE(t);
     const auto slots = trade_filter_slots(t);
@@ -1044,34 +1058,38 @@ TEST_CASE("folds: trade_filter's fold totals by runs of chunks and lanes, merged
     const Evaluated cpu = evaluate(s, slots);
     for (const std::uint64_t chunk : {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{777}, n}) {
       for (const std::uint64_t step : {std::uint64_t{1}, std::uint64_t{32}}) {
-        CAPTURE(chunk, step);
-        tf::Tally whole;
-        std::vector<tf::FoldTally> folds(K);
-        std::size_t flushes = 0;
-        // Chunks last to first, lanes in reverse: another order of the same integer additions.
-        for (std::uint64_t c = (n + chunk - 1) / chunk; c-- > 0;) {
-          const std::uint64_t begin = c * chunk, end = std::min(n, begin + chunk);
-          for (std::uint64_t lane = step; lane-- > 0;) {
-            if (begin + lane >= end) continue;
-            tf::tally_trades_folded(a, p, begin + lane, end, step, [&](int k, const tf::RunTally& run) {
-              REQUIRE(k >= -1);
-              REQUIRE(run.kept > 0);
-              const tf::Tally part = tf::whole_part(run);
-              whole.sum_q += part.sum_q, whole.kept += part.kept, whole.wins += part.wins, whole.losses += part.losses;
-              if (k >= 0) tf::fold_tally_merge(folds[static_cast<std::size_t>(k)], tf::fold_part(run));
-              ++flushes;
-            });
+        for (const bool cut : {false, true}) {
+          CAPTURE(chunk, step, cut);
+          const tf::TradeArrays& runs = cut ? short_runs : a;
+          tf::Tally whole;
+          std::vector<tf::FoldTally> folds(K);
+          std::size_t flushes = 0;
+          // Chunks last to first, lanes in reverse: another order of the same integer additions.
+          for (std::uint64_t c = (n + chunk - 1) / chunk; c-- > 0;) {
+            const std::uint64_t begin = c * chunk, end = std::min(n, begin + chunk);
+            for (std::uint64_t lane = step; lane-- > 0;) {
+              if (begin + lane >= end) continue;
+              tf::tally_trades_folded(runs, p, begin + lane, end, step, [&](int k, const tf::RunTally& run) {
+                REQUIRE(k >= -1);
+                REQUIRE(run.kept > 0);
+                const tf::Tally part = tf::whole_part(run);
+                whole.sum_q += part.sum_q, whole.kept += part.kept, whole.wins += part.wins,
+                    whole.losses += part.losses;
+                if (k >= 0) tf::fold_tally_merge(folds[static_cast<std::size_t>(k)], tf::fold_part(run));
+                ++flushes;
+              });
+            }
           }
+          std::vector<double> metrics(3 + 4 * K);
+          metrics[0] = static_cast<double>(whole.kept);
+          metrics[1] = static_cast<double>(whole.wins);
+          metrics[2] = static_cast<double>(whole.losses);
+          const double score = tf::finish_fold_tallies(folds.data(), static_cast<int>(K), s.fold_rule(),
+                                                       tf::from_fixed_point(whole.sum_q), metrics.data() + 3);
+          REQUIRE(same_bits(metrics, cpu.metrics));
+          REQUIRE(same_bits(score, cpu.score.score));
+          if (whole.kept > 0) REQUIRE(flushes > 0);
         }
-        std::vector<double> metrics(3 + 4 * K);
-        metrics[0] = static_cast<double>(whole.kept);
-        metrics[1] = static_cast<double>(whole.wins);
-        metrics[2] = static_cast<double>(whole.losses);
-        const double score = tf::finish_fold_tallies(folds.data(), static_cast<int>(K), s.fold_rule(),
-                                                     tf::from_fixed_point(whole.sum_q), metrics.data() + 3);
-        REQUIRE(same_bits(metrics, cpu.metrics));
-        REQUIRE(same_bits(score, cpu.score.score));
-        if (whole.kept > 0) REQUIRE(flushes > 0);
       }
     }
   }
