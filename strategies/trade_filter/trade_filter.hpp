@@ -183,8 +183,14 @@ struct TradeArrays {
   const std::uint64_t* down_offset = nullptr;
   const float* down_value = nullptr;
   const std::uint32_t* down_pos = nullptr;
-  /// With folds (trade_filter_folds.hpp): trade i's fold, -1 for none; null without folds.
-  const std::int8_t* fold = nullptr;
+  /// With folds (trade_filter_folds.hpp): the trades as runs of consecutive trades of one
+  /// fold, run r being trades [fold_run_start[r], fold_run_start[r + 1]) of fold
+  /// fold_run_fold[r] (-1: none); the n_fold_runs runs cover all n trades. A log in time order
+  /// has a few runs per fold (its embargo and the days outside the folds), so a walk looks a
+  /// trade's fold up once per run instead of once per trade. None without folds.
+  std::uint64_t n_fold_runs = 0;
+  const std::uint64_t* fold_run_start = nullptr;  ///< n_fold_runs + 1 entries
+  const std::int8_t* fold_run_fold = nullptr;     ///< n_fold_runs entries
 };
 
 /// Trade i kept by p?

@@ -43,20 +43,30 @@ __host__ __device__ constexpr std::size_t acc_words(int folds) {
   return 4 + static_cast<std::size_t>(folds) * tf::kFoldTallyWords;
 }
 
-/// Adds a trial's runs of one fold (tf::tally_trades_folded's flush) to its fold's words.
-struct FlushFold {
+/// Adds a piece of a trial's walk (tf::tally_trades_folded's flush) to its words: the
+/// whole-span words, and its fold's words when it belongs to one.
+struct FlushRun {
   unsigned long long* trial_acc;
-  __device__ void operator()(int k, const tf::FoldTally& t) const {
-    add_fold_tally(trial_acc + 4 + static_cast<std::size_t>(k) * tf::kFoldTallyWords, t);
+  __device__ void operator()(int k, const tf::RunTally& r) const {
+    atomicAdd(trial_acc + 0, static_cast<unsigned long long>(r.sum_q));  // two's complement: exact for signed sums
+    atomicAdd(trial_acc + 1, static_cast<unsigned long long>(r.kept));
+    if (r.wins) atomicAdd(trial_acc + 2, static_cast<unsigned long long>(r.wins));
+    if (r.losses) atomicAdd(trial_acc + 3, static_cast<unsigned long long>(r.losses));
+    if (k >= 0) add_fold_tally(trial_acc + 4 + static_cast<std::size_t>(k) * tf::kFoldTallyWords, tf::fold_part(r));
   }
 };
 
 /// blockIdx.y selects a chunk of trades; every thread of a warp reads the same trade
 /// (broadcast loads), so the bisections of a warp probe the same small record arrays.
-/// kFolds: each kept trade also joins its fold (a.fold), `folds` folds per trial.
+/// kFolds: each kept trade also joins its fold (a's fold runs), `folds` folds per trial.
+/// 40 registers: what the plain walk uses (its code is the same under the cap). The folded walk
+/// would take 47, which at blocks of 128 leaves 40 warps an SM instead of 48 for a walk that
+/// waits on its bisections' loads; under the cap it keeps 48, for one 64-bit value spilled per
+/// thread (reloaded once per piece of a fold run) and the float32 exits' fixed-point values
+/// recomputed at each exit instead of held.
 template <bool kFolds, typename ParamsOf>
-__global__ void tally_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t n, std::uint64_t chunk, int folds,
-                             unsigned long long* acc, OccupancyProbe probe) {
+__global__ void __maxnreg__(40) tally_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t n, std::uint64_t chunk,
+                                             int folds, unsigned long long* acc, OccupancyProbe probe) {
   BlockOccupancy occupancy(probe);
   const std::uint64_t trial = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (trial >= n) return;
@@ -64,9 +74,12 @@ __global__ void tally_kernel(tf::TradeArrays a, ParamsOf params_of, std::size_t 
   const std::uint64_t end = begin + chunk < a.n ? begin + chunk : a.n;
   if (begin >= end) return;
   unsigned long long* out = acc + trial * acc_words(folds);
-  tf::Tally t;
-  if constexpr (kFolds) t = tf::tally_trades_folded(a, params_of(trial), begin, end, 1, FlushFold{out});
-  else t = tf::tally_trades(a, params_of(trial), begin, end);
+  if constexpr (kFolds) {
+    // Each piece of a fold run adds itself: no totals kept across the runs (registers).
+    tf::tally_trades_folded(a, params_of(trial), begin, end, 1, FlushRun{out});
+    return;
+  }
+  const tf::Tally t = tf::tally_trades(a, params_of(trial), begin, end);
   if (t.kept == 0) return;
   atomicAdd(out + 0, static_cast<unsigned long long>(t.sum_q));  // two's complement: exact for signed sums
   atomicAdd(out + 1, static_cast<unsigned long long>(t.kept));
@@ -93,8 +106,15 @@ __global__ void tally_warp_kernel(tf::TradeArrays a, ParamsOf params_of, std::si
   unsigned long long* out = acc + trial * acc_words(folds);
   long long sum_q = 0, kept = 0, wins = 0, losses = 0;
   if constexpr (kFolds) {
-    const tf::Tally t = tf::tally_trades_folded(a, p, begin + lane, end, 32, FlushFold{out});
-    sum_q = t.sum_q, kept = t.kept, wins = t.wins, losses = t.losses;
+    // The lane's whole-span totals are summed over the warp below; its fold parts go to the
+    // fold's words as they come.
+    tf::tally_trades_folded(a, p, begin + lane, end, 32, [&](int k, const tf::RunTally& r) {
+      sum_q += r.sum_q;
+      kept += r.kept;
+      wins += r.wins;
+      losses += r.losses;
+      if (k >= 0) add_fold_tally(out + 4 + static_cast<std::size_t>(k) * tf::kFoldTallyWords, tf::fold_part(r));
+    });
   } else {
     for (std::uint64_t i = begin + lane; i < end; i += 32) {
       const tf::Tally t = tf::tally_trades(a, p, i, i + 1);
@@ -153,7 +173,7 @@ __global__ void finalize_kernel(const unsigned long long* acc, std::size_t n, st
 constexpr std::size_t kWarpTallyBelow = 128;
 
 /// Enough (trial, trade-chunk) threads to fill the device a few times over. folds > 0: the
-/// arrays carry each trade's fold, and acc holds acc_words(folds) words per trial.
+/// arrays carry the trades' fold runs, and acc holds acc_words(folds) words per trial.
 template <typename ParamsOf>
 void launch_tally(const tf::TradeArrays& a, ParamsOf p, std::size_t n, int folds, unsigned long long* acc,
                   cudaStream_t stream, int block_size, OccupancyProbe probe) {

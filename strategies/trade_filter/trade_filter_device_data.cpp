@@ -27,7 +27,11 @@ TradeFilterDeviceData::TradeFilterDeviceData(const strategies::TradeFilterStrate
   arrays_.down_offset = upload(down_offset_, d.down_offset);
   arrays_.down_value = upload(down_value_, d.down_value);
   arrays_.down_pos = upload(down_pos_, d.down_pos);
-  if (!strategy.trade_folds().empty()) arrays_.fold = upload(fold_, strategy.trade_folds());
+  if (!strategy.fold_run_folds().empty()) {
+    arrays_.n_fold_runs = strategy.fold_run_folds().size();
+    arrays_.fold_run_start = upload(fold_run_start_, strategy.fold_run_starts());
+    arrays_.fold_run_fold = upload(fold_run_fold_, strategy.fold_run_folds());
+  }
 }
 
 }  // namespace tpeopt::gpu

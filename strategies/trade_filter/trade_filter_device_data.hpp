@@ -1,7 +1,7 @@
 #pragma once
 // The trade_filter data on the device (uploaded once): the trade arrays and the record
-// arrays the fast exact methods need (not the paths or the prices), and each trade's fold
-// when the strategy scores folds.
+// arrays the fast exact methods need (not the paths or the prices), and the runs of the
+// trades' folds when the strategy scores folds.
 #include <memory>
 
 #include "strategies/device/device_buffers.hpp"
@@ -25,7 +25,8 @@ class TradeFilterDeviceData {
   DeviceBuffer<std::uint64_t> up_offset_, down_offset_;
   DeviceBuffer<float> up_value_, down_value_;
   DeviceBuffer<std::uint32_t> up_pos_, down_pos_;
-  DeviceBuffer<std::int8_t> fold_;
+  DeviceBuffer<std::uint64_t> fold_run_start_;
+  DeviceBuffer<std::int8_t> fold_run_fold_;
   strategies::trade_filter::TradeArrays arrays_;
 };
 

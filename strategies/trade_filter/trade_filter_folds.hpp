@@ -40,26 +40,43 @@ TPEOPT_HD_INLINE std::uint64_t mul_hi64(std::uint64_t a, std::uint64_t b) {
 #endif
 }
 
-/// Adds the 128-bit value (hi, lo) to the sum (sq_hi, sq_lo).
-TPEOPT_HD_INLINE void add_u128(FoldTally& t, std::uint64_t hi, std::uint64_t lo) {
-  const std::uint64_t low = t.sq_lo + lo;
-  t.sq_hi += hi + (low < lo ? 1u : 0u);
-  t.sq_lo = low;
+/// Adds the 128-bit value (hi, lo) to the 128-bit sum (sum_hi, sum_lo). On the device the
+/// carry goes through the add's carry flag (a comparison per add otherwise); the same sum.
+TPEOPT_HD_INLINE void add_u128(std::uint64_t& sum_hi, std::uint64_t& sum_lo, std::uint64_t hi, std::uint64_t lo) {
+#ifdef __CUDA_ARCH__
+  asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, %3;" : "+l"(sum_lo), "+l"(sum_hi) : "l"(lo), "l"(hi));
+#else
+  const std::uint64_t low = sum_lo + lo;
+  sum_hi += hi + (low < lo ? 1u : 0u);
+  sum_lo = low;
+#endif
+}
+
+/// Adds q^2 to the 128-bit sum (sum_hi, sum_lo). An outcome below 2^32 in magnitude (4.29
+/// percent: most trades) squares in one 32 x 32 -> 64-bit multiply; a larger one takes the full
+/// 64 x 64 -> 128-bit product. Both are the exact square.
+TPEOPT_HD_INLINE void add_square(std::uint64_t& sum_hi, std::uint64_t& sum_lo, std::int64_t q) {
+  const std::uint64_t a = q < 0 ? static_cast<std::uint64_t>(-q) : static_cast<std::uint64_t>(q);  // |q| < 2^61
+  if ((a >> 32) == 0) {
+    const auto a32 = static_cast<std::uint32_t>(a);
+    add_u128(sum_hi, sum_lo, 0, static_cast<std::uint64_t>(a32) * a32);
+  } else {
+    add_u128(sum_hi, sum_lo, mul_hi64(a, a), a * a);
+  }
 }
 
 /// Adds one kept trade's fixed-point outcome q to its fold.
 TPEOPT_HD_INLINE void fold_tally_add(FoldTally& t, std::int64_t q) {
   t.sum_q += q;
   t.kept += 1;
-  const std::uint64_t a = q < 0 ? static_cast<std::uint64_t>(-q) : static_cast<std::uint64_t>(q);  // |q| < 2^61
-  add_u128(t, mul_hi64(a, a), a * a);
+  add_square(t.sq_hi, t.sq_lo, q);
 }
 
 /// Adds the totals `from` to `into`.
 TPEOPT_HD_INLINE void fold_tally_merge(FoldTally& into, const FoldTally& from) {
   into.sum_q += from.sum_q;
   into.kept += from.kept;
-  add_u128(into, from.sq_hi, from.sq_lo);
+  add_u128(into.sq_hi, into.sq_lo, from.sq_hi, from.sq_lo);
 }
 
 /// The sum of squares in percent^2: q is 1e-9 percent, so q^2 is 1e-18 percent^2. The 128-bit
@@ -95,30 +112,78 @@ TPEOPT_HD_INLINE double finish_fold_tallies(const FoldTally* folds, int K, const
   return finish_folds(s.view(), K, rule, whole, FoldTotalReturn{}, out);
 }
 
-/// The totals of trades begin, begin + step, ... (below end) under p, as tally_trades gives
-/// them, each kept trade also added to its fold (a.fold[i]; -1: none). A run of kept trades of
-/// one fold is summed locally and handed to flush(k, const FoldTally&) when the fold changes
-/// and at the end: a log in time order takes a few flushes per chunk of trades.
-template <typename Flush>
-TPEOPT_HD_INLINE Tally tally_trades_folded(const TradeArrays& a, const Params& p, std::uint64_t begin,
-                                           std::uint64_t end, std::uint64_t step, Flush&& flush) {
+/// A walk's totals over one piece of a fold run (tally_trades_folded): the whole-span totals
+/// of its kept trades, as tally_trades counts them, and the sum of their squared outcomes. A
+/// piece spans at most 2^31 trades, so its counts fit 32 bits (fewer registers in a CUDA
+/// thread's loop). For a run of fold k >= 0 they are also the fold's totals (fold_part).
+struct RunTally {
+  std::int64_t sum_q = 0;
+  std::uint32_t kept = 0, wins = 0, losses = 0;
+  std::uint64_t sq_hi = 0, sq_lo = 0;  ///< sum of q^2, high and low 64 bits
+};
+
+/// A piece spans at most this many trade indices (RunTally's 32-bit counts).
+constexpr std::uint64_t kMaxRunPiece = std::uint64_t{1} << 31;
+
+/// The whole-span totals of a piece.
+TPEOPT_HD_INLINE Tally whole_part(const RunTally& r) {
   Tally t;
-  FoldTally run;
-  int run_fold = -1;
-  for (std::uint64_t i = begin; i < end; i += step) {
-    if (!trade_kept(a, i, p)) continue;
-    const std::int64_t q = trade_outcome_q(a, i, p.target, p.stop);
-    tally_add(t, q);
-    const int k = a.fold[i];
-    if (k != run_fold) {
-      if (run.kept > 0) flush(run_fold, run);
-      run = FoldTally{};
-      run_fold = k;
-    }
-    if (k >= 0) fold_tally_add(run, q);
-  }
-  if (run.kept > 0) flush(run_fold, run);
+  t.sum_q = r.sum_q;
+  t.kept = r.kept;
+  t.wins = r.wins;
+  t.losses = r.losses;
   return t;
+}
+
+/// The fold totals of a piece of one fold's run.
+TPEOPT_HD_INLINE FoldTally fold_part(const RunTally& r) {
+  FoldTally f;
+  f.sum_q = r.sum_q;
+  f.kept = r.kept;
+  f.sq_lo = r.sq_lo;
+  f.sq_hi = r.sq_hi;
+  return f;
+}
+
+/// Walks trades begin, begin + step, ... (below end) under p run by run (a's fold runs) and
+/// hands each piece of a run with kept trades to flush(k, const RunTally&), k the run's fold
+/// (-1: none; its whole-span totals still count). Summed over the pieces, the whole-span parts
+/// are tally_trades' totals and the fold parts each fold's totals. Within a run a kept trade
+/// costs what it costs tally_trades plus the add of its square; the fold is looked up once per
+/// run, and a log in time order has a few runs per fold.
+template <typename Flush>
+TPEOPT_HD_INLINE void tally_trades_folded(const TradeArrays& a, const Params& p, std::uint64_t begin, std::uint64_t end,
+                                          std::uint64_t step, Flush&& flush) {
+  std::uint64_t i = begin;
+  while (i < end) {
+    // The run of trade i: the first r whose run ends after it. A bisection over the runs per
+    // piece (a few per chunk of trades) rather than a run index held through the walk, which a
+    // stride of 32 would have to step over short runs with.
+    std::uint64_t r = 0, len = a.n_fold_runs;
+    while (len > 0) {
+      const std::uint64_t half = len >> 1;
+      if (a.fold_run_start[r + half + 1] <= i) {
+        r += half + 1;
+        len -= half + 1;
+      } else {
+        len = half;
+      }
+    }
+    const int k = a.fold_run_fold[r];
+    std::uint64_t piece_end = a.fold_run_start[r + 1] < end ? a.fold_run_start[r + 1] : end;
+    if (piece_end - i > kMaxRunPiece) piece_end = i + kMaxRunPiece;
+    RunTally run;
+    for (; i < piece_end; i += step) {
+      if (!trade_kept(a, i, p)) continue;
+      const std::int64_t q = trade_outcome_q(a, i, p.target, p.stop);
+      run.sum_q += q;
+      run.kept += 1;
+      run.wins += q > 0 ? 1u : 0u;
+      run.losses += q < 0 ? 1u : 0u;
+      add_square(run.sq_hi, run.sq_lo, q);
+    }
+    if (run.kept > 0) flush(k, run);
+  }
 }
 
 }  // namespace tpeopt::strategies::trade_filter

@@ -45,6 +45,8 @@ void TradeFilterStrategy::set_folds(const FoldSpec& folds, const AcrossFolds& ru
   folds_ = FoldSpec{};
   rule_ = rule;
   trade_fold_.clear();
+  fold_run_start_.clear();
+  fold_run_fold_.clear();
   fold_names_.clear();
   if (folds.n_folds() == 0) return;
   // Fold edges in days: the folds' FoldBars over atoms (an atom is its own "bar").
@@ -61,6 +63,12 @@ void TradeFilterStrategy::set_folds(const FoldSpec& folds, const AcrossFolds& ru
     TPEOPT_ASSERT(it != whole.end() && *it == day, "trade_filter: a trade's day is not a day of the whole data");
     trade_fold_[i] = static_cast<std::int8_t>(fold_of(bars, static_cast<int>(it - whole.begin())));
   }
+  for (std::size_t i = 0; i < trade_fold_.size(); ++i) {
+    if (i > 0 && trade_fold_[i] == trade_fold_[i - 1]) continue;
+    fold_run_start_.push_back(i);
+    fold_run_fold_.push_back(trade_fold_[i]);
+  }
+  fold_run_start_.push_back(trade_fold_.size());
   fold_names_ = fold_metric_names(metric_names(), folds.n_folds());  // the base names: no folds yet
   folds_ = folds;
 }
@@ -141,7 +149,11 @@ TradeArrays TradeFilterStrategy::arrays() const {
   a.down_offset = d.down_offset.data();
   a.down_value = d.down_value.data();
   a.down_pos = d.down_pos.data();
-  a.fold = trade_fold_.empty() ? nullptr : trade_fold_.data();
+  if (!fold_run_fold_.empty()) {
+    a.n_fold_runs = fold_run_fold_.size();
+    a.fold_run_start = fold_run_start_.data();
+    a.fold_run_fold = fold_run_fold_.data();
+  }
   return a;
 }
 

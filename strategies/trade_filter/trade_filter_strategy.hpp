@@ -53,12 +53,17 @@ class TradeFilterStrategy final : public Strategy {
   const std::vector<std::int64_t>& whole_days() const { return *whole_days_; }
   /// Trade i's fold (-1: none), one per trade; empty without folds.
   const std::vector<std::int8_t>& trade_folds() const { return trade_fold_; }
+  /// trade_folds() as runs of consecutive trades of one fold (TradeArrays' fold runs): run r
+  /// is trades [fold_run_starts()[r], fold_run_starts()[r + 1]) of fold fold_run_folds()[r];
+  /// both empty without folds.
+  const std::vector<std::uint64_t>& fold_run_starts() const { return fold_run_start_; }
+  const std::vector<std::int8_t>& fold_run_folds() const { return fold_run_fold_; }
   FoldRule fold_rule() const { return strategies::fold_rule(rule_, maximize_); }
 
   const TradeFilterData& data() const { return *data_; }
   std::shared_ptr<const TradeFilterData> shared_data() const { return data_; }
   std::int64_t min_trades() const override { return min_trades_; }
-  /// Host pointers for the fast (record bisection) methods; `fold` is set with folds.
+  /// Host pointers for the fast (record bisection) methods; the fold runs are set with folds.
   trade_filter::TradeArrays arrays() const;
 
  private:
@@ -73,6 +78,8 @@ class TradeFilterStrategy final : public Strategy {
   FoldSpec folds_;  ///< none: no folds
   AcrossFolds rule_;
   std::vector<std::int8_t> trade_fold_;
+  std::vector<std::uint64_t> fold_run_start_;
+  std::vector<std::int8_t> fold_run_fold_;
   std::vector<std::string> fold_names_;
 };
 

@@ -1015,16 +1015,42 @@ TEST_CASE("folds: a trade_filter config with data.folds runs, and its run report
 TEST_CASE("folds: trade_filter's fold totals by runs of chunks and lanes, merged in any order, give the CPU's bits",
           "[cpu][folds][trade_filter]") {
   // The device's way (tally_trades_folded over a chunk of trades, a thread's stride 1 or a
-  // lane's stride 32, each run of one fold's trades handed over and added in any order),
-  // run here on the host arrays, against TradeFilterStrategy::evaluate.
+  // lane's stride 32, each piece of a fold run handed over and added in any order, its
+  // whole-span totals too), run here on the host arrays, against TradeFilterStrategy::evaluate.
   namespace tf = strategies::trade_filter;
   const auto plain = trade_filter_days20();
   const std::size_t K = 6;
   const auto folded = plain->with_folds(equal_folds(1, plain->n_atoms(), K, 1), {Rule::MeanMinusStd, 0.5, 0.7});
   const auto& s = dynamic_cast<const strategies::TradeFilterStrategy&>(*folded);
   const tf::TradeArrays a = s.arrays();
-  REQUIRE(a.fold != nullptr);
   const std::uint64_t n = a.n;
+  // The runs cover the trades in order, each one fold, neighbours of different folds.
+  REQUIRE(a.n_fold_runs >= K);
+  REQUIRE(a.fold_run_start[0] == 0);
+  REQUIRE(a.fold_run_start[a.n_fold_runs] == n);
+  for (std::uint64_t r = 0; r < a.n_fold_runs; ++r) {
+    REQUIRE(a.fold_run_start[r] < a.fold_run_start[r + 1]);
+    if (r > 0) REQUIRE(a.fold_run_fold[r] != a.fold_run_fold[r - 1]);
+    for (std::uint64_t i = a.fold_run_start[r]; i < a.fold_run_start[r + 1]; ++i)
+      REQUIRE(s.trade_folds()[i] == a.fold_run_fold[r]);
+  }
+  std::size_t embargoed = 0;  // the embargo's days: trades of no fold
+  for (const std::int8_t k : s.trade_folds()) embargoed += k < 0 ? 1 : 0;
+  REQUIRE(embargoed > 0);
+  // The same folds cut into runs of 5 trades (a log out of time order has short runs): a lane's
+  // stride of 32 steps over runs, and neighbouring runs may share a fold.
+  std::vector<std::uint64_t> short_start;
+  std::vector<std::int8_t> short_fold;
+  for (std::uint64_t r = 0; r < a.n_fold_runs; ++r)
+    for (std::uint64_t i = a.fold_run_start[r]; i < a.fold_run_start[r + 1]; i += 5) {
+      short_start.push_back(i);
+      short_fold.push_back(a.fold_run_fold[r]);
+    }
+  short_start.push_back(n);
+  tf::TradeArrays short_runs = a;
+  short_runs.n_fold_runs = short_fold.size();
+  short_runs.fold_run_start = short_start.data();
+  short_runs.fold_run_fold = short_fold.data();
   for (std::uint64_t t = 0; t < 12; ++t) {
     CAPTURE(t);
     const auto slots = trade_filter_slots(t);
@@ -1032,33 +1058,38 @@ TEST_CASE("folds: trade_filter's fold totals by runs of chunks and lanes, merged
     const Evaluated cpu = evaluate(s, slots);
     for (const std::uint64_t chunk : {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{777}, n}) {
       for (const std::uint64_t step : {std::uint64_t{1}, std::uint64_t{32}}) {
-        CAPTURE(chunk, step);
-        tf::Tally whole;
-        std::vector<tf::FoldTally> folds(K);
-        std::size_t flushes = 0;
-        // Chunks last to first, lanes in reverse: another order of the same integer additions.
-        for (std::uint64_t c = (n + chunk - 1) / chunk; c-- > 0;) {
-          const std::uint64_t begin = c * chunk, end = std::min(n, begin + chunk);
-          for (std::uint64_t lane = step; lane-- > 0;) {
-            if (begin + lane >= end) continue;
-            const tf::Tally part =
-                tf::tally_trades_folded(a, p, begin + lane, end, step, [&](int k, const tf::FoldTally& run) {
-                  REQUIRE(k >= 0);
-                  tf::fold_tally_merge(folds[static_cast<std::size_t>(k)], run);
-                  ++flushes;
-                });
-            whole.sum_q += part.sum_q, whole.kept += part.kept, whole.wins += part.wins, whole.losses += part.losses;
+        for (const bool cut : {false, true}) {
+          CAPTURE(chunk, step, cut);
+          const tf::TradeArrays& runs = cut ? short_runs : a;
+          tf::Tally whole;
+          std::vector<tf::FoldTally> folds(K);
+          std::size_t flushes = 0;
+          // Chunks last to first, lanes in reverse: another order of the same integer additions.
+          for (std::uint64_t c = (n + chunk - 1) / chunk; c-- > 0;) {
+            const std::uint64_t begin = c * chunk, end = std::min(n, begin + chunk);
+            for (std::uint64_t lane = step; lane-- > 0;) {
+              if (begin + lane >= end) continue;
+              tf::tally_trades_folded(runs, p, begin + lane, end, step, [&](int k, const tf::RunTally& run) {
+                REQUIRE(k >= -1);
+                REQUIRE(run.kept > 0);
+                const tf::Tally part = tf::whole_part(run);
+                whole.sum_q += part.sum_q, whole.kept += part.kept, whole.wins += part.wins,
+                    whole.losses += part.losses;
+                if (k >= 0) tf::fold_tally_merge(folds[static_cast<std::size_t>(k)], tf::fold_part(run));
+                ++flushes;
+              });
+            }
           }
+          std::vector<double> metrics(3 + 4 * K);
+          metrics[0] = static_cast<double>(whole.kept);
+          metrics[1] = static_cast<double>(whole.wins);
+          metrics[2] = static_cast<double>(whole.losses);
+          const double score = tf::finish_fold_tallies(folds.data(), static_cast<int>(K), s.fold_rule(),
+                                                       tf::from_fixed_point(whole.sum_q), metrics.data() + 3);
+          REQUIRE(same_bits(metrics, cpu.metrics));
+          REQUIRE(same_bits(score, cpu.score.score));
+          if (whole.kept > 0) REQUIRE(flushes > 0);
         }
-        std::vector<double> metrics(3 + 4 * K);
-        metrics[0] = static_cast<double>(whole.kept);
-        metrics[1] = static_cast<double>(whole.wins);
-        metrics[2] = static_cast<double>(whole.losses);
-        const double score = tf::finish_fold_tallies(folds.data(), static_cast<int>(K), s.fold_rule(),
-                                                     tf::from_fixed_point(whole.sum_q), metrics.data() + 3);
-        REQUIRE(same_bits(metrics, cpu.metrics));
-        REQUIRE(same_bits(score, cpu.score.score));
-        if (whole.kept > 0) REQUIRE(flushes > 0);
       }
     }
   }
@@ -1068,7 +1099,10 @@ TEST_CASE("folds: trade_filter's 128-bit sums of squares carry between their wor
   namespace tf = strategies::trade_filter;
   // Outcomes near the 2^61 bound: their squares (about 2^121) fill the high word.
   const std::int64_t big = tf::kMaxAbsSum / 3;
-  const std::vector<std::int64_t> qs{big, -big, 1, -(std::int64_t{1} << 40), 123456789012345, big / 7, -3};
+  // Around 2^32, where add_square leaves its one-word product for the full one.
+  const std::int64_t w = std::int64_t{1} << 32;
+  const std::vector<std::int64_t> qs{
+      big, -big, 1, -(std::int64_t{1} << 40), 123456789012345, big / 7, -3, w - 1, -(w - 1), w, -w, w + 1};
   tf::FoldTally t, u;
   tf::HostUint128 expected = 0;
   for (const std::int64_t q : qs) {
@@ -1079,7 +1113,7 @@ TEST_CASE("folds: trade_filter's 128-bit sums of squares carry between their wor
     const auto m = static_cast<tf::HostUint128>(q < 0 ? -q : q);
     expected += m * m;
   }
-  REQUIRE(t.kept == 7);
+  REQUIRE(t.kept == static_cast<std::int64_t>(qs.size()));
   REQUIRE(t.sq_lo == static_cast<std::uint64_t>(expected));
   REQUIRE(t.sq_hi == static_cast<std::uint64_t>(expected >> 64));
   REQUIRE((u.sq_lo == t.sq_lo && u.sq_hi == t.sq_hi && u.sum_q == t.sum_q && u.kept == t.kept));
