@@ -157,11 +157,7 @@ struct BatchTpeSampler::State {
   }
 
   bool evolving() const { return config.operators[static_cast<std::size_t>(ProposalOperator::Evolve)]; }
-  std::size_t numeric_count() const {
-    std::size_t n = 0;
-    for (std::size_t c = 0; c < unit.n_codes(); ++c) n += unit.categorical(c) ? 0 : 1;
-    return n;
-  }
+  std::size_t numeric_count() const { return unit.numeric_codes().size(); }
 
   // The block's evolve frame: the distribution's current one when the block has evolve trials.
   void attach_frame(Block& block) const {
@@ -311,8 +307,7 @@ namespace tpeopt::tpe {
 
 std::vector<double> BatchTpeSampler::State::numeric_codes(const double* codes) const {
   std::vector<double> out;
-  for (std::size_t c = 0; c < unit.n_codes(); ++c)
-    if (!unit.categorical(c)) out.push_back(codes[c]);
+  for (std::size_t c : unit.numeric_codes()) out.push_back(codes[c]);
   return out;
 }
 

@@ -52,8 +52,7 @@ GoodSetModel::GoodSetModel(const UnitSpace& space, const GoodPool& pool, std::si
   effective_size_ = 1.0 / sum_sq;
   picker_.build(weights_);
 
-  for (std::size_t c = 0; c < nc; ++c)
-    if (!space.categorical(c)) numeric_.push_back(c);
+  numeric_ = space.numeric_codes();
   const std::size_t dn = numeric_.size();
 
   // Weighted mean and covariance of the numeric codes.
@@ -160,15 +159,12 @@ void GoodSetModel::joint(TrialEngine& engine, double* out) const {
   const std::size_t nc = space_->n_codes(), dn = numeric_.size();
   const double* parent = codes(pick(engine));
   std::copy(parent, parent + nc, out);
-  thread_local std::vector<double> z;
+  thread_local std::vector<double> z, step;
   z.resize(dn);
+  step.resize(dn);
   for (double& v : z) v = normal(engine);
-  for (std::size_t i = 0; i < dn; ++i) {
-    const double* row = &chol_[i * dn];
-    double s = 0.0;
-    for (std::size_t k = 0; k <= i; ++k) s += row[k] * z[k];
-    out[numeric_[i]] += joint_h_ * s;
-  }
+  multiply_lower(chol_, dn, z.data(), step.data());
+  for (std::size_t i = 0; i < dn; ++i) out[numeric_[i]] += joint_h_ * step[i];
 }
 
 void GoodSetModel::marginal(TrialEngine& engine, double* out) const {

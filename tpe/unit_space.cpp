@@ -14,6 +14,7 @@ UnitSpace::UnitSpace(const SearchSpace& space) : space_(&space) {
     axis_.push_back(a);
     genes_.push_back(gene);
     unit_step_.push_back(gene.type == ga::Gene::Type::Discrete && !gene.log ? gene.step / (gene.high - gene.low) : 0.0);
+    if (gene.type != ga::Gene::Type::Categorical) numeric_.push_back(axis_.size() - 1);
   }
 }
 

@@ -20,6 +20,9 @@ class UnitSpace {
   std::size_t n_codes() const { return axis_.size(); }
   std::size_t axis(std::size_t c) const { return axis_[c]; }
   bool categorical(std::size_t c) const { return genes_[c].type == ga::Gene::Type::Categorical; }
+  /// The numeric codes (not categorical), in code order: what the joint kernel and the evolve
+  /// operator's distribution draw.
+  const std::vector<std::size_t>& numeric_codes() const { return numeric_; }
   const ga::Gene& gene(std::size_t c) const { return genes_[c]; }
   /// Numeric codes: the unit distance between neighbouring grid values (0: continuous or log).
   double unit_step(std::size_t c) const { return unit_step_[c]; }
@@ -45,6 +48,7 @@ class UnitSpace {
   std::vector<ga::Gene> genes_;
   std::vector<double> unit_step_;
   std::vector<double> fixed_;  // per axis: the value of a single-valued axis
+  std::vector<std::size_t> numeric_;
 };
 
 }  // namespace tpeopt::tpe
