@@ -228,7 +228,6 @@ TEST_CASE("Batch TPE: evolve alone searches, and is refused for a space without 
   only.operators = {false, false, false, true};
   constexpr std::size_t d = 4;
   BatchTpeSampler evolve(box(d, -5.0, 5.0), Direction::Minimize, 3, only);
-  std::vector<double> best_of_first;
   const auto params = run_schedule(evolve, d, 4000, 200, 2, objective_of(rotated_ellipsoid, d));
   double first = INFINITY, last = INFINITY;
   for (std::size_t i = 0; i < 200; ++i) first = std::min(first, rotated_ellipsoid(&params[i * d], d));
