@@ -9,7 +9,8 @@
 # --bars 1000000, before then after), runs (`tpeopt run` TPE on a generated 1,000,000-bar
 # series, batches of 4,096 and of 65,536, before then after: trials/s, device occupancy, and
 # the digests, which must not change), per_trial (GPU time per trial of ema_cross, atc,
-# exhaustion, bollinger and donchian on the bundled data at batches of 4,096 and 65,536),
+# exhaustion, bollinger and donchian at batches of 4,096 and 65,536, on the bundled data or
+# the generated series, with or without folds: PER_TRIAL_* below),
 # replay (after runs: the 4,096-trial TPE run's own batches replayed by
 # bench_exhaustion_replay: each batch's launch on the host and on the device, warm and as in
 # the run, and the sequence through the executor with 1 and 2 batches in flight), ncu (the
@@ -31,6 +32,11 @@ TMPDIR_TRIALS="$(mktemp -d)/run_after_4096_trials"
   date -u '+%Y-%m-%d %H:%M UTC'
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 } | tee "$S/device.txt"
+# The generated 1,000,000-bar hourly series (seed 3) of the runs and of per_trial's generated data.
+generate_series() {
+  [ -f bench/subsets/gen/SYM0000.csv ] || "$BIN/tpeopt" data generate-candles -o bench/subsets/gen --symbols 1 \
+    --bars 1000000 --interval-s 3600 --seed 3 > /dev/null
+}
 for step in "${steps[@]}"; do
   echo "### $step"
   case "$step" in
@@ -45,9 +51,7 @@ for step in "${steps[@]}"; do
         echo "== $v"; grep -E '^\| cuda' "$S/bench_exhaustion_$v.txt"
       done ;;
     runs)
-      gen=bench/subsets/gen
-      [ -f "$gen/SYM0000.csv" ] || "$BIN/tpeopt" data generate-candles -o "$gen" --symbols 1 --bars 1000000 \
-        --interval-s 3600 --seed 3 > /dev/null
+      generate_series
       for v in "${versions[@]}"; do
         dir="${BEFORE:-}"; [ "$v" = after ] && dir="$BIN"
         for b in 4096 65536; do
@@ -96,20 +100,28 @@ PY
       # batch's executor time is its own): exec_ms summed over the batches after the first
       # (the first computes the series), over their trials. PER_TRIAL_DEPTH=2: two batches in
       # flight, exec_ms then the device time no earlier batch covers (overlapping launches).
-      # PER_TRIAL_EXAMPLES: the examples (default: the five below).
+      # PER_TRIAL_EXAMPLES: the examples (default: the five below). PER_TRIAL_DATA=generated:
+      # each on the generated 1,000,000-bar series instead of its bundled data (candle
+      # strategies). PER_TRIAL_FOLDS=K: scored on K folds (the cost of folds against a run
+      # without). PER_TRIAL_TAG names the output (per_trial_TAG.txt).
+      tag="${PER_TRIAL_TAG:+_$PER_TRIAL_TAG}"
+      extra=()
+      if [ "${PER_TRIAL_DATA:-bundled}" = generated ]; then
+        generate_series
+        extra+=(--candles bench/subsets/gen/SYM0000.csv)
+      fi
+      [ -n "${PER_TRIAL_FOLDS:-}" ] && extra+=(--folds "$PER_TRIAL_FOLDS")
       for ex in ${PER_TRIAL_EXAMPLES:-ema_cross_btc atc_backtesting_py exhaustion_eurusd bollinger_eurusd donchian_eurusd}; do
-        python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["search"]["sampler"]="random"; c["data"]={k:(sys.argv[2]+"/"+v if isinstance(v,str) and v.startswith("../") else v) for k,v in c["data"].items()}; json.dump(c,open(sys.argv[3],"w"))' \
-          "examples/$ex.json" "$PWD/examples" "$S/$ex.json"
+        python3 scripts/per_trial_config.py "examples/$ex.json" "$S/$ex$tag.json" "${extra[@]}"
         for b in 4096 65536; do
-          name="pt_${ex}_$b"
-          timeout 120 "$BIN/tpeopt" run -c "$S/$ex.json" --executor cuda --batch "$b" --depth "${PER_TRIAL_DEPTH:-1}" \
-            --trials $((3 * 65536)) \
-            -q --out "$S/$name" > "$S/$name.log" 2>&1
-          python3 scripts/per_trial_summary.py "$S/$name/timings.csv" "$ex batch $b depth ${PER_TRIAL_DEPTH:-1}" ||
-            tail -3 "$S/$name.log"
+          name="pt_${ex}${tag}_$b"
+          timeout "${PER_TRIAL_TIMEOUT:-120}" "$BIN/tpeopt" run -c "$S/$ex$tag.json" --executor cuda --batch "$b" \
+            --depth "${PER_TRIAL_DEPTH:-1}" --trials $((3 * 65536)) -q --out "$S/$name" > "$S/$name.log" 2>&1
+          python3 scripts/per_trial_summary.py "$S/$name/timings.csv" \
+            "$ex${PER_TRIAL_TAG:+ ($PER_TRIAL_TAG)} batch $b depth ${PER_TRIAL_DEPTH:-1}" || tail -3 "$S/$name.log"
           rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"
         done
-      done | tee "$S/per_trial.txt" ;;
+      done | tee "$S/per_trial$tag.txt" ;;
   esac
 done
 {
@@ -119,7 +131,7 @@ done
     [ -f "$S/bench_exhaustion_$v.txt" ] && { echo "== bench_exhaustion $v"; grep -E '^\|' "$S/bench_exhaustion_$v.txt"; }
   done
   [ -f "$S/runs.txt" ] && cat "$S/runs.txt"
-  [ -f "$S/per_trial.txt" ] && cat "$S/per_trial.txt"
+  for f in "$S"/per_trial*.txt; do [ -f "$f" ] && cat "$f"; done
   [ -f "$S/replay.txt" ] && grep -E '^\|' "$S/replay.txt"
   [ -f "$S/ncu_summary.txt" ] && cat "$S/ncu_summary.txt"
 } > "$OUT/summary.txt"

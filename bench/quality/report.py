@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from suites import suite_of  # noqa: E402
+from workloads import STRATEGIES  # noqa: E402
 
 
 def load(paths):
@@ -228,7 +229,7 @@ def ecdf(runs, folder, plt):
     """Runtime ECDF over the function workloads, one figure per budget."""
     per_budget = defaultdict(lambda: defaultdict(list))
     for r in runs:
-        if r["workload"] in ("exhaustion", "ema_cross", "atc", "trade_filter"):
+        if r["workload"] in STRATEGIES:
             continue
         per_budget[cell_label(r)][(r["workload"], sampler_label(r))].append(r)
     for budget, groups in per_budget.items():

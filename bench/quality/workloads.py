@@ -22,7 +22,8 @@ Functions (minimized, reported as f - f_opt, so 0 is the optimum):
     0), or a bbob-mixint function with its first int axes categorical over their values.
 The tuning and held-out sets are bench/quality/suites.py's.
 Strategies (their objective, in-sample during the run, out-of-sample for the in-sample best):
-  the examples' configs with data.holdout (the last 30% of the bars or days held out)."""
+  the examples' configs with data.holdout (the last 30% of the bars or days held out), on
+  their bundled data, and exhaustion and ema_cross on a generated 1,000,000-bar series."""
 import json
 import math
 import os
@@ -184,23 +185,31 @@ class RotatedFunction(Workload):
 
 
 class Strategy(Workload):
-    """A real strategy: an example config with data.holdout."""
+    """A real strategy: a config of the repository (an example, or a bench/subsets one) with
+    data.holdout, on its own data or on a generated series (`candles`, relative to ROOT)."""
 
     kind = "strategy"
     holdout = True
 
-    def __init__(self, name, label, example, holdout=0.3, patch=None):
-        self.example, self.fraction, self.patch = example, holdout, patch or {}
-        cfg = json.loads((ROOT / "examples" / example).read_text())
+    def __init__(self, name, label, example, holdout=0.3, patch=None, candles=None):
+        self.path = ROOT / (example if "/" in example else f"examples/{example}")
+        self.fraction, self.patch, self.candles = holdout, patch or {}, candles
+        cfg = json.loads(self.path.read_text())
         self.maximize = cfg.get("objective", {}).get("direction", "maximize") == "maximize"
         super().__init__(name, label, len(cfg["params"]))
 
     def instance(self, seed):
-        cfg = json.loads((ROOT / "examples" / self.example).read_text())
+        cfg = json.loads(self.path.read_text())
         data = dict(cfg["data"])
-        for k, v in list(data.items()):  # paths relative to the example's folder
+        for k, v in list(data.items()):  # paths relative to the config's folder
             if isinstance(v, str) and k in ("candles", "candles_dir", "cache", "trades", "market_dir"):
-                data[k] = str((ROOT / "examples" / v).resolve())
+                data[k] = str((self.path.parent / v).resolve())
+        if self.candles:
+            data = {"candles": str(ROOT / self.candles)}
+            if not (ROOT / self.candles).is_file():
+                raise FileNotFoundError(
+                    f"{self.name}: {ROOT / self.candles} is missing; write it with `tpeopt data generate-candles "
+                    f"-o {ROOT / GENERATED_DIR} --symbols 1 --bars 1000000 --interval-s 3600 --seed 3`")
         data["holdout"] = {"fraction": self.fraction}
         cfg["data"] = data
         for k, v in self.patch.items():
@@ -232,13 +241,28 @@ def function_workloads():
     return out
 
 
+# The generated 1,000,000-bar hourly series of the GPU benchmarks (scripts/gpu_fill.sh runs,
+# bench/quality/gpu.sh): regimes of drift and volatility, seed 3.
+GENERATED_DIR = "bench/subsets/gen"
+GENERATED_CANDLES = f"{GENERATED_DIR}/SYM0000.csv"
+
+
 def strategy_workloads():
     return [
         Strategy("exhaustion", "exhaustion (EURUSD 1h)", "exhaustion_eurusd.json"),
         Strategy("ema_cross", "ema_cross (BTCUSDT 1m)", "ema_cross_btc.json"),
         Strategy("atc", "atc (3 Binance symbols, 1m)", "atc_binance.json"),
         Strategy("trade_filter", "trade_filter (generated)", "trade_filter_tpe.json"),
+        Strategy("bollinger", "bollinger (EURUSD 1h)", "bollinger_eurusd.json"),
+        Strategy("donchian", "donchian (EURUSD 1h)", "donchian_eurusd.json"),
+        Strategy("exhaustion-gen1m", "exhaustion (generated, 1,000,000 bars)", "bench/subsets/exhaustion_full.json",
+                 candles=GENERATED_CANDLES),
+        Strategy("ema_cross-gen1m", "ema_cross (generated, 1,000,000 bars)", "ema_cross_btc.json",
+                 candles=GENERATED_CANDLES),
     ]
+
+
+STRATEGIES = [w.name for w in strategy_workloads()]
 
 
 def all_workloads():
