@@ -66,16 +66,17 @@ def stats(values):
 MIN_PAIRS = 6  # the smallest two-sided p of n pairs is 2 / 2^n: 0.031 at 6 pairs, 0.0625 at 5
 
 
-def compare(a, b, worst, alpha=0.05):
-    """+1 a wins, -1 a loses, 0 tied, None too few pairs. a, b: seed -> minimized value
-    (None: no feasible trial, counted as `worst`)."""
+def compare(a, b, worst, maximize=False, alpha=0.05):
+    """+1 a wins, -1 a loses, 0 tied, None too few pairs. a, b: seed -> the workload's value,
+    higher is better when `maximize` (None: no feasible trial, counted as `worst`)."""
     from scipy.stats import wilcoxon
 
     seeds = sorted(set(a) & set(b))
     if len(seeds) < MIN_PAIRS:
         return None
-    x = np.array([worst if a[s] is None else a[s] for s in seeds])
-    y = np.array([worst if b[s] is None else b[s] for s in seeds])
+    sign = -1.0 if maximize else 1.0  # compared as minimized values
+    x = np.array([worst if a[s] is None else sign * a[s] for s in seeds])
+    y = np.array([worst if b[s] is None else sign * b[s] for s in seeds])
     d = x - y
     if not np.any(d != 0):
         return 0
@@ -84,9 +85,10 @@ def compare(a, b, worst, alpha=0.05):
     return 1 if wilcoxon(d, alternative="less").pvalue < wilcoxon(d, alternative="greater").pvalue else -1
 
 
-def worst_of(cell):
-    """A value worse than every run of the cell (for runs with no feasible trial)."""
-    v = [x for per in cell.values() for x in per.values() if x is not None and np.isfinite(x)]
+def worst_of(cell, maximize=False):
+    """A minimized value worse than every run of the cell (for runs with no feasible trial)."""
+    sign = -1.0 if maximize else 1.0
+    v = [sign * x for per in cell.values() for x in per.values() if x is not None and np.isfinite(x)]
     return (max(v) + 1.0 + abs(max(v))) if v else 0.0
 
 
@@ -140,7 +142,7 @@ def main():
                     continue
                 mark = ""
                 if s != a.reference:
-                    cmp = compare(ref, cells[c][s], worst_of(cells[c]))
+                    cmp = compare(ref, cells[c][s], worst_of(cells[c], maximize[c[0]]), maximize[c[0]])
                     mark = {1: " ▽", -1: " ▲", 0: "", None: ""}[cmp]  # ▲: beats the reference
                 row.append(f"{fmt(x[0])} ({fmt(x[1])} .. {fmt(x[2])}){mark}")
             lines.append("| " + " | ".join(row) + " |")
@@ -166,7 +168,8 @@ def main():
                         if c[1] != budget or c[2] != part or suite_of(c[0]) != st_name:
                             continue
                         any_cell = True
-                        cmp = compare(cells[c].get(a.reference, {}), cells[c].get(s, {}), worst_of(cells[c]))
+                        cmp = compare(cells[c].get(a.reference, {}), cells[c].get(s, {}),
+                                      worst_of(cells[c], maximize[c[0]]), maximize[c[0]])
                         w, t, l = w + (cmp == 1), t + (cmp == 0), l + (cmp == -1)
                     row.append(f"{w} / {t} / {l}")
                 if any_cell:
