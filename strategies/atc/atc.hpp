@@ -532,14 +532,27 @@ struct FoldStats {
 /// No folds (run_symbol's and run_symbol_blocks' default).
 TPEOPT_HD_INLINE FoldView<FoldStats> no_fold_stats() { return {nullptr, nullptr}; }
 
+/// A return r added to a fold's statistics.
+TPEOPT_HD_INLINE void add_bar_return(FoldStats& s, double r) {
+  s.bars += 1;
+  s.total = s.total + r;
+  s.equity = s.equity * (1.0 + r);
+}
+
 /// Bar t's return r joins its fold (if any), added in bar order.
 TPEOPT_HD_INLINE void add_fold_return(FoldView<FoldStats> f, const FoldBars& bars, int t, double r) {
   if (bars.n <= 0) return;
-  add_fold_trade(f, bars, t, r, [&](FoldStats& s) {
-    s.bars += 1;
-    s.total = s.total + r;
-    s.equity = s.equity * (1.0 + r);
-  });
+  add_fold_trade(f, bars, t, r, [&](FoldStats& s) { add_bar_return(s, r); });
+}
+
+/// add_fold_return through a cursor that holds the current fold (strategies::FoldCursor):
+/// the same adds in the same order, so the same bits, with the storage read and written once
+/// per fold instead of once per bar (the CUDA grouped kernel keeps the cursor in shared memory
+/// and the storage is global scratch).
+TPEOPT_HD_INLINE void add_fold_return(FoldCursor<FoldStats>& c, FoldView<FoldStats> f, const FoldBars& bars, int t,
+                                      double r) {
+  if (bars.n <= 0) return;
+  add_fold_trade(c, f, bars, t, r, [&](FoldStats& s) { add_bar_return(s, r); });
 }
 
 /// A symbol's fold columns (FoldColumn, K folds from `out`): fold{k}_score the objective over

@@ -169,12 +169,18 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
   atc::TradeState trade;
   double G = 1.0;
   const int n_words = atc::signal_words(n);
-  // Folds: the group's lane 0 (of a valid trial) keeps the row's fold statistics.
+  // Folds: the group's lane 0 (of a valid trial) keeps the row's fold statistics, the fold
+  // its bars are joining held in shared memory (a cursor: the row's storage is global scratch,
+  // read and written once per fold rather than once per bar; registers are at the bound).
   const bool keeps_folds = kFolds && valid && m == 0;
   const strategies::FoldBars folds = keeps_folds ? symbol_folds(L, s) : strategies::FoldBars{};
   const strategies::FoldView<atc::FoldStats> fold_stats =
       keeps_folds ? row_folds(L, row_of(L, s, trial)) : atc::no_fold_stats();
   strategies::reset_folds(fold_stats, folds.n);
+  __shared__ strategies::FoldCursor<atc::FoldStats> cursors[kFolds ? kGroupedThreads / 32 * kGroupsPerWarp : 1];
+  strategies::FoldCursor<atc::FoldStats>& cursor =
+      cursors[keeps_folds ? static_cast<int>(threadIdx.x >> 5) * kGroupsPerWarp + g : 0];
+  if (keeps_folds) strategies::start_folds(cursor);
   for (int w = 0; w < n_words; ++w) {
     atc::SignalWord cur[atc::kVariants];
 #pragma unroll
@@ -201,13 +207,14 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
 #pragma unroll
         for (int j = 1; j < atc::kNumTypes; ++j) c.add(group[j].x, group[j].y);
         if (t > p.cutout) {
-          if constexpr (kFolds) atc::add_fold_return(fold_stats, folds, t, atc::trade_realize(trade, Rt, p.fee));
+          if constexpr (kFolds) atc::add_fold_return(cursor, fold_stats, folds, t, atc::trade_realize(trade, Rt, p.fee));
           else atc::trade_realize(trade, Rt, p.fee);
         }
         atc::trade_decide(trade, c.value(), p);
       }
     }
   }
+  if (keeps_folds) strategies::flush_fold(cursor, fold_stats);
   if (valid && m == 0) write_row(L, s, trial, trade);
 }
 

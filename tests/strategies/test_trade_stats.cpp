@@ -143,3 +143,35 @@ TEST_CASE("Folds: a cursor over the held fold gives the storage's bits, in and o
   CHECK(total == counted);
   CHECK(counted < static_cast<int>(in_order.size()));
 }
+
+TEST_CASE("Folds: atc's per-bar returns through a cursor give the storage's bits", "[cpu][folds][atc]") {
+  using namespace tpeopt::strategies;
+  // Four folds over bars [10, 90), an embargo of 5 bars after each inner boundary; a return
+  // at every bar from 0 to 99 in bar order, as the walk adds them (the CUDA grouped kernel
+  // holds the fold in a cursor, the CPU adds to the storage).
+  const std::vector<int> edge{10, 30, 50, 70, 90}, embargo_end{10, 35, 55, 75};
+  const FoldBars bars{4, edge.data(), embargo_end.data()};
+  FoldSummaries<atc::FoldStats> direct, cached;
+  reset_folds(direct.view(), bars.n);
+  reset_folds(cached.view(), bars.n);
+  FoldCursor<atc::FoldStats> c;
+  start_folds(c);
+  for (int t = 0; t < 100; ++t) {
+    const double r = 0.013 * std::sin(0.37 * t) - 0.0007;
+    atc::add_fold_return(direct.view(), bars, t, r);
+    atc::add_fold_return(c, cached.view(), bars, t, r);
+  }
+  flush_fold(c, cached.view());
+  long long counted = 0;
+  for (int k = 0; k < bars.n; ++k) {
+    const atc::FoldStats &a = direct.fold[k], &b = cached.fold[k];
+    CAPTURE(k);
+    CHECK(a.bars == b.bars);
+    CHECK(a.total == b.total);
+    CHECK(a.equity == b.equity);
+    CHECK(direct.sumsq[k] == cached.sumsq[k]);
+    CHECK(a.bars > 0);
+    counted += a.bars;
+  }
+  CHECK(counted == (30 - 10) + (50 - 35) + (70 - 55) + (90 - 75));
+}
