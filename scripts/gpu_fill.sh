@@ -112,7 +112,7 @@ PY
       fi
       [ -n "${PER_TRIAL_FOLDS:-}" ] && extra+=(--folds "$PER_TRIAL_FOLDS")
       for ex in ${PER_TRIAL_EXAMPLES:-ema_cross_btc atc_backtesting_py exhaustion_eurusd bollinger_eurusd donchian_eurusd}; do
-        python3 scripts/per_trial_config.py "examples/$ex.json" "$S/$ex$tag.json" "${extra[@]}"
+        python3 scripts/per_trial_config.py "examples/$ex.json" "$S/$ex$tag.json" ${extra[@]+"${extra[@]}"}
         for b in 4096 65536; do
           name="pt_${ex}${tag}_$b"
           timeout "${PER_TRIAL_TIMEOUT:-120}" "$BIN/tpeopt" run -c "$S/$ex$tag.json" --executor cuda --batch "$b" \

@@ -34,7 +34,7 @@ nproc | sed 's/^/cores: /' | tee -a "$OUT/device.txt"
 # strategy, depth 1 and 2) is `bench/run_all.sh --gpu pipeline-depth.txt`'s, not this script's.
 
 # exhaustion and ema_cross also run on the generated 1,000,000-bar series of the GPU-fill
-# benchmarks (bench/quality/workloads.py), 5 seeds (the issue's count; a run there is about
+# benchmarks (bench/quality/workloads.py), 5 seeds (a run there is about
 # 30 times a bundled one's GPU time), batch TPE at both depths against the GA.
 [ -f bench/subsets/gen/SYM0000.csv ] || "$BIN/tpeopt" data generate-candles -o bench/subsets/gen --symbols 1 \
   --bars 1000000 --interval-s 3600 --seed 3 > /dev/null
