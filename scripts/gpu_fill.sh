@@ -15,7 +15,8 @@
 # bench_exhaustion_replay: each batch's launch on the host and on the device, warm and as in
 # the run, and the sequence through the executor with 1 and 2 batches in flight), ncu (the
 # kernels' own durations in a shorter run of the same config at batch 4,096). Results:
-# $OUT/gpu_fill/, packed into $OUT/gpu_fill.tar.gz, and $OUT/summary.txt.
+# $OUT/gpu_fill/, packed into $OUT/gpu_fill.tar.gz, and $OUT/summary.txt (.2, .3, ... for
+# further calls into the same $OUT).
 set -uo pipefail
 versions=(before after)
 if [ "${BEFORE:-}" = none ]; then versions=(after); else BEFORE="$(cd "${BEFORE:-.carry/before}" && pwd)"; fi
@@ -23,6 +24,8 @@ BIN="$(cd "${BIN:-.carry/after}" && pwd)"
 OUT="${OUT:-out}"
 export TPEOPT_SOURCE_DIR="$PWD" TPEOPT_CACHE_DIR="$(mktemp -d)"
 S="$OUT/gpu_fill"
+n=""
+while [ -e "$OUT/gpu_fill$n.tar.gz" ]; do n=".$(( ${n#.} + 1 ))"; [ "$n" = .1 ] && n=.2; done
 mkdir -p "$S"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(tests bench runs)
@@ -134,6 +137,8 @@ done
   for f in "$S"/per_trial*.txt; do [ -f "$f" ] && cat "$f"; done
   [ -f "$S/replay.txt" ] && grep -E '^\|' "$S/replay.txt"
   [ -f "$S/ncu_summary.txt" ] && cat "$S/ncu_summary.txt"
-} > "$OUT/summary.txt"
-tar -czf "$OUT/gpu_fill.tar.gz" -C "$OUT" gpu_fill && rm -rf "$S"
+} > "$OUT/summary$n.txt"
+# One archive per call (the device tool brings back few files); a second call into the same
+# $OUT adds gpu_fill.2.tar.gz and summary.2.txt instead of replacing the first's.
+tar -czf "$OUT/gpu_fill$n.tar.gz" -C "$OUT" gpu_fill && rm -rf "$S"
 ls -la "$OUT"
