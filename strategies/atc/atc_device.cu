@@ -207,7 +207,8 @@ __global__ void __launch_bounds__(kGroupedThreads, 4) grouped_kernel(TrialLaunch
 #pragma unroll
         for (int j = 1; j < atc::kNumTypes; ++j) c.add(group[j].x, group[j].y);
         if (t > p.cutout) {
-          if constexpr (kFolds) atc::add_fold_return(cursor, fold_stats, folds, t, atc::trade_realize(trade, Rt, p.fee));
+          if constexpr (kFolds)
+            atc::add_fold_return(cursor, fold_stats, folds, t, atc::trade_realize(trade, Rt, p.fee));
           else atc::trade_realize(trade, Rt, p.fee);
         }
         atc::trade_decide(trade, c.value(), p);
