@@ -134,7 +134,10 @@ struct Tally {
   std::int64_t losses = 0;  ///< kept trades with q(outcome) < 0
 };
 
-TPEOPT_HD_INLINE void tally_add(Tally& t, std::int64_t q) {
+/// Adds a kept trade's q(outcome) to running totals: a Tally, or a fold run's RunTally
+/// (trade_filter_folds.hpp), whose counts are 32-bit.
+template <typename Totals>
+TPEOPT_HD_INLINE void tally_add(Totals& t, std::int64_t q) {
   t.sum_q += q;
   t.kept += 1;
   t.wins += q > 0 ? 1 : 0;

@@ -176,10 +176,7 @@ TPEOPT_HD_INLINE void tally_trades_folded(const TradeArrays& a, const Params& p,
     for (; i < piece_end; i += step) {
       if (!trade_kept(a, i, p)) continue;
       const std::int64_t q = trade_outcome_q(a, i, p.target, p.stop);
-      run.sum_q += q;
-      run.kept += 1;
-      run.wins += q > 0 ? 1u : 0u;
-      run.losses += q < 0 ? 1u : 0u;
+      tally_add(run, q);
       add_square(run.sq_hi, run.sq_lo, q);
     }
     if (run.kept > 0) flush(k, run);
