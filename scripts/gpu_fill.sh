@@ -106,7 +106,8 @@ PY
       # PER_TRIAL_EXAMPLES: the examples (default: the five below). PER_TRIAL_DATA=generated:
       # each on the generated 1,000,000-bar series instead of its bundled data (candle
       # strategies). PER_TRIAL_FOLDS=K: scored on K folds (the cost of folds against a run
-      # without). PER_TRIAL_TAG names the output (per_trial_TAG.txt).
+      # without). PER_TRIAL_TRIALS: trials a run (default 196,608). PER_TRIAL_TAG names the
+      # output (per_trial_TAG.txt).
       tag="${PER_TRIAL_TAG:+_$PER_TRIAL_TAG}"
       extra=()
       if [ "${PER_TRIAL_DATA:-bundled}" = generated ]; then
@@ -119,7 +120,7 @@ PY
         for b in 4096 65536; do
           name="pt_${ex}${tag}_$b"
           timeout "${PER_TRIAL_TIMEOUT:-120}" "$BIN/tpeopt" run -c "$S/$ex$tag.json" --executor cuda --batch "$b" \
-            --depth "${PER_TRIAL_DEPTH:-1}" --trials $((3 * 65536)) -q --out "$S/$name" > "$S/$name.log" 2>&1
+            --depth "${PER_TRIAL_DEPTH:-1}" --trials "${PER_TRIAL_TRIALS:-196608}" -q --out "$S/$name" > "$S/$name.log" 2>&1
           python3 scripts/per_trial_summary.py "$S/$name/timings.csv" \
             "$ex${PER_TRIAL_TAG:+ ($PER_TRIAL_TAG)} batch $b depth ${PER_TRIAL_DEPTH:-1}" || tail -3 "$S/$name.log"
           rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"

@@ -40,24 +40,35 @@ TPEOPT_HD_INLINE int segment_cut(const Bars& b, int G, int g) {
 }
 
 /// Walks segment [from, stop) from `from`, flat, recording at most `room` trades:
-/// record(q, BarPair) for the q-th. Returns the record (its `trades` left null).
+/// record(q, BarPair) for the q-th. `walk(from, stop, on_exit)` is walk_from over the trial's
+/// bars, or a walk with its contract (a warp's: strategies/device/warp_long_short_walk.cuh).
+/// Returns the record (its `trades` left null).
 TPEOPT_LONG_SHORT_NO_CHECK
-template <typename SignalsAt, typename Record>
-TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Costs& c, int first_valid, const double* atr,
-                                            SignalsAt&& signals, int from, int stop, int room, Record&& record) {
+template <typename Walk, typename Record>
+TPEOPT_HD_INLINE SegmentRecord walk_segment_with(Walk&& walk, int from, int stop, int room, Record&& record) {
   SegmentRecord r;
   if (room <= 0) {
     r.end = from;
     r.complete = from >= stop;
     return r;
   }
-  r.end = walk_from(b, c, first_valid, atr, signals, from, stop, [&](const Position& pos, int j, double, int) {
+  r.end = walk(from, stop, [&](const Position& pos, int j, double, int) {
     record(r.count, BarPair{pos.signal_bar, j});
     ++r.count;
     return r.count < room;
   });
   r.complete = r.count < room || r.end >= stop;
   return r;
+}
+
+/// walk_segment_with walk_from.
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename SignalsAt, typename Record>
+TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Costs& c, int first_valid, const double* atr,
+                                            SignalsAt&& signals, int from, int stop, int room, Record&& record) {
+  return walk_segment_with([&](int f, int s,
+                               auto&& on_exit) { return walk_from(b, c, first_valid, atr, signals, f, s, on_exit); },
+                           from, stop, room, record);
 }
 
 /// The trade whose signal and exit bars the walk recorded, as the walk made it: its side
@@ -82,12 +93,13 @@ TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Costs& c, const double*
 /// b.begin, cut(G) = b.n - 1, non-decreasing), record_of(g) segment g's record.
 /// on_trade(const Trade&) receives the trades the stitch walks itself, adopt(record, k) the
 /// record's trades k .. count - 1 (to be replayed in order, before anything later): together,
-/// every trade of run_backtest in trade order. Returns how many it walked itself.
+/// every trade of run_backtest in trade order. `walk(from, stop, on_exit)` walks what the
+/// records do not know: walk_from over the trial's bars, or a walk with its contract (a
+/// warp's). Returns how many it walked itself.
 TPEOPT_LONG_SHORT_NO_CHECK
-template <typename SignalsAt, typename Cut, typename Records, typename OnTrade, typename Adopt>
-TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_valid, const double* atr,
-                                     SignalsAt&& signals, int G, Cut&& cut, Records&& record_of, OnTrade&& on_trade,
-                                     Adopt&& adopt) {
+template <typename Walk, typename Cut, typename Records, typename OnTrade, typename Adopt>
+TPEOPT_HD_INLINE int stitch_segments_with(Walk&& walk, const Costs& c, int G, Cut&& cut, Records&& record_of,
+                                          OnTrade&& on_trade, Adopt&& adopt) {
   int walked = 0;
   auto trade = [&](const Position& pos, int j, double price, int reason) {
     ++walked;
@@ -108,18 +120,28 @@ TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_va
           st = r.end;
           if (r.complete) break;
         }
-        st = walk_from(b, c, first_valid, atr, signals, st, hi, trade);  // past what the record knows
+        st = walk(st, hi, trade);  // past what the record knows
         break;
       }
       // Inside trade k - 1's position: the true walk's next trade, then look again.
-      st =
-          walk_from(b, c, first_valid, atr, signals, st, hi, [&](const Position& pos, int j, double price, int reason) {
-            trade(pos, j, price, reason);
-            return false;
-          });
+      st = walk(st, hi, [&](const Position& pos, int j, double price, int reason) {
+        trade(pos, j, price, reason);
+        return false;
+      });
     }
   }
   return walked;
+}
+
+/// stitch_segments_with walk_from.
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename SignalsAt, typename Cut, typename Records, typename OnTrade, typename Adopt>
+TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_valid, const double* atr,
+                                     SignalsAt&& signals, int G, Cut&& cut, Records&& record_of, OnTrade&& on_trade,
+                                     Adopt&& adopt) {
+  return stitch_segments_with([&](int f, int s,
+                                  auto&& on_exit) { return walk_from(b, c, first_valid, atr, signals, f, s, on_exit); },
+                              c, G, cut, record_of, on_trade, adopt);
 }
 
 /// stitch_segments with the records' trades replayed one after another into on_trade.

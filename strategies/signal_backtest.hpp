@@ -11,13 +11,20 @@
 //   struct Params { long_short::Costs costs; int first_valid; ... };
 //   static Params unpack(const double* slots);
 //   static void series_keys(const Params& p, SeriesKey* keys);  // kNumSeries (kind, value) keys
+//   static double series_at(int kind, int value, const long_short::Bars& bars, int t);
+//     // or, for a series that is one chain over the bars (an EMA):
 //   static void compute_series(int kind, int value, const long_short::Bars& bars, double* out);
 //   static long_short::Signals signals(const Params& p, const long_short::Bars& bars,
 //                                      const double* const* series, int t);
 // A series depends on one (kind, value) and the symbol's bars only, so it is computed once
 // per symbol and shared by every trial that reads it (SeriesCache on the CPU, the device's
-// series cache on the GPU); NaN where undefined (warm-up).
+// series cache on the GPU); NaN where undefined (warm-up). A Logic whose every bar's value is
+// a function of the bars alone gives series_at: the CUDA twin then computes each bar of a new
+// series on its own thread, where compute_series is one thread's chain over all the bars
+// (seconds on a 1,000,000-bar series with wide windows). Both run the same TPEOPT_HD code on
+// the CPU and the GPU, so the series are the same bits either way.
 #include <cmath>
+#include <concepts>
 
 #include "common/hd.hpp"
 #include "strategies/bar_block.hpp"
@@ -35,6 +42,23 @@ struct SeriesKey {
 
 /// Integer parameters arrive as doubles and are rounded: k = floor(v + 0.5).
 TPEOPT_HD_INLINE int round_param(double v) { return static_cast<int>(floor(v + 0.5)); }
+
+/// A Logic that gives each bar of a series on its own (series_at).
+template <typename Logic>
+concept SeriesPerBar = requires(const long_short::Bars& b) {
+  { Logic::series_at(0, 0, b, 0) } -> std::same_as<double>;
+};
+
+/// Series (kind, value) over bars b into out[0 .. b.n): Logic::series_at bar by bar, or
+/// Logic::compute_series.
+template <typename Logic>
+TPEOPT_HD_INLINE void compute_logic_series(int kind, int value, const long_short::Bars& b, double* out) {
+  if constexpr (SeriesPerBar<Logic>) {
+    for (int t = 0; t < b.n; ++t) out[t] = Logic::series_at(kind, value, b, t);
+  } else {
+    Logic::compute_series(kind, value, b, out);
+  }
+}
 
 /// Logic::signals of one trial over one symbol's bars, as the walk reads them: signals(t).
 template <typename Logic>

@@ -193,8 +193,8 @@ class SignalStrategy final : public SymbolStrategy {
       const std::uint64_t id = (static_cast<std::uint64_t>(s) << 40) | (static_cast<std::uint64_t>(key.kind) << 32) |
                                static_cast<std::uint32_t>(key.value);
       series[j] = cache_->get(
-          id, static_cast<std::size_t>(b.n), [&](double* out) { Logic::compute_series(key.kind, key.value, b, out); },
-          own[j]);
+          id, static_cast<std::size_t>(b.n),
+          [&](double* out) { compute_logic_series<Logic>(key.kind, key.value, b, out); }, own[j]);
     }
   }
 

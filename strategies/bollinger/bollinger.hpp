@@ -53,19 +53,13 @@ struct Logic {
     keys[kAtr] = {kAtr, p.atr_window};
   }
 
-  /// mid or sd of the `w` bars ending at each bar, or the ATR over w bars; NaN before bar w - 1.
-  TPEOPT_HD_INLINE static void compute_series(int kind, int w, const long_short::Bars& b, double* out) {
-    for (int t = 0; t < b.n; ++t) {
-      if (t + 1 < w) {
-        out[t] = NAN;
-      } else if (kind == kAtr) {
-        out[t] = average_true_range(b.high, b.low, b.close, t, w);
-      } else {
-        double mid = 0.0, sd = 0.0;
-        window_mean_sd(b.close, t, w, &mid, &sd);
-        out[t] = kind == kMid ? mid : sd;
-      }
-    }
+  /// At bar t: mid or sd of the `w` bars ending there, or the ATR over w bars; NaN before bar w - 1.
+  TPEOPT_HD_INLINE static double series_at(int kind, int w, const long_short::Bars& b, int t) {
+    if (t + 1 < w) return NAN;
+    if (kind == kAtr) return average_true_range(b.high, b.low, b.close, t, w);
+    double mid = 0.0, sd = 0.0;
+    window_mean_sd(b.close, t, w, &mid, &sd);
+    return kind == kMid ? mid : sd;
   }
 
   TPEOPT_HD_INLINE static long_short::Signals signals(const Params& p, const long_short::Bars& b,

@@ -7,20 +7,24 @@
 //
 // One batch:
 //  (a) the per-parameter series, cached on the device across batches (SeriesSlots: a series
-//      depends only on its (kind, value) and the data): one thread per (new series, symbol)
-//      runs Logic::compute_series over the symbol's bars into the series' slot;
-//  (b) the trial kernel: one thread per (trial, symbol) walks the symbol's blocks with
-//      strategies::run_signal_walks and writes the symbol's row (objective, equity, metrics;
-//      and, when recording, its trades from the trial's offset). A batch of few trials would
-//      leave the device nearly empty (one long chain of dependent steps per thread), so its
-//      walks are cut into G segments (strategies/long_short_segments.hpp; G from
-//      segments_for): the segment kernel walks every (trial, symbol, segment) at once, one
-//      thread each, recording its trades' (signal, exit) bars, then the same trial kernel,
-//      one warp per (trial, symbol), stitches each walk's segments in order instead of
-//      walking it (the records' trades replayed 32 at a time, positions that span a cut
-//      walked) and writes the same row: same trades, same order, same bits. Only symbols traded over one block of bars are cut; a symbol
-//      over several blocks (a halving rung, a hold-out with holes) is walked whole by the
-//      trial kernel, as without segments (its blocks are short, and each starts flat);
+//      depends only on its (kind, value) and the data): one thread per (new series, symbol,
+//      bar) runs Logic::series_at, or, for a Logic whose series are chains over the bars, one
+//      thread per (new series, symbol) runs Logic::compute_series, into the series' slot;
+//  (b) the trial kernel (the part's trials ordered by their first series, launch_order): one
+//      warp per (trial, symbol) walks the symbol's blocks with strategies::run_signal_walks,
+//      testing 32 bars a step (warp_long_short_walk.cuh), and writes the symbol's row
+//      (objective, equity, metrics; and, when recording, its trades from the trial's offset).
+//      A batch of few trials over long bars would end with a few long walks running alone, so
+//      its walks are cut into G segments (strategies/long_short_segments.hpp; G from
+//      warp_segments_for): the segment kernel walks every (trial, symbol, segment) at once,
+//      one warp each, recording its trades' (signal, exit) bars, then the trial kernel, one
+//      warp per (trial, symbol), stitches each walk's segments in order instead of walking it
+//      (the records' trades replayed 32 at a time, positions that span a cut walked) and
+//      writes the same row: same trades, same order, same bits. Only symbols traded over one
+//      block of bars are cut; a symbol over several blocks (a halving rung, a hold-out with
+//      holes) is walked whole by the trial kernel, as without segments (its blocks are short,
+//      and each starts flat). SignalSegments::walk = thread walks bar by bar on one thread
+//      per walk or unit instead (segments_for);
 //  (c) the aggregation over symbols, one thread per trial (strategies/device/symbol_aggregate.cuh).
 // A batch whose distinct series do not fit in the cache runs as parts of consecutive trials,
 // and one whose per-symbol rows do not fit as chunks (same results). No atomics.
@@ -41,6 +45,7 @@
 #include "strategies/device/series_slots.hpp"
 #include "strategies/device/signal_segments.hpp"
 #include "strategies/device/symbol_aggregate.cuh"
+#include "strategies/device/warp_long_short_walk.cuh"
 #include "strategies/export.hpp"
 #include "strategies/long_short_export.hpp"
 #include "strategies/long_short_segments.hpp"
@@ -80,6 +85,8 @@ __device__ __forceinline__ ls::Bars symbol_bars(const SignalBars& b, const Signa
   return out;
 }
 
+/// Series tasks whose values are a chain over the bars (Logic::compute_series): one thread per
+/// (task, symbol).
 template <typename Logic>
 __global__ void signal_series_kernel(SignalBars bars, SignalSymbols sy, const SeriesTask* tasks, int n_tasks,
                                      long long total_bars, double* pool, OccupancyProbe probe) {
@@ -94,12 +101,33 @@ __global__ void signal_series_kernel(SignalBars bars, SignalSymbols sy, const Se
   }
 }
 
+/// Series tasks whose every bar is a function of the bars alone (Logic::series_at): one
+/// thread per (task, symbol, bar), bars fastest (the writes coalesce); `max_bars` is the
+/// longest symbol's length.
+template <typename Logic>
+__global__ void signal_series_per_bar_kernel(SignalBars bars, SignalSymbols sy, const SeriesTask* tasks, int n_tasks,
+                                             long long total_bars, int max_bars, double* pool, OccupancyProbe probe) {
+  BlockOccupancy occupancy(probe);
+  const long long total = static_cast<long long>(n_tasks) * sy.n * max_bars;
+  for (long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+       idx += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int t = static_cast<int>(idx % max_bars);
+    const long long task_symbol = idx / max_bars;
+    const int k = static_cast<int>(task_symbol % sy.n);
+    if (t >= sy.length[k]) continue;
+    const SeriesTask task = tasks[task_symbol / sy.n];
+    pool[static_cast<long long>(task.slot) * total_bars + sy.offset[k] + t] =
+        Logic::series_at(task.kind, task.value, symbol_bars(bars, sy, k), t);
+  }
+}
+
 struct SignalTrialLaunch {
   SignalBars bars;
   SignalSymbols sy;
   const double* pool;
   long long total_bars;  ///< doubles per series slot
   const int* slots;      ///< per trial of the part: its kNumSeries series slots
+  const int* order;      ///< the part's trials in launch order (walk position -> trial of the part)
   const double* params;  ///< the batch's parameters (n x kNumSlots)
   int first;             ///< the part's first trial in the batch
   int count;             ///< trials in the part
@@ -161,28 +189,36 @@ struct SymbolTrial {
   }
 };
 
-/// One thread per unit: segment g of walk w, flat from its first bar, recording its trades'
-/// bars (walk_segment). Symbols over several blocks have nothing to record (the trial kernel
-/// walks them whole).
-template <typename Logic>
+/// One thread per unit (kWarp: one warp, every lane alike, walking 32 bars a step): segment g
+/// of walk w, flat from its first bar, recording its trades' bars (walk_segment). Symbols
+/// over several blocks have nothing to record (the trial kernel walks them whole).
+template <typename Logic, bool kWarp>
 __global__ void signal_segment_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
   BlockOccupancy occupancy(L.probe);
-  const long long u = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long u = kWarp ? thread / 32 : thread;  // uniform across a warp when kWarp
+  const int lane = kWarp ? static_cast<int>(threadIdx.x & 31u) : 0;
   if (u >= S.walks * S.G) return;
   const long long w = u % S.walks;
   const int g = static_cast<int>(u / S.walks);
-  const int k = static_cast<int>(w / L.count), local = static_cast<int>(w % L.count);
+  const int k = static_cast<int>(w / L.count), local = L.order[w % L.count];
   const int b0 = L.sy.block_offset[k];
   if (L.sy.block_offset[k + 1] - b0 != 1) return;
   const SymbolTrial<Logic> t(L, k, local);
   const ls::Bars bars = symbol_bars(L.bars, L.sy, k);
   const ls::Bars b = ls::block_bars(bars, L.sy.blocks[b0].begin, L.sy.blocks[b0].end);
   ls::BarPair* out = S.pairs + u * S.room;
-  const ls::SegmentRecord r =
-      ls::walk_segment(b, t.p.costs, t.p.first_valid, t.series[Logic::kAtrSeries],
-                       strategies::LogicSignals<Logic>{t.p, bars, t.series}, ls::segment_cut(b, S.G, g),
-                       ls::segment_cut(b, S.G, g + 1), S.room, [&](int q, const ls::BarPair& bp) { out[q] = bp; });
-  S.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
+  const strategies::LogicSignals<Logic> signals{t.p, bars, t.series};
+  const double* atr = t.series[Logic::kAtrSeries];
+  const auto walk = [&](int from, int stop, auto&& on_exit) {
+    if constexpr (kWarp) return warp_walk_from(b, t.p.costs, t.p.first_valid, atr, signals, from, stop, lane, on_exit);
+    else return ls::walk_from(b, t.p.costs, t.p.first_valid, atr, signals, from, stop, on_exit);
+  };
+  const ls::SegmentRecord r = ls::walk_segment_with(walk, ls::segment_cut(b, S.G, g), ls::segment_cut(b, S.G, g + 1),
+                                                    S.room, [&](int q, const ls::BarPair& bp) {
+                                                      if (lane == 0) out[q] = bp;
+                                                    });
+  if (lane == 0) S.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
 }
 
 /// Lane `from`'s trade, on every lane of the warp.
@@ -200,30 +236,44 @@ __device__ __forceinline__ ls::Trade shfl_trade(const ls::Trade& t, int from) {
   return o;
 }
 
-/// The trial kernel. !kSegmented: one thread per (trial, symbol) walks the symbol's blocks.
-/// kSegmented: one warp per (trial, symbol) stitches a one-block symbol's segments from
-/// signal_segment_kernel's records: the records' trades made again from their bars 32 at a
-/// time, one per lane, then handed to every lane in trade order; every lane runs the same
-/// stitch and sums on the same data (the same bits on each), and lane 0 writes. (A symbol
-/// over several blocks is walked whole, by every lane alike.) Then the symbol's row (with fold
-/// rows, its fold columns too, which every lane writes alike), or with folds over one symbol
-/// the trial's columns of the batch (likewise).
-template <typename Logic, bool kSegmented>
+/// How the trial kernel walks a (trial, symbol).
+enum class TrialWalk : int {
+  Thread,  ///< one thread walks it, bar by bar
+  Stitch,  ///< one warp stitches the segments signal_segment_kernel recorded
+  Warp,    ///< one warp walks it, 32 bars a step (warp_long_short_walk.cuh)
+};
+
+/// The trial kernel. Thread: one thread per (trial, symbol) walks the symbol's blocks.
+/// Warp: one warp per (trial, symbol) walks each block 32 bars a step
+/// (warp_run_backtest), every lane alike. Stitch: one warp per (trial, symbol) stitches a
+/// one-block symbol's segments from signal_segment_kernel's records: the records' trades made
+/// again from their bars 32 at a time, one per lane, then handed to every lane in trade order;
+/// every lane runs the same stitch and sums on the same data (the same bits on each), and lane
+/// 0 writes. (A symbol over several blocks is walked whole, by every lane alike.) Then the
+/// symbol's row (with fold rows, its fold columns too, which every lane writes alike), or with
+/// folds over one symbol the trial's columns of the batch (likewise).
+template <typename Logic, TrialWalk kWalk>
 __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
   BlockOccupancy occupancy(L.probe);
+  constexpr bool kWarpPerWalk = kWalk != TrialWalk::Thread;
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long idx = kSegmented ? thread / 32 : thread;  // the walk: uniform across a warp when kSegmented
-  const int lane = kSegmented ? static_cast<int>(threadIdx.x & 31u) : 0;
+  const long long idx = kWarpPerWalk ? thread / 32 : thread;  // the walk: uniform across a warp when kWarpPerWalk
+  const int lane = kWarpPerWalk ? static_cast<int>(threadIdx.x & 31u) : 0;
   if (idx >= static_cast<long long>(L.sy.n) * L.count) return;
   const int k = static_cast<int>(idx / L.count);
-  const int local = static_cast<int>(idx % L.count);
+  const int local = L.order[idx % L.count];
   const int trial = L.first + local;  // in the batch
   const SymbolTrial<Logic> t(L, k, local);
   const int b0 = L.sy.block_offset[k];
   const int n_blocks = L.sy.block_offset[k + 1] - b0;
   const ls::Bars bars = symbol_bars(L.bars, L.sy, k);
   auto walk = [&](int block, const ls::Bars& b, auto&& on_trade) {
-    if constexpr (kSegmented) {
+    if constexpr (kWalk == TrialWalk::Warp) {
+      warp_run_backtest(b, t.p.costs, t.p.first_valid, t.series[Logic::kAtrSeries],
+                        strategies::LogicSignals<Logic>{t.p, bars, t.series}, lane, on_trade);
+      return;
+    }
+    if constexpr (kWalk == TrialWalk::Stitch) {
       if (n_blocks == 1) {
         const strategies::LogicSignals<Logic> signals{t.p, bars, t.series};
         const double* atr = t.series[Logic::kAtrSeries];
@@ -236,8 +286,13 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
             for (int x = 0; x < m; ++x) on_trade(shfl_trade(mine, x));
           }
         };
-        ls::stitch_segments(
-            b, t.p.costs, t.p.first_valid, atr, signals, S.G, [&](int g) { return ls::segment_cut(b, S.G, g); },
+        // What the records do not know, the warp walks 32 bars a step (a segment out of room
+        // leaves the rest of it to this walk).
+        ls::stitch_segments_with(
+            [&](int from, int stop, auto&& on_exit) {
+              return warp_walk_from(b, t.p.costs, t.p.first_valid, atr, signals, from, stop, lane, on_exit);
+            },
+            t.p.costs, S.G, [&](int g) { return ls::segment_cut(b, S.G, g); },
             [&](int g) {
               const long long u = static_cast<long long>(g) * S.walks + idx;
               const int4 rec = S.records[u];
@@ -316,6 +371,18 @@ constexpr int kSegmentThreads = 128;              ///< signal_segment_kernel's b
 constexpr long long kResidentThreadsPerUnit = 2;  ///< auto segments: one unit per two resident threads
 constexpr long long kMinSegmentBars = 128;        ///< auto segments: at least this many bars each
 constexpr long long kMaxSegments = 64;            ///< auto segments: at most this many per walk
+// Auto warp segments, from a sweep of forced G on an H200 (docs/benchmarks.md, "The signal
+// strategies' walks on a warp"): over 1,000,000 bars at 4,096 walks GPU time per trial falls
+// with G up to 64 (bollinger 97.8, 69.7, 62.6, 59.3 us at G = 1, 4, 16, 64; donchian 38.1 to
+// 14.6); over 5,000 bars G = 4 is the fastest of 1, 2, 4 at 4,096 walks and G = 2 at 65,536.
+// 32 waves of the warp segment kernel and segments of at least 1,024 bars give G = 4 there
+// at 4,096 walks, and about 17 over the long series. A batch that would be cut into fewer
+// than 4 is not cut: over 1,000,000 bars at 65,536 walks G = 2 took 2.8 (bollinger) and 3.0
+// (donchian) times G = 1's time (a segment's records then have room for a few thousand
+// trades, and the stitch walks the rest of the segment itself).
+constexpr long long kWarpUnitsPerResidentWarp = 32;  ///< auto warp segments: units for this many waves
+constexpr long long kMinWarpSegmentBars = 1024;      ///< auto warp segments: at least this many bars each
+constexpr long long kMinWarpSegments = 4;            ///< auto warp segments: fewer are not worth the stitch
 /// A launch's recorded trade bars take at most this: 4,096 walks x 64 segments have room for
 /// 2,048 trades a segment (a trade every 8 bars of a 1,000,000-bar series); a segment with
 /// more leaves the rest to the stitch, which walks it on one warp.
@@ -342,6 +409,7 @@ class SignalDevice final : public DeviceStrategy {
       const std::size_t d = s.data_symbol(static_cast<std::size_t>(k));
       offset.push_back(static_cast<long long>(set.offset[d]));
       length.push_back(static_cast<int>(set.length[d]));
+      max_bars_ = std::max(max_bars_, length.back());
       const auto& b = s.blocks(static_cast<std::size_t>(k));
       blocks.insert(blocks.end(), b.begin(), b.end());
       block_offset.push_back(static_cast<int>(blocks.size()));
@@ -387,12 +455,15 @@ class SignalDevice final : public DeviceStrategy {
       const strategies::BarBlock& b = blocks[static_cast<std::size_t>(block_offset[k])];
       cut_bars_ = std::max<long long>(cut_bars_, b.end - b.begin);
     }
-    int device = 0, sms = 0, per_sm = 0;
+    int device = 0, sms = 0, per_sm = 0, warp_per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, signal_segment_kernel<Logic>, kSegmentThreads, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, signal_segment_kernel<Logic, false>,
+                                                             kSegmentThreads, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&warp_per_sm, signal_segment_kernel<Logic, true>,
+                                                             kSegmentThreads, 0));
     resident_threads_ = std::max<long long>(1, static_cast<long long>(sms) * per_sm * kSegmentThreads);
+    resident_warps_ = std::max<long long>(1, static_cast<long long>(sms) * warp_per_sm * (kSegmentThreads / 32));
   }
 
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
@@ -472,9 +543,10 @@ class SignalDevice final : public DeviceStrategy {
     for (const auto& [key, slot] : slots_.place(part_keys))
       tasks.push_back({static_cast<int>(key >> 32), static_cast<int>(static_cast<std::uint32_t>(key)), slot});
     const std::size_t count = end - begin;
-    std::vector<int> trial_slots(count * Logic::kNumSeries);
-    for (std::size_t i = 0; i < trial_slots.size(); ++i)
+    std::vector<int> trial_slots(count * Logic::kNumSeries + count);  // then the launch order
+    for (std::size_t i = 0; i < count * Logic::kNumSeries; ++i)
       trial_slots[i] = slots_.slot(keys_[begin * Logic::kNumSeries + i]);
+    launch_order(trial_slots.data(), count, trial_slots.data() + count * Logic::kNumSeries);
 
     // Upload the plan (pageable copies: staged before the call returns). The device buffer
     // grows only after the stream has drained.
@@ -490,13 +562,22 @@ class SignalDevice final : public DeviceStrategy {
     const SignalBars bars{d_open_.data(), d_high_.data(), d_low_.data(), d_close_.data()};
     const SignalSymbols sy{n_symbols_, d_offset_.data(), d_length_.data(), d_block_offset_.data(), d_blocks_.data()};
     if (!tasks.empty()) {
-      const long long work = static_cast<long long>(n_symbols_) * static_cast<long long>(tasks.size());
+      const auto* d_tasks = reinterpret_cast<const SeriesTask*>(d_plan_.data() + o_tasks);
+      const int n_tasks = static_cast<int>(tasks.size());
       const int threads = 128;
-      const unsigned blocks = static_cast<unsigned>(std::min<long long>((work + threads - 1) / threads, 1 << 20));
-      signal_series_kernel<Logic>
-          <<<blocks, threads, 0, stream>>>(bars, sy, reinterpret_cast<const SeriesTask*>(d_plan_.data() + o_tasks),
-                                           static_cast<int>(tasks.size()), total_bars_, pool_.data(), batch.probe);
-      CUDA_CHECK_LAUNCH("signal_series_kernel");
+      if constexpr (strategies::SeriesPerBar<Logic>) {
+        const long long work = static_cast<long long>(n_symbols_) * n_tasks * max_bars_;
+        const unsigned blocks = static_cast<unsigned>(std::min<long long>((work + threads - 1) / threads, 1 << 20));
+        signal_series_per_bar_kernel<Logic><<<blocks, threads, 0, stream>>>(bars, sy, d_tasks, n_tasks, total_bars_,
+                                                                            max_bars_, pool_.data(), batch.probe);
+        CUDA_CHECK_LAUNCH("signal_series_per_bar_kernel");
+      } else {
+        const long long work = static_cast<long long>(n_symbols_) * n_tasks;
+        const unsigned blocks = static_cast<unsigned>(std::min<long long>((work + threads - 1) / threads, 1 << 20));
+        signal_series_kernel<Logic>
+            <<<blocks, threads, 0, stream>>>(bars, sy, d_tasks, n_tasks, total_bars_, pool_.data(), batch.probe);
+        CUDA_CHECK_LAUNCH("signal_series_kernel");
+      }
     }
     SignalTrialLaunch L;
     L.bars = bars;
@@ -504,6 +585,7 @@ class SignalDevice final : public DeviceStrategy {
     L.pool = pool_.data();
     L.total_bars = total_bars_;
     L.slots = reinterpret_cast<const int*>(d_plan_.data());
+    L.order = L.slots + count * Logic::kNumSeries;
     L.params = batch.params;
     L.first = static_cast<int>(begin);
     L.count = static_cast<int>(count);
@@ -527,34 +609,76 @@ class SignalDevice final : public DeviceStrategy {
     L.batch_violations = batch.violations;
     L.batch_metrics = batch.metrics;
     const long long work = static_cast<long long>(n_symbols_) * L.count;
-    const int G = segments_for(count);
+    const bool warp = warp_walks();
+    const int G = warp ? warp_segments_for(count) : segments_for(count);
     // Within what each kernel can launch: the trial kernels' registers (over 120 a thread)
     // leave no room for blocks of 512 threads (strategies/device/launch_size.cuh).
+    if (G <= 1 && warp) {
+      const int threads = launchable_block_size(signal_trial_kernel<Logic, TrialWalk::Warp>, block_size);
+      signal_trial_kernel<Logic, TrialWalk::Warp>
+          <<<static_cast<unsigned>((work * 32 + threads - 1) / threads), threads, 0, stream>>>(L,
+                                                                                               SignalSegmentLaunch{});
+      CUDA_CHECK_LAUNCH("signal_trial_kernel (warp)");
+      return;
+    }
     if (G <= 1) {
-      const int threads = launchable_block_size(signal_trial_kernel<Logic, false>, block_size);
-      signal_trial_kernel<Logic, false>
+      const int threads = launchable_block_size(signal_trial_kernel<Logic, TrialWalk::Thread>, block_size);
+      signal_trial_kernel<Logic, TrialWalk::Thread>
           <<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L, SignalSegmentLaunch{});
       CUDA_CHECK_LAUNCH("signal_trial_kernel");
       return;
     }
     const SignalSegmentLaunch S = segment_scratch(G, work, stream);
-    const long long units = work * G;
-    signal_segment_kernel<Logic>
-        <<<static_cast<unsigned>((units + kSegmentThreads - 1) / kSegmentThreads), kSegmentThreads, 0, stream>>>(L, S);
+    const long long units = work * G, unit_threads = warp ? units * 32 : units;
+    const unsigned blocks = static_cast<unsigned>((unit_threads + kSegmentThreads - 1) / kSegmentThreads);
+    if (warp) signal_segment_kernel<Logic, true><<<blocks, kSegmentThreads, 0, stream>>>(L, S);
+    else signal_segment_kernel<Logic, false><<<blocks, kSegmentThreads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("signal_segment_kernel");
-    const int threads = launchable_block_size(signal_trial_kernel<Logic, true>, block_size);  // whole warps
-    signal_trial_kernel<Logic, true>
+    const int threads =
+        launchable_block_size(signal_trial_kernel<Logic, TrialWalk::Stitch>, block_size);  // whole warps
+    signal_trial_kernel<Logic, TrialWalk::Stitch>
         <<<static_cast<unsigned>((work * 32 + threads - 1) / threads), threads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("signal_trial_kernel (stitch)");
   }
 
-  /// Segments per walk (SignalSegments::segments). Auto: enough units for one per
+  /// The part's trials in launch order: by the cache slot of their first series (a counting
+  /// sort: stable, linear), so that neighbouring threads and warps mostly read the same
+  /// series (L1 and L2 reuse). Each trial's walk, and where it writes, is the same in any
+  /// order.
+  void launch_order(const int* trial_slots, std::size_t count, int* order) {
+    slot_start_.assign(slots_.slots() + 1, 0);
+    for (std::size_t i = 0; i < count; ++i)
+      ++slot_start_[static_cast<std::size_t>(trial_slots[i * Logic::kNumSeries]) + 1];
+    for (std::size_t q = 1; q < slot_start_.size(); ++q) slot_start_[q] += slot_start_[q - 1];
+    for (std::size_t i = 0; i < count; ++i)
+      order[slot_start_[static_cast<std::size_t>(trial_slots[i * Logic::kNumSeries])]++] = static_cast<int>(i);
+  }
+
+  /// One warp per walk or unit, 32 bars a step (warp_long_short_walk.cuh), unless
+  /// SignalSegments::walk asks for threads.
+  bool warp_walks() const { return segments_.walk != SignalSegments::Walk::Thread; }
+
+  /// Segments per warp walk: SignalSegments::segments when forced; auto: enough units for
+  /// kWarpUnitsPerResidentWarp waves of the warp segment kernel (so that the longest walks
+  /// of a small batch are cut and the device stays full to the end), segments of at least
+  /// kMinWarpSegmentBars bars of the longest one-block walk, at most kMaxSegments; 1 (the
+  /// trial kernel walks whole) when that would be fewer than kMinWarpSegments or no symbol
+  /// is traded over one block.
+  int warp_segments_for(std::size_t count) const {
+    if (cut_bars_ == 0) return 1;
+    if (segments_.segments > 0) return segments_.segments;
+    const long long walks = static_cast<long long>(count) * n_symbols_;
+    const long long target = resident_warps_ * kWarpUnitsPerResidentWarp;
+    const long long by_count = (target + walks - 1) / walks;
+    if (by_count < kMinWarpSegments) return 1;
+    const long long by_length = std::max<long long>(1, (cut_bars_ - 1) / kMinWarpSegmentBars);
+    return static_cast<int>(std::max<long long>(1, std::min({by_count, by_length, kMaxSegments})));
+  }
+
+  /// Segments per thread walk (SignalSegments::segments). Auto: enough units for one per
   /// kResidentThreadsPerUnit resident threads of signal_segment_kernel, segments of at
   /// least kMinSegmentBars bars of the longest one-block walk, at most kMaxSegments; 1 (no
   /// segments) when the walks alone are that many or no symbol is traded over one block.
-  /// One thread per unit (not a warp with a warp-wide finder): a signal bar costs a few
-  /// loads and compares, and the lanes of a warp walk the same segment of 32 trials, which
-  /// read the same bars.
   int segments_for(std::size_t count) const {
     if (cut_bars_ == 0) return 1;
     if (segments_.segments > 0) return segments_.segments;
@@ -594,6 +718,7 @@ class SignalDevice final : public DeviceStrategy {
   ls::Objective objective_;
   strategies::symbols::AggregateSpec spec_;
   int n_symbols_ = 0;
+  int max_bars_ = 0;  ///< the longest symbol's bars
   long long total_bars_ = 0;
   DeviceBuffer<double> d_open_, d_high_, d_low_, d_close_;
   DeviceBuffer<long long> d_offset_;
@@ -612,6 +737,8 @@ class SignalDevice final : public DeviceStrategy {
   // Segmented walks (long_short_segments.hpp).
   SignalSegments segments_;         ///< the process's setting when the twin was made
   long long cut_bars_ = 0;          ///< bars of the longest one-block walk (0: none, never segmented)
+  long long resident_warps_ = 1;    ///< warps of signal_segment_kernel<Logic, true> resident at once
+  std::vector<int> slot_start_;     ///< launch_order's counts
   long long resident_threads_ = 1;  ///< threads of signal_segment_kernel resident at once on the device
   std::size_t pair_bytes_ = 0;      ///< cap on the records' trade bars
   DeviceBuffer<int4> d_records_;

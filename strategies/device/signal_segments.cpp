@@ -13,7 +13,7 @@
 namespace tpeopt::gpu {
 namespace {
 
-std::atomic<int> g_segments{0}, g_room{0};
+std::atomic<int> g_segments{0}, g_room{0}, g_walk{0};
 std::once_flag g_from_env;
 
 /// A whole non-negative decimal number below 2^31, or -1.
@@ -22,8 +22,16 @@ int parse_count(const std::string& s) {
   return std::stoi(s);
 }
 
-/// TPEOPT_SIGNAL_SEGMENTS = "G" or "G,ROOM" (SignalSegments' fields; 0 = auto).
+/// TPEOPT_SIGNAL_WALK = auto | thread | warp, TPEOPT_SIGNAL_SEGMENTS = "G" or "G,ROOM"
+/// (SignalSegments' fields; 0 = auto).
 void read_env() {
+  if (const char* w = std::getenv("TPEOPT_SIGNAL_WALK"); w && *w) {
+    const std::string walk(w);
+    if (walk == "auto") g_walk.store(static_cast<int>(SignalSegments::Walk::Auto));
+    else if (walk == "thread") g_walk.store(static_cast<int>(SignalSegments::Walk::Thread));
+    else if (walk == "warp") g_walk.store(static_cast<int>(SignalSegments::Walk::Warp));
+    else throw make_error("TPEOPT_SIGNAL_WALK: expected auto, thread or warp, got \"{}\"", walk);
+  }
   const char* v = std::getenv("TPEOPT_SIGNAL_SEGMENTS");
   if (!v || !*v) return;
   const std::string text(v);
@@ -40,13 +48,14 @@ void read_env() {
 
 SignalSegments signal_segments() {
   std::call_once(g_from_env, read_env);
-  return {g_segments.load(), g_room.load()};
+  return {g_segments.load(), g_room.load(), static_cast<SignalSegments::Walk>(g_walk.load())};
 }
 
 void set_signal_segments(const SignalSegments& s) {
   std::call_once(g_from_env, read_env);
   g_segments.store(s.segments);
   g_room.store(s.segment_room);
+  g_walk.store(static_cast<int>(s.walk));
 }
 
 }  // namespace tpeopt::gpu

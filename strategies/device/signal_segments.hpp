@@ -6,7 +6,8 @@
 // The fields mean what the same-named device options of the other segmented twin mean
 // (docs/strategies.md). The signal twins are made by the registry's device factory, which takes
 // no options, so the setting is the process's: a twin reads it when it is made. It starts from
-// the environment, TPEOPT_SIGNAL_SEGMENTS=G or G,ROOM (to time a run's cuts; unset: auto), and
+// the environment, TPEOPT_SIGNAL_SEGMENTS=G or G,ROOM and TPEOPT_SIGNAL_WALK (to time a run's
+// cuts and walks; unset: auto), and
 // tests force cuts with ScopedSignalSegments.
 namespace tpeopt::gpu {
 
@@ -19,10 +20,15 @@ struct SignalSegments {
   /// segment with more stops there and the stitch walks the rest (same results; tests force
   /// small values).
   int segment_room = 0;
+  /// Who walks a (trial, symbol): auto, one thread (cut into `segments` as above), or one
+  /// warp testing 32 bars a step (warp_long_short_walk.cuh; `segments` is then not used).
+  /// From TPEOPT_SIGNAL_WALK=auto|thread|warp.
+  enum class Walk : int { Auto = 0, Thread = 1, Warp = 2 };
+  Walk walk = Walk::Auto;
 };
 
 /// The setting twins made from now on read. Throws Error naming TPEOPT_SIGNAL_SEGMENTS when
-/// that is not G or G,ROOM.
+/// that is not G or G,ROOM, or TPEOPT_SIGNAL_WALK when that is not auto, thread or warp.
 SignalSegments signal_segments();
 void set_signal_segments(const SignalSegments& s);
 

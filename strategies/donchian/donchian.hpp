@@ -57,14 +57,12 @@ struct Logic {
     keys[kAtr] = {kAtrKind, p.atr_window};
   }
 
-  /// The highest high or lowest low of the n bars before each bar (NaN before bar n), or the
-  /// ATR over n bars (NaN before bar n - 1).
-  TPEOPT_HD_INLINE static void compute_series(int kind, int n, const long_short::Bars& b, double* out) {
-    for (int t = 0; t < b.n; ++t) {
-      if (kind == kAtrKind) out[t] = t + 1 < n ? NAN : average_true_range(b.high, b.low, b.close, t, n);
-      else if (t < n) out[t] = NAN;
-      else out[t] = kind == kHighest ? highest_before(b.high, t, n) : lowest_before(b.low, t, n);
-    }
+  /// At bar t: the highest high or lowest low of the n bars before it (NaN before bar n), or
+  /// the ATR over n bars (NaN before bar n - 1).
+  TPEOPT_HD_INLINE static double series_at(int kind, int n, const long_short::Bars& b, int t) {
+    if (kind == kAtrKind) return t + 1 < n ? NAN : average_true_range(b.high, b.low, b.close, t, n);
+    if (t < n) return NAN;
+    return kind == kHighest ? highest_before(b.high, t, n) : lowest_before(b.low, t, n);
   }
 
   TPEOPT_HD_INLINE static long_short::Signals signals(const Params&, const long_short::Bars& b,

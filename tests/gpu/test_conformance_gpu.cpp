@@ -165,13 +165,18 @@ TEST_CASE("conformance: on the GPU a trial scores the same bits alone, in a batc
   }
 }
 
-TEST_CASE("conformance: the signal strategies' walks cut into segments and stitched equal the CPU, bit for bit",
+TEST_CASE("conformance: the signal strategies' walks cut into segments and stitched, or a warp a walk, equal the CPU",
           "[gpu][conformance][segments]") {
   REQUIRE(gpu::cuda_available());
-  // Auto (the bundled EURUSD bars are too short to be cut; the 30,240 bars of BTCUSDT 1m are
-  // cut into 7), no segments, 2 to 64 segments (some shorter than a trade), and records with
-  // room for 1 and 3 trades (the stitch walks the rest).
-  const gpu::SignalSegments settings[] = {{0, 0}, {1, 0}, {2, 0}, {16, 0}, {64, 0}, {16, 1}, {64, 3}};
+  // Walks on one thread and on one warp each: auto (on a thread, the bundled EURUSD bars are
+  // too short to be cut and the 30,240 bars of BTCUSDT 1m are cut into 7; on a warp, into up to
+  // 14 at 1 and 37 trials), no segments, 2 to 64 segments (some shorter than a trade), records
+  // with room for 1 and 3 trades (the stitch walks the rest); bit for bit.
+  using Walk = gpu::SignalSegments::Walk;
+  const gpu::SignalSegments settings[] = {{0, 0, Walk::Thread},  {1, 0, Walk::Thread},  {2, 0, Walk::Thread},
+                                          {16, 0, Walk::Thread}, {64, 0, Walk::Thread}, {16, 1, Walk::Thread},
+                                          {64, 3, Walk::Thread}, {0, 0, Walk::Warp},    {1, 0, Walk::Warp},
+                                          {2, 0, Walk::Warp},    {16, 1, Walk::Warp},   {64, 3, Walk::Warp}};
   const std::string btc = tpeopt::testing::data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv";
   std::size_t cases = 0;
   for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
@@ -202,7 +207,7 @@ TEST_CASE("conformance: the signal strategies' walks cut into segments and stitc
           engine::CpuExecutor cpu(s, engine::ParamBinding(s, config.space, config.fixed), 0);
           const auto ref = cpu.evaluate(batch);
           for (const gpu::SignalSegments& g : settings) {
-            CAPTURE(c.label, d.dump(), which, n, g.segments, g.segment_room);
+            CAPTURE(c.label, d.dump(), which, n, g.segments, g.segment_room, static_cast<int>(g.walk));
             const gpu::ScopedSignalSegments forced(g);
             auto device = gpu::make_cuda_executor(s, engine::ParamBinding(s, config.space, config.fixed), {});
             const auto got = device->evaluate(batch);

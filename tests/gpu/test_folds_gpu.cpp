@@ -119,18 +119,25 @@ TEST_CASE("folds GPU: folded studies of the long/short strategies through segmen
           "[gpu][folds][segments]") {
   REQUIRE(gpu::cuda_available());
   const std::string strategy = GENERATE("bollinger", "donchian");
-  // Auto over the 30,240 bars of BTCUSDT 1m (cut into 7), no segments, 2 to 64 segments
-  // over EURUSD's in-sample bars (some shorter than a trade), and records with room for 2.
+  // Walks on one thread: auto over the 30,240 bars of BTCUSDT 1m (cut into 7), no segments,
+  // 2 to 64 segments over EURUSD's in-sample bars (some shorter than a trade), records with
+  // room for 2. On one warp: auto over both series, no segments and 16 with room for 2.
+  using Walk = gpu::SignalSegments::Walk;
   struct Cut {
     int segments, room;
     const char* candles;
+    Walk walk = Walk::Thread;
   };
-  const Cut cut = GENERATE(Cut{0, 0, "binance-1m/BTCUSDT_1m_2023-03.csv"}, Cut{1, 0, "backtesting-py/EURUSD.csv"},
-                           Cut{2, 0, "backtesting-py/EURUSD.csv"}, Cut{16, 0, "backtesting-py/EURUSD.csv"},
-                           Cut{64, 0, "backtesting-py/EURUSD.csv"}, Cut{16, 2, "backtesting-py/EURUSD.csv"});
+  const Cut cut =
+      GENERATE(Cut{0, 0, "binance-1m/BTCUSDT_1m_2023-03.csv"}, Cut{1, 0, "backtesting-py/EURUSD.csv"},
+               Cut{2, 0, "backtesting-py/EURUSD.csv"}, Cut{16, 0, "backtesting-py/EURUSD.csv"},
+               Cut{64, 0, "backtesting-py/EURUSD.csv"}, Cut{16, 2, "backtesting-py/EURUSD.csv"},
+               Cut{0, 0, "backtesting-py/EURUSD.csv", Walk::Warp},
+               Cut{0, 0, "binance-1m/BTCUSDT_1m_2023-03.csv", Walk::Warp},
+               Cut{1, 0, "backtesting-py/EURUSD.csv", Walk::Warp}, Cut{16, 2, "backtesting-py/EURUSD.csv", Walk::Warp});
   const std::string rule = GENERATE(as<std::string>{}, "", R"(, "across_folds": "mean")");
-  CAPTURE(strategy, cut.segments, cut.room, cut.candles, rule);
-  const gpu::ScopedSignalSegments forced({cut.segments, cut.room});
+  CAPTURE(strategy, cut.segments, cut.room, cut.candles, static_cast<int>(cut.walk), rule);
+  const gpu::ScopedSignalSegments forced({cut.segments, cut.room, cut.walk});
   require_cuda_equals_cpu(folded_config(strategy, rule, 8, R"("holdout": 0.2)", 150, cut.candles), 8);
 }
 
@@ -219,8 +226,9 @@ TEST_CASE("folds GPU: a folded signal strategy over three symbols cut into segme
   REQUIRE(gpu::cuda_available());
   const std::string strategy = GENERATE("bollinger", "donchian");
   const int segments = GENERATE(2, 16);
-  CAPTURE(strategy, segments);
-  const gpu::ScopedSignalSegments forced({segments, 0});
+  const auto walk = GENERATE(gpu::SignalSegments::Walk::Thread, gpu::SignalSegments::Walk::Warp);
+  CAPTURE(strategy, segments, static_cast<int>(walk));
+  const gpu::ScopedSignalSegments forced({segments, 0, walk});
   const std::string data =
       fmt::format(R"("candles_dir": "{}")", testing::conformance_data().candles_dir.generic_string());
   const auto config = folded_config(strategy, R"(, "aggregate": "mean", "across_folds": "min")", 8, "", 100, "", data);

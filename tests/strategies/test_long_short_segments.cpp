@@ -82,7 +82,7 @@ struct TrialSeries {
     Logic::series_keys(p, keys);
     for (int j = 0; j < Logic::kNumSeries; ++j) {
       own[j].resize(static_cast<std::size_t>(b.n));
-      Logic::compute_series(keys[j].kind, keys[j].value, b, own[j].data());
+      strategies::compute_logic_series<Logic>(keys[j].kind, keys[j].value, b, own[j].data());
       ptr[j] = own[j].data();
     }
   }
@@ -312,4 +312,32 @@ TEST_CASE("long/short: one symbol through the several-symbol fold aggregation is
   const std::uint64_t seed = GENERATE(6u, 7u);
   SECTION("bollinger") { check_one_symbol_folds<strategies::bollinger::Logic>(seed); }
   SECTION("donchian") { check_one_symbol_folds<strategies::donchian::Logic>(seed); }
+}
+
+namespace {
+/// donchian's series written as one chain over the bars (compute_series, no series_at): the
+/// form of a Logic whose series are not per bar (an EMA).
+struct DonchianChain {
+  static void compute_series(int kind, int n, const ls::Bars& b, double* out) {
+    for (int t = 0; t < b.n; ++t) out[t] = strategies::donchian::Logic::series_at(kind, n, b, t);
+  }
+};
+}  // namespace
+
+TEST_CASE("signal series: series_at bar by bar, or compute_series for a Logic without it", "[cpu][long_short]") {
+  static_assert(strategies::SeriesPerBar<strategies::donchian::Logic>);
+  static_assert(strategies::SeriesPerBar<strategies::bollinger::Logic>);
+  static_assert(!strategies::SeriesPerBar<DonchianChain>);
+  const GeneratedBars g = generate_bars(900, 5);
+  const ls::Bars b = g.view();
+  std::vector<double> per_bar(900), chain(900, 0.0);
+  for (const auto& [kind, n] : {std::pair{0, 20}, std::pair{1, 7}, std::pair{2, 14}}) {
+    strategies::compute_logic_series<strategies::donchian::Logic>(kind, n, b, per_bar.data());
+    std::fill(chain.begin(), chain.end(), 0.0);
+    strategies::compute_logic_series<DonchianChain>(kind, n, b, chain.data());
+    CHECK(std::isnan(per_bar[static_cast<std::size_t>(n) - 2]));
+    CHECK_FALSE(std::isnan(per_bar[static_cast<std::size_t>(n)]));
+    for (int t = 0; t < 900; ++t)
+      REQUIRE(same_bits(per_bar[static_cast<std::size_t>(t)], chain[static_cast<std::size_t>(t)]));
+  }
 }
