@@ -375,8 +375,9 @@ constexpr long long kMaxSegments = 64;            ///< auto segments: at most th
 // strategies' walks on a warp"): over 1,000,000 bars at 4,096 walks GPU time per trial falls
 // with G up to 64 (bollinger 97.8, 69.7, 62.6, 59.3 us at G = 1, 4, 16, 64; donchian 38.1 to
 // 14.6); over 5,000 bars G = 4 is the fastest of 1, 2, 4 at 4,096 walks and G = 2 at 65,536.
-// 32 waves of the warp segment kernel and segments of at least 1,024 bars give G = 4 there
-// at 4,096 walks, and about 17 over the long series. A batch that would be cut into fewer
+// 32 waves of the warp segment kernel (32 resident warps an SM at its 56 registers) and
+// segments of at least 1,024 bars give G = 3 over 4,000 bars and 33 over the long series at
+// 4,096 walks on the H200's 132 SMs. A batch that would be cut into fewer
 // than 4 is not cut: over 1,000,000 bars at 65,536 walks G = 2 took 2.8 (bollinger) and 3.0
 // (donchian) times G = 1's time (a segment's records then have room for a few thousand
 // trades, and the stitch walks the rest of the segment itself).

@@ -170,7 +170,7 @@ TEST_CASE("conformance: the signal strategies' walks cut into segments and stitc
   REQUIRE(gpu::cuda_available());
   // Walks on one thread and on one warp each: auto (on a thread, the bundled EURUSD bars are
   // too short to be cut and the 30,240 bars of BTCUSDT 1m are cut into 7; on a warp, into up to
-  // 14 at 1 and 37 trials), no segments, 2 to 64 segments (some shorter than a trade), records
+  // 29, and the EURUSD bars into 3), no segments, 2 to 64 segments (some shorter than a trade), records
   // with room for 1 and 3 trades (the stitch walks the rest); bit for bit.
   using Walk = gpu::SignalSegments::Walk;
   const gpu::SignalSegments settings[] = {{0, 0, Walk::Thread},  {1, 0, Walk::Thread},  {2, 0, Walk::Thread},
