@@ -133,6 +133,19 @@ TPEOPT_HD_INLINE Trade close_position(const Costs& c, const Position& p, int j, 
   return t;
 }
 
+/// on_exit(pos, j, price, reason) for a walk's trade; false when on_exit returns false (the
+/// walk ends after it), true when it returns nothing or true.
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename OnExit>
+TPEOPT_HD_INLINE bool report_exit(OnExit&& on_exit, const Position& pos, int j, double price, int reason) {
+  if constexpr (std::is_same_v<decltype(on_exit(pos, j, price, reason)), bool>) {
+    return on_exit(pos, j, price, reason);
+  } else {
+    on_exit(pos, j, price, reason);
+    return true;
+  }
+}
+
 /// The walk from scan position `from`, flat, opening positions only at entry signals before
 /// `stop` (stop <= n - 1):
 ///  1. scan s = max(from, first_valid) .. stop - 1 for an entry (entry_side of signals(s));
@@ -184,11 +197,7 @@ TPEOPT_HD_INLINE int walk_from(const Bars& b, const Costs& c, int first_valid, c
       price = b.close[b.n - 1];
       reason = kEnd;
     }
-    if constexpr (std::is_same_v<decltype(on_exit(pos, j, price, reason)), bool>) {
-      if (!on_exit(pos, j, price, reason)) return j;
-    } else {
-      on_exit(pos, j, price, reason);
-    }
+    if (!report_exit(on_exit, pos, j, price, reason)) return j;
     s = j;
   }
   return s;

@@ -12,8 +12,6 @@
 // sequential scan finds there (the stop is tested before the exit signal on the same bar), so
 // the position, exit bar, reason and price are walk_from's; every lane then makes the trade
 // with close_position from the same values.
-#include <type_traits>
-
 #include "strategies/long_short.hpp"
 
 namespace tpeopt::gpu {
@@ -70,11 +68,7 @@ __device__ __forceinline__ int warp_walk_from(const strategies::long_short::Bars
         break;
       }
     }
-    if constexpr (std::is_same_v<decltype(on_exit(pos, j, price, reason)), bool>) {
-      if (!on_exit(pos, j, price, reason)) return j;
-    } else {
-      on_exit(pos, j, price, reason);
-    }
+    if (!ls::report_exit(on_exit, pos, j, price, reason)) return j;
     s = j;
   }
   return s;
