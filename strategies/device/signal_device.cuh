@@ -24,7 +24,8 @@
 //      block of bars are cut; a symbol over several blocks (a halving rung, a hold-out with
 //      holes) is walked whole by the trial kernel, as without segments (its blocks are short,
 //      and each starts flat). SignalSegments::walk = thread walks bar by bar on one thread
-//      per walk or unit instead (segments_for);
+//      per walk or unit instead (segments_for; its stitch kernel is still one warp per walk,
+//      which walks a several-block symbol bar by bar on every lane alike);
 //  (c) the aggregation over symbols, one thread per trial (strategies/device/symbol_aggregate.cuh).
 // A batch whose distinct series do not fit in the cache runs as parts of consecutive trials,
 // and one whose per-symbol rows do not fit as chunks (same results). No atomics.
@@ -374,13 +375,14 @@ constexpr long long kMaxSegments = 64;            ///< auto segments: at most th
 // Auto warp segments, from a sweep of forced G on an H200 (docs/benchmarks.md, "The signal
 // strategies' walks on a warp"): over 1,000,000 bars at 4,096 walks GPU time per trial falls
 // with G up to 64 (bollinger 97.8, 69.7, 62.6, 59.3 us at G = 1, 4, 16, 64; donchian 38.1 to
-// 14.6); over 5,000 bars G = 4 is the fastest of 1, 2, 4 at 4,096 walks and G = 2 at 65,536.
-// 32 waves of the warp segment kernel (32 resident warps an SM at its 56 registers) and
-// segments of at least 1,024 bars give G = 3 over 4,000 bars and 33 over the long series at
-// 4,096 walks on the H200's 132 SMs. A batch that would be cut into fewer
-// than 4 is not cut: over 1,000,000 bars at 65,536 walks G = 2 took 2.8 (bollinger) and 3.0
-// (donchian) times G = 1's time (a segment's records then have room for a few thousand
-// trades, and the stitch walks the rest of the segment itself).
+// 14.6); over 5,000 bars G = 4 is the fastest of 1, 2, 4 at 4,096 walks, and at 65,536 G = 2
+// (donchian) or 4 (bollinger), within 10% of G = 1. 32 waves of the warp segment kernel and
+// segments of at least 1,024 bars give G = 3 over 4,000 bars at 4,096 walks, and over the long
+// series about 38 (with the 36 resident warps an SM that its 52 to 56 registers allow on the
+// H200's 132 SMs). A batch whose count alone would give fewer than 4 is not cut: over
+// 1,000,000 bars at 65,536 walks G = 2 took 2.8 (bollinger) and 3.0 (donchian) times G = 1's
+// time (a segment's records then have room for a few thousand trades, and the stitch walks
+// the rest of the segment itself).
 constexpr long long kWarpUnitsPerResidentWarp = 32;  ///< auto warp segments: units for this many waves
 constexpr long long kMinWarpSegmentBars = 1024;      ///< auto warp segments: at least this many bars each
 constexpr long long kMinWarpSegments = 4;            ///< auto warp segments: fewer are not worth the stitch
@@ -663,8 +665,8 @@ class SignalDevice final : public DeviceStrategy {
   /// kWarpUnitsPerResidentWarp waves of the warp segment kernel (so that the longest walks
   /// of a small batch are cut and the device stays full to the end), segments of at least
   /// kMinWarpSegmentBars bars of the longest one-block walk, at most kMaxSegments; 1 (the
-  /// trial kernel walks whole) when that would be fewer than kMinWarpSegments or no symbol
-  /// is traded over one block.
+  /// trial kernel walks whole) when the count alone would give fewer than kMinWarpSegments
+  /// (the length may then still give fewer) or no symbol is traded over one block.
   int warp_segments_for(std::size_t count) const {
     if (cut_bars_ == 0) return 1;
     if (segments_.segments > 0) return segments_.segments;

@@ -21,7 +21,8 @@ struct SignalSegments {
   /// small values).
   int segment_room = 0;
   /// Who walks a (trial, symbol): auto, one thread (cut into `segments` as above), or one
-  /// warp testing 32 bars a step (warp_long_short_walk.cuh; `segments` is then not used).
+  /// warp testing 32 bars a step (warp_long_short_walk.cuh; `segments` then cuts warp walks,
+  /// auto by warp_segments_for).
   /// From TPEOPT_SIGNAL_WALK=auto|thread|warp.
   enum class Walk : int { Auto = 0, Thread = 1, Warp = 2 };
   Walk walk = Walk::Auto;
