@@ -373,16 +373,16 @@ constexpr long long kResidentThreadsPerUnit = 2;  ///< auto segments: one unit p
 constexpr long long kMinSegmentBars = 128;        ///< auto segments: at least this many bars each
 constexpr long long kMaxSegments = 64;            ///< auto segments: at most this many per walk
 // Auto warp segments, from a sweep of forced G on an H200 (docs/benchmarks.md, "The signal
-// strategies' walks on a warp"): over 1,000,000 bars at 4,096 walks GPU time per trial falls
-// with G up to 64 (bollinger 97.8, 69.7, 62.6, 59.3 us at G = 1, 4, 16, 64; donchian 38.1 to
-// 14.6); over 5,000 bars G = 4 is the fastest of 1, 2, 4 at 4,096 walks, and at 65,536 G = 2
-// (donchian) or 4 (bollinger), within 10% of G = 1. 32 waves of the warp segment kernel and
-// segments of at least 1,024 bars give G = 3 over 4,000 bars at 4,096 walks, and over the long
-// series about 38 (with the 36 resident warps an SM that its 52 to 56 registers allow on the
-// H200's 132 SMs). A batch whose count alone would give fewer than 4 is not cut: over
-// 1,000,000 bars at 65,536 walks G = 2 took 2.8 (bollinger) and 3.0 (donchian) times G = 1's
-// time (a segment's records then have room for a few thousand trades, and the stitch walks
-// the rest of the segment itself).
+// strategies' walks on a warp"; the two bundled signal strategies): over 1,000,000 bars at
+// 4,096 walks GPU time per trial falls with G up to 64 (97.8, 69.7, 62.6, 59.3 us at G = 1,
+// 4, 16, 64 for one, 38.1 to 14.6 for the other); over 5,000 bars G = 4 is the fastest of 1,
+// 2, 4 at 4,096 walks, and at 65,536 G = 2 or 4, within 10% of G = 1. 32 waves of the warp
+// segment kernel and segments of at least 1,024 bars give G = 3 over 4,000 bars at 4,096
+// walks, and over the long series about 38 (with the 36 resident warps an SM that its 52 to
+// 56 registers allow on the H200's 132 SMs). A batch whose count alone would give fewer than
+// 4 is not cut: over 1,000,000 bars at 65,536 walks G = 2 took 2.8 and 3.0 times G = 1's time
+// (a segment's records then have room for a few thousand trades, and the stitch walks the
+// rest of the segment itself).
 constexpr long long kWarpUnitsPerResidentWarp = 32;  ///< auto warp segments: units for this many waves
 constexpr long long kMinWarpSegmentBars = 1024;      ///< auto warp segments: at least this many bars each
 constexpr long long kMinWarpSegments = 4;            ///< auto warp segments: fewer are not worth the stitch
