@@ -668,14 +668,7 @@ class SignalDevice final : public DeviceStrategy {
   /// trial kernel walks whole) when the count alone would give fewer than kMinWarpSegments
   /// (the length may then still give fewer) or no symbol is traded over one block.
   int warp_segments_for(std::size_t count) const {
-    if (cut_bars_ == 0) return 1;
-    if (segments_.segments > 0) return segments_.segments;
-    const long long walks = static_cast<long long>(count) * n_symbols_;
-    const long long target = resident_warps_ * kWarpUnitsPerResidentWarp;
-    const long long by_count = (target + walks - 1) / walks;
-    if (by_count < kMinWarpSegments) return 1;
-    const long long by_length = std::max<long long>(1, (cut_bars_ - 1) / kMinWarpSegmentBars);
-    return static_cast<int>(std::max<long long>(1, std::min({by_count, by_length, kMaxSegments})));
+    return auto_segments(count, resident_warps_ * kWarpUnitsPerResidentWarp, kMinWarpSegments, kMinWarpSegmentBars);
   }
 
   /// Segments per thread walk (SignalSegments::segments). Auto: enough units for one per
@@ -683,12 +676,21 @@ class SignalDevice final : public DeviceStrategy {
   /// least kMinSegmentBars bars of the longest one-block walk, at most kMaxSegments; 1 (no
   /// segments) when the walks alone are that many or no symbol is traded over one block.
   int segments_for(std::size_t count) const {
+    return auto_segments(count, std::max<long long>(1, resident_threads_ / kResidentThreadsPerUnit), 1,
+                         kMinSegmentBars);
+  }
+
+  /// Segments per walk of `count` trials' walks: SignalSegments::segments when forced; else
+  /// enough for `target_units` units, 1 when that gives fewer than `min_segments`, and at most
+  /// one per `min_bars` bars of the longest one-block walk and kMaxSegments; 1 when no symbol
+  /// is traded over one block.
+  int auto_segments(std::size_t count, long long target_units, long long min_segments, long long min_bars) const {
     if (cut_bars_ == 0) return 1;
     if (segments_.segments > 0) return segments_.segments;
     const long long walks = static_cast<long long>(count) * n_symbols_;
-    const long long target = std::max<long long>(1, resident_threads_ / kResidentThreadsPerUnit);
-    const long long by_count = (target + walks - 1) / walks;
-    const long long by_length = std::max<long long>(1, (cut_bars_ - 1) / kMinSegmentBars);
+    const long long by_count = (target_units + walks - 1) / walks;
+    if (by_count < min_segments) return 1;
+    const long long by_length = std::max<long long>(1, (cut_bars_ - 1) / min_bars);
     return static_cast<int>(std::max<long long>(1, std::min({by_count, by_length, kMaxSegments})));
   }
 
