@@ -133,6 +133,21 @@ TPEOPT_HD_INLINE Trade close_position(const Costs& c, const Position& p, int j, 
   return t;
 }
 
+/// The exit of position `pos` at bar j (j > pos.entry_bar), as the walk decides it there:
+/// kStop when its stop hits (checked first: one order per bar, "stop signal has priority";
+/// *price the stop's fill), else kSignal when exit_signal(signals(j - 1)) holds (*price =
+/// open_j), else kNoExit (*price untouched).
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename SignalsAt>
+TPEOPT_HD_INLINE int exit_at(const Bars& b, const Position& pos, SignalsAt&& signals, int j, double* price) {
+  if (stop_hit(b, pos, j, price)) return kStop;
+  if (exit_signal(signals(j - 1), pos.side)) {
+    *price = b.open[j];
+    return kSignal;
+  }
+  return kNoExit;
+}
+
 /// on_exit(pos, j, price, reason) for a walk's trade; false when on_exit returns false (the
 /// walk ends after it), true when it returns nothing or true.
 TPEOPT_LONG_SHORT_NO_CHECK
@@ -182,15 +197,8 @@ TPEOPT_HD_INLINE int walk_from(const Bars& b, const Costs& c, int first_valid, c
     double price = 0.0;
     int reason = kNoExit;
     for (; j <= b.n - 1; ++j) {
-      if (stop_hit(b, pos, j, &price)) {
-        reason = kStop;
-        break;
-      }
-      if (exit_signal(signals(j - 1), pos.side)) {
-        price = b.open[j];
-        reason = kSignal;
-        break;
-      }
+      reason = exit_at(b, pos, signals, j, &price);
+      if (reason != kNoExit) break;
     }
     if (reason == kNoExit) {
       j = b.n - 1;

@@ -83,8 +83,8 @@ TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Costs& c, const double*
   const Position pos = open_position(b, c, c.stop_mult > 0.0 ? atr[s] : 0.0, s, entry_side(signals(s)));
   double price = 0.0;
   if (j > pos.entry_bar) {
-    if (stop_hit(b, pos, j, &price)) return close_position(c, pos, j, price, kStop);
-    if (exit_signal(signals(j - 1), pos.side)) return close_position(c, pos, j, b.open[j], kSignal);
+    if (const int reason = exit_at(b, pos, signals, j, &price); reason != kNoExit)
+      return close_position(c, pos, j, price, reason);
   }
   return close_position(c, pos, b.n - 1, b.close[b.n - 1], kEnd);
 }

@@ -49,16 +49,8 @@ __device__ __forceinline__ int warp_walk_from(const strategies::long_short::Bars
     int reason = ls::kEnd;
     for (int base = pos.entry_bar + 1; base <= b.n - 1; base += 32) {
       const int at = base + lane;
-      int mine = ls::kNoExit;
       double mine_price = 0.0;
-      if (at <= b.n - 1) {
-        if (ls::stop_hit(b, pos, at, &mine_price)) {
-          mine = ls::kStop;
-        } else if (ls::exit_signal(signals(at - 1), pos.side)) {
-          mine_price = b.open[at];
-          mine = ls::kSignal;
-        }
-      }
+      const int mine = at <= b.n - 1 ? ls::exit_at(b, pos, signals, at, &mine_price) : ls::kNoExit;
       const unsigned hit = __ballot_sync(kFull, mine != ls::kNoExit);
       if (hit != 0u) {
         const int first = __ffs(static_cast<int>(hit)) - 1;
