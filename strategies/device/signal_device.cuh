@@ -29,8 +29,14 @@
 //  (c) the aggregation over symbols, one thread per trial (strategies/device/symbol_aggregate.cuh).
 // A batch whose distinct series do not fit in the cache runs as parts of consecutive trials,
 // and one whose per-symbol rows do not fit as chunks (same results). No atomics.
+// Launches of different batches may run at once on their own streams (concurrent_launches):
+// a launch waits for the series of the launches before it, one that evicts a cached series
+// waits for the launches still reading it (strategies/device/launches_in_flight.cuh), and each
+// launch's plan, segment records and per-symbol rows sit in a ring of device stages, each
+// rewritten only after the launch that last used it.
 // CUDA translation units only (no fmt).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,6 +48,7 @@
 #include "strategies/device/device_strategy.hpp"
 #include "strategies/device/device_trade_lists.cuh"
 #include "strategies/device/launch_size.cuh"
+#include "strategies/device/launches_in_flight.cuh"
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
 #include "strategies/device/signal_segments.hpp"
@@ -393,6 +400,17 @@ constexpr std::size_t kMaxPairBytes = std::size_t{1} << 32;
 
 template <typename Logic>
 class SignalDevice final : public DeviceStrategy {
+  /// What one launch writes and reads besides the batch and the series: its parts' plans, its
+  /// segment records and its chunks' per-symbol rows.
+  struct Stage {
+    DeviceBuffer<char> plan;
+    DeviceBuffer<int4> records;
+    DeviceBuffer<ls::BarPair> pairs;
+    DeviceBuffer<double> rows_objective, rows_equity, rows_metrics;
+    cudaEvent_t done{};  ///< after the launch that last used the stage
+    bool used = false;
+  };
+
  public:
   /// `fold_rows`: a folded strategy over one symbol keeps its rows too (signal_one_trial);
   /// over several symbols they always are.
@@ -441,18 +459,21 @@ class SignalDevice final : public DeviceStrategy {
     CUDA_CHECK(cudaStreamSynchronize(stream));  // host vectors may go once the copies are done
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    // The series cache takes at most half of what is free, the per-symbol rows a quarter.
+    // The series cache takes at most half of what is free, the per-symbol rows of each stage
+    // an eighth.
     const std::size_t series_bytes = static_cast<std::size_t>(total_bars_) * sizeof(double);
-    const std::size_t cap = std::min<std::size_t>(free_bytes / 2 / std::max<std::size_t>(1, series_bytes), 1u << 16);
+    std::size_t cap = std::min<std::size_t>(free_bytes / 2 / std::max<std::size_t>(1, series_bytes), 1u << 16);
+    segments_ = signal_segments();
+    if (segments_.max_series > 0) cap = std::min(cap, static_cast<std::size_t>(segments_.max_series));
     if (cap < static_cast<std::size_t>(Logic::kNumSeries))
       throw Error("executor cuda: not enough device memory for the " + s.name() + " series (" +
                   std::to_string(free_bytes >> 20) + " MiB free)");
     slots_ = SeriesSlots<std::uint64_t>(cap);
     const std::size_t row_bytes = static_cast<std::size_t>(n_symbols_) * (2 + row_metrics_) * sizeof(double);
-    chunk_trials_ = std::max<std::size_t>(1, free_bytes / 4 / std::max<std::size_t>(1, row_bytes));
-    // Segmented walks: their records take at most an eighth of what is free (and kMaxPairBytes).
-    segments_ = signal_segments();
-    pair_bytes_ = std::min(kMaxPairBytes, free_bytes / 8);
+    chunk_trials_ = std::max<std::size_t>(1, free_bytes / 8 / std::max<std::size_t>(1, row_bytes));
+    // Segmented walks: the records of each stage take at most a sixteenth of what is free (and
+    // kMaxPairBytes).
+    pair_bytes_ = std::min(kMaxPairBytes, free_bytes / 16);
     for (int k = 0; k < n_symbols_; ++k) {
       if (block_offset[k + 1] - block_offset[k] != 1) continue;
       const strategies::BarBlock& b = blocks[static_cast<std::size_t>(block_offset[k])];
@@ -467,7 +488,21 @@ class SignalDevice final : public DeviceStrategy {
                                                              kSegmentThreads, 0));
     resident_threads_ = std::max<long long>(1, static_cast<long long>(sms) * per_sm * kSegmentThreads);
     resident_warps_ = std::max<long long>(1, static_cast<long long>(sms) * warp_per_sm * (kSegmentThreads / 32));
+    CUDA_CHECK(cudaEventCreateWithFlags(&series_ready_, cudaEventDisableTiming));
+    for (Stage& st : stages_) CUDA_CHECK(cudaEventCreateWithFlags(&st.done, cudaEventDisableTiming));
   }
+
+  ~SignalDevice() override {
+    launches_.wait_quietly();  // before the buffers they read go
+    for (const Stage& st : stages_)
+      if (st.used) cudaEventSynchronize(st.done);
+    cudaEventDestroy(series_ready_);
+    for (Stage& st : stages_) cudaEventDestroy(st.done);
+  }
+  SignalDevice(const SignalDevice&) = delete;
+  SignalDevice& operator=(const SignalDevice&) = delete;
+
+  bool concurrent_launches() const override { return true; }
 
   void launch(const DeviceBatch& batch, cudaStream_t stream, int block_size) override {
     run(batch, stream, block_size, nullptr, nullptr);
@@ -486,12 +521,29 @@ class SignalDevice final : public DeviceStrategy {
       Logic::series_keys(Logic::unpack(batch.host_params + i * Logic::kNumSlots), k);
       for (int j = 0; j < Logic::kNumSeries; ++j) keys_[i * Logic::kNumSeries + j] = series_id(k[j]);
     }
+    launches_.retire();
+    // The series this launch reads may come from earlier launches, on other streams. Always,
+    // not only when the stream differs: a stream handle can be reused after the one that made
+    // the last launch is destroyed (waiting on the same stream costs nothing).
+    if (series_recorded_) CUDA_CHECK(cudaStreamWaitEvent(stream, series_ready_, 0));
+    const std::uint64_t first_part = slots_.part() + 1;
+    // The next stage of the ring, once the launch that last used it is done.
+    Stage& st = stages_[stage_next_];
+    stage_next_ = (stage_next_ + 1) % stages_.size();
+    if (st.used) CUDA_CHECK(cudaStreamWaitEvent(stream, st.done, 0));
+    st.used = true;
+    stage_ = &st;
     for (std::size_t chunk = 0; chunk < n; chunk += chunk_trials_) {
       const std::size_t chunk_end = std::min(n, chunk + chunk_trials_), chunk_count = chunk_end - chunk;
       const std::size_t rows = chunk_count * static_cast<std::size_t>(n_symbols_);
-      rows_objective_.resize(rows);
-      rows_equity_.resize(rows);
-      rows_metrics_.resize(rows * static_cast<std::size_t>(row_metrics_));
+      // A buffer that grows is freed: the stage's earlier users, this launch's earlier chunks
+      // among them, must be done with it.
+      if (rows > st.rows_objective.capacity() ||
+          rows * static_cast<std::size_t>(row_metrics_) > st.rows_metrics.capacity())
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+      st.rows_objective.resize(rows);
+      st.rows_equity.resize(rows);
+      st.rows_metrics.resize(rows * static_cast<std::size_t>(row_metrics_));
       rows_count_ = chunk_count;
       std::size_t begin = chunk;
       while (begin < chunk_end) {
@@ -518,33 +570,43 @@ class SignalDevice final : public DeviceStrategy {
         begin = end;
       }
       if (n_folds_ == 0 || fold_rows_)  // folded trials over one symbol wrote their results into the batch
-        launch_rows_aggregate(rows_objective_.data(), rows_equity_.data(), rows_metrics_.data(),
+        launch_rows_aggregate(st.rows_objective.data(), st.rows_equity.data(), st.rows_metrics.data(),
                               static_cast<int>(chunk_count), n_symbols_, spec_, batch.scores + chunk,
                               batch.violations + chunk, batch.metrics + chunk * static_cast<std::size_t>(n_metrics_),
                               stream, fold_rows_ ? n_folds_ : 0, rule_);
     }
+    launches_.record(first_part, slots_.part(), stream);
+    CUDA_CHECK(cudaEventRecord(st.done, stream));  // the stage may be rewritten after this
   }
 
   int n_symbols() const { return n_symbols_; }
   /// Metrics in a symbol's row: the base metrics, then with fold rows the fold columns.
   int row_metrics() const { return row_metrics_; }
   std::size_t rows_count() const { return rows_count_; }
-  const double* rows_objective() const { return rows_objective_.data(); }
-  const double* rows_equity() const { return rows_equity_.data(); }
-  const double* rows_metrics() const { return rows_metrics_.data(); }
+  /// The last launch's rows of its last chunk.
+  const double* rows_objective() const { return stage_->rows_objective.data(); }
+  const double* rows_equity() const { return stage_->rows_equity.data(); }
+  const double* rows_metrics() const { return stage_->rows_metrics.data(); }
 
  private:
   void run_part(const DeviceBatch& batch, std::size_t begin, std::size_t end, std::size_t chunk,
                 std::size_t chunk_count, const std::vector<std::uint64_t>& part_keys, cudaStream_t stream,
                 int block_size, const long long* d_trade_offsets, ls::Trade* d_trades) {
     if (slots_.reserve(part_keys.size())) {
-      CUDA_CHECK(cudaStreamSynchronize(stream));  // kernels of earlier batches may still read the old pool
+      // Kernels of earlier launches, this one's earlier parts included, may still read the old pool.
+      launches_.synchronize();
+      CUDA_CHECK(cudaStreamSynchronize(stream));
       pool_ = DeviceBuffer<double>();
       pool_ = DeviceBuffer<double>(slots_.slots() * static_cast<std::size_t>(total_bars_));
     }
+    // The part's resident series stay; missing ones take the least recently used slots, once
+    // the launches still reading what those held are done.
+    std::uint64_t evicted_use = 0;
     std::vector<SeriesTask> tasks;
-    for (const auto& [key, slot] : slots_.place(part_keys))
+    for (const auto& [key, slot] : slots_.place(part_keys, &evicted_use))
       tasks.push_back({static_cast<int>(key >> 32), static_cast<int>(static_cast<std::uint32_t>(key)), slot});
+    if (evicted_use > 0) launches_.wait_for_readers(evicted_use, stream);
+    Stage& st = *stage_;
     const std::size_t count = end - begin;
     std::vector<int> trial_slots(count * Logic::kNumSeries + count);  // then the launch order
     for (std::size_t i = 0; i < count * Logic::kNumSeries; ++i)
@@ -555,17 +617,17 @@ class SignalDevice final : public DeviceStrategy {
     // grows only after the stream has drained.
     const std::size_t b_slots = trial_slots.size() * sizeof(int), b_tasks = tasks.size() * sizeof(SeriesTask);
     const std::size_t o_tasks = (b_slots + 255) / 256 * 256, total = o_tasks + b_tasks;
-    if (total > d_plan_.capacity()) {
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      d_plan_.resize(total);
+    if (total > st.plan.capacity()) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));  // the stage's earlier users are done with it
+      st.plan.resize(total);
     }
-    CUDA_CHECK(cudaMemcpyAsync(d_plan_.data(), trial_slots.data(), b_slots, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(st.plan.data(), trial_slots.data(), b_slots, cudaMemcpyHostToDevice, stream));
     if (b_tasks > 0)
-      CUDA_CHECK(cudaMemcpyAsync(d_plan_.data() + o_tasks, tasks.data(), b_tasks, cudaMemcpyHostToDevice, stream));
+      CUDA_CHECK(cudaMemcpyAsync(st.plan.data() + o_tasks, tasks.data(), b_tasks, cudaMemcpyHostToDevice, stream));
     const SignalBars bars{d_open_.data(), d_high_.data(), d_low_.data(), d_close_.data()};
     const SignalSymbols sy{n_symbols_, d_offset_.data(), d_length_.data(), d_block_offset_.data(), d_blocks_.data()};
     if (!tasks.empty()) {
-      const auto* d_tasks = reinterpret_cast<const SeriesTask*>(d_plan_.data() + o_tasks);
+      const auto* d_tasks = reinterpret_cast<const SeriesTask*>(st.plan.data() + o_tasks);
       const int n_tasks = static_cast<int>(tasks.size());
       const int threads = 128;
       if constexpr (strategies::SeriesPerBar<Logic>) {
@@ -581,13 +643,15 @@ class SignalDevice final : public DeviceStrategy {
             <<<blocks, threads, 0, stream>>>(bars, sy, d_tasks, n_tasks, total_bars_, pool_.data(), batch.probe);
         CUDA_CHECK_LAUNCH("signal_series_kernel");
       }
+      CUDA_CHECK(cudaEventRecord(series_ready_, stream));  // later launches read these series
+      series_recorded_ = true;
     }
     SignalTrialLaunch L;
     L.bars = bars;
     L.sy = sy;
     L.pool = pool_.data();
     L.total_bars = total_bars_;
-    L.slots = reinterpret_cast<const int*>(d_plan_.data());
+    L.slots = reinterpret_cast<const int*>(st.plan.data());
     L.order = L.slots + count * Logic::kNumSeries;
     L.params = batch.params;
     L.first = static_cast<int>(begin);
@@ -595,9 +659,9 @@ class SignalDevice final : public DeviceStrategy {
     L.chunk_first = static_cast<int>(chunk);
     L.row_count = static_cast<int>(chunk_count);
     L.objective = objective_;
-    L.objective_out = rows_objective_.data();
-    L.equity_out = rows_equity_.data();
-    L.metrics_out = rows_metrics_.data();
+    L.objective_out = st.rows_objective.data();
+    L.equity_out = st.rows_equity.data();
+    L.metrics_out = st.rows_metrics.data();
     L.trade_offsets = d_trade_offsets;
     L.trades = d_trades;
     L.probe = batch.probe;
@@ -631,7 +695,7 @@ class SignalDevice final : public DeviceStrategy {
       CUDA_CHECK_LAUNCH("signal_trial_kernel");
       return;
     }
-    const SignalSegmentLaunch S = segment_scratch(G, work, stream);
+    const SignalSegmentLaunch S = segment_scratch(st, G, work, stream);
     const long long units = work * G, unit_threads = warp ? units * 32 : units;
     const unsigned blocks = static_cast<unsigned>((unit_threads + kSegmentThreads - 1) / kSegmentThreads);
     if (warp) signal_segment_kernel<Logic, true><<<blocks, kSegmentThreads, 0, stream>>>(L, S);
@@ -697,26 +761,26 @@ class SignalDevice final : public DeviceStrategy {
   /// The records of `walks` walks cut into G segments: room per unit for every trade a
   /// segment can make (one per two bars it scans) when the memory cap allows, else what it
   /// allows (a unit out of room stops there and the stitch walks the rest: same results).
-  /// The buffers grow only after the stream has drained (earlier parts may still read them;
-  /// launches of this twin do not overlap: concurrent_launches() is false).
-  SignalSegmentLaunch segment_scratch(int G, long long walks, cudaStream_t stream) {
+  /// The stage's buffers grow only after the stream has drained (the stage's earlier users,
+  /// this launch's earlier parts among them, may still read them; the stream waits for them).
+  SignalSegmentLaunch segment_scratch(Stage& st, int G, long long walks, cudaStream_t stream) {
     const long long units = walks * G;
     const long long segment_bars = (cut_bars_ - 1) / G + 1;
     long long room = segments_.segment_room > 0 ? segments_.segment_room : segment_bars / 2 + 2;
     room = std::max<long long>(1, std::min<long long>(room, static_cast<long long>(pair_bytes_ / sizeof(ls::BarPair)) /
                                                                 units));
     const std::size_t n_pairs = static_cast<std::size_t>(units) * static_cast<std::size_t>(room);
-    if (d_records_.capacity() < static_cast<std::size_t>(units) || d_pairs_.capacity() < n_pairs) {
+    if (st.records.capacity() < static_cast<std::size_t>(units) || st.pairs.capacity() < n_pairs) {
       CUDA_CHECK(cudaStreamSynchronize(stream));
-      d_records_.resize(static_cast<std::size_t>(units));
-      d_pairs_.resize(n_pairs);
+      st.records.resize(static_cast<std::size_t>(units));
+      st.pairs.resize(n_pairs);
     }
     SignalSegmentLaunch S;
     S.G = G;
     S.room = static_cast<int>(room);
     S.walks = walks;
-    S.records = d_records_.data();
-    S.pairs = d_pairs_.data();
+    S.records = st.records.data();
+    S.pairs = st.pairs.data();
     return S;
   }
 
@@ -733,8 +797,12 @@ class SignalDevice final : public DeviceStrategy {
   DeviceBuffer<double> pool_;         ///< slots x total_bars_ doubles
   std::size_t chunk_trials_ = 1, rows_count_ = 0;
   std::vector<std::uint64_t> keys_;  ///< per trial of the batch: its series' keys
-  DeviceBuffer<double> rows_objective_, rows_equity_, rows_metrics_;
-  DeviceBuffer<char> d_plan_;
+  std::array<Stage, 2> stages_;      ///< in turn: two launches in flight before one waits
+  std::size_t stage_next_ = 0;
+  Stage* stage_ = &stages_[0];  ///< the last launch's
+  LaunchesInFlight launches_;
+  cudaEvent_t series_ready_{};  ///< after the last part's series work
+  bool series_recorded_ = false;
   int n_folds_ = 0, n_metrics_ = strategies::kNumTradeMetrics, row_metrics_ = strategies::kNumTradeMetrics;
   bool fold_rows_ = false, portfolio_ = false;
   strategies::FoldRule rule_{};
@@ -746,8 +814,6 @@ class SignalDevice final : public DeviceStrategy {
   std::vector<int> slot_start_;     ///< launch_order's counts
   long long resident_threads_ = 1;  ///< threads of signal_segment_kernel resident at once on the device
   std::size_t pair_bytes_ = 0;      ///< cap on the records' trade bars
-  DeviceBuffer<int4> d_records_;
-  DeviceBuffer<ls::BarPair> d_pairs_;
 };
 
 /// One trial on CUDA device 0, its per-symbol rows and (with `trades`) its trades per symbol.

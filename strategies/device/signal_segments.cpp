@@ -13,7 +13,7 @@
 namespace tpeopt::gpu {
 namespace {
 
-std::atomic<int> g_segments{0}, g_room{0}, g_walk{0};
+std::atomic<int> g_segments{0}, g_room{0}, g_walk{0}, g_max_series{0};
 std::once_flag g_from_env;
 
 /// A whole non-negative decimal number below 2^31, or -1.
@@ -48,7 +48,7 @@ void read_env() {
 
 SignalSegments signal_segments() {
   std::call_once(g_from_env, read_env);
-  return {g_segments.load(), g_room.load(), static_cast<SignalSegments::Walk>(g_walk.load())};
+  return {g_segments.load(), g_room.load(), static_cast<SignalSegments::Walk>(g_walk.load()), g_max_series.load()};
 }
 
 void set_signal_segments(const SignalSegments& s) {
@@ -56,6 +56,7 @@ void set_signal_segments(const SignalSegments& s) {
   g_segments.store(s.segments);
   g_room.store(s.segment_room);
   g_walk.store(static_cast<int>(s.walk));
+  g_max_series.store(s.max_series);
 }
 
 }  // namespace tpeopt::gpu

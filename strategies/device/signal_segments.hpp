@@ -26,6 +26,9 @@ struct SignalSegments {
   /// From TPEOPT_SIGNAL_WALK=auto|thread|warp.
   enum class Walk : int { Auto = 0, Thread = 1, Warp = 2 };
   Walk walk = Walk::Auto;
+  /// At most this many series in the device cache (0: what the device's memory allows); tests
+  /// make launches evict each other's series with a few.
+  int max_series = 0;
 };
 
 /// The setting twins made from now on read. Throws Error naming TPEOPT_SIGNAL_SEGMENTS when

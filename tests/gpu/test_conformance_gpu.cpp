@@ -21,6 +21,7 @@
 #include "support/bits.hpp"
 #include "support/conformance.hpp"
 #include "support/paths.hpp"
+#include "support/result_bits.hpp"
 #include "support/trial_order.hpp"
 
 using namespace tpeopt;
@@ -233,4 +234,59 @@ TEST_CASE("conformance: the signal strategies' walks cut into segments and stitc
     }
   }
   REQUIRE(cases == 6);  // two strategies, three samples each
+}
+
+TEST_CASE("conformance: the signal twins' batches overlapping on the device equal one stream and the CPU",
+          "[gpu][conformance][overlap]") {
+  REQUIRE(gpu::cuda_available());
+  // Three batches in flight through the executor, on the bundled series and the 30,240 bars of
+  // BTCUSDT 1m; with the whole cache, and with 12 series, so that every launch evicts series
+  // that the launches before it may still read. Warp and thread walks; sizes that are cut into
+  // segments (few trials) and not.
+  using Walk = gpu::SignalSegments::Walk;
+  const std::string btc = tpeopt::testing::data_dir() + "/binance-1m/BTCUSDT_1m_2023-03.csv";
+  std::size_t cases = 0;
+  for (const ConformanceCase& c : tpeopt::testing::conformance_cases()) {
+    if (c.entry->name != "bollinger" && c.entry->name != "donchian") continue;
+    if (c.label.find("one series") == std::string::npos) continue;
+    ++cases;
+    for (const io::Json& d : {io::Json::object(), io::Json{{"candles", btc}}}) {
+      const io::StudyConfig config = tpeopt::testing::conformance_study(c, {{"data", d}});
+      const auto strategy = engine::make_strategy(config);
+      const engine::ParamBinding binding(*strategy, config.space, config.fixed);
+      engine::CpuExecutor cpu(*strategy, binding, 0);
+      const std::vector<std::size_t> sizes = {700, 4096, 33, 2048, 1, 37};
+      std::vector<engine::BatchRequest> batches;
+      for (std::size_t k = 0; k < sizes.size(); ++k) {
+        batches.push_back(tpeopt::testing::random_batch(config, sizes[k], 300 + k));
+        batches.back().batch_index = k;
+      }
+      for (const gpu::SignalSegments g :
+           {gpu::SignalSegments{0, 0, Walk::Warp, 0}, gpu::SignalSegments{0, 0, Walk::Warp, 12},
+            gpu::SignalSegments{0, 0, Walk::Thread, 12}}) {
+        CAPTURE(c.label, d.dump(), static_cast<int>(g.walk), g.max_series);
+        const gpu::ScopedSignalSegments forced(g);
+        gpu::CudaExecutorOptions one, three;
+        one.max_in_flight = 1;
+        three.max_in_flight = 3;
+        auto serial = gpu::make_cuda_executor(*strategy, binding, one);
+        auto overlapped = gpu::make_cuda_executor(*strategy, binding, three);
+        REQUIRE(overlapped->max_in_flight() == 3);
+        std::vector<engine::BatchResult> got;
+        std::size_t next = 0;
+        while (next < 3) overlapped->submit(batches[next++]);
+        while (got.size() < batches.size()) {
+          got.push_back(overlapped->complete());
+          if (next < batches.size()) overlapped->submit(batches[next++]);
+        }
+        for (std::size_t k = 0; k < batches.size(); ++k) {
+          CAPTURE(k, sizes[k]);
+          CHECK(got[k].batch_index == k);
+          CHECK(tpeopt::testing::differing_trials(got[k], serial->evaluate(batches[k])) == 0);
+          CHECK(tpeopt::testing::differing_trials(got[k], cpu.evaluate(batches[k])) == 0);
+        }
+      }
+    }
+  }
+  REQUIRE(cases == 2);  // the "one series" sample of each
 }
