@@ -464,6 +464,9 @@ class SignalDevice final : public DeviceStrategy {
     const std::size_t series_bytes = static_cast<std::size_t>(total_bars_) * sizeof(double);
     std::size_t cap = std::min<std::size_t>(free_bytes / 2 / std::max<std::size_t>(1, series_bytes), 1u << 16);
     segments_ = signal_segments();
+    if (segments_.max_series > 0 && segments_.max_series < Logic::kNumSeries)
+      throw Error("executor cuda: the " + s.name() + " series cache was limited to " +
+                  std::to_string(segments_.max_series) + " series; a trial reads " + std::to_string(Logic::kNumSeries));
     if (segments_.max_series > 0) cap = std::min(cap, static_cast<std::size_t>(segments_.max_series));
     if (cap < static_cast<std::size_t>(Logic::kNumSeries))
       throw Error("executor cuda: not enough device memory for the " + s.name() + " series (" +
@@ -531,16 +534,14 @@ class SignalDevice final : public DeviceStrategy {
     Stage& st = stages_[stage_next_];
     stage_next_ = (stage_next_ + 1) % stages_.size();
     if (st.used) CUDA_CHECK(cudaStreamWaitEvent(stream, st.done, 0));
-    st.used = true;
+    st.used = true;  // a launch that throws midway (a CUDA error) ends the run; the twin is not used again
     stage_ = &st;
     for (std::size_t chunk = 0; chunk < n; chunk += chunk_trials_) {
       const std::size_t chunk_end = std::min(n, chunk + chunk_trials_), chunk_count = chunk_end - chunk;
       const std::size_t rows = chunk_count * static_cast<std::size_t>(n_symbols_);
-      // A buffer that grows is freed: the stage's earlier users, this launch's earlier chunks
-      // among them, must be done with it.
       if (rows > st.rows_objective.capacity() ||
           rows * static_cast<std::size_t>(row_metrics_) > st.rows_metrics.capacity())
-        CUDA_CHECK(cudaStreamSynchronize(stream));
+        drain(st, stream);
       st.rows_objective.resize(rows);
       st.rows_equity.resize(rows);
       st.rows_metrics.resize(rows * static_cast<std::size_t>(row_metrics_));
@@ -583,6 +584,13 @@ class SignalDevice final : public DeviceStrategy {
   /// Metrics in a symbol's row: the base metrics, then with fold rows the fold columns.
   int row_metrics() const { return row_metrics_; }
   std::size_t rows_count() const { return rows_count_; }
+  /// Before a buffer of the stage grows (its old allocation is freed): the stage's previous
+  /// launch and this launch's earlier work on `stream` are done with it.
+  static void drain(const Stage& st, cudaStream_t stream) {
+    CUDA_CHECK(cudaEventSynchronize(st.done));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
   /// The last launch's rows of its last chunk.
   const double* rows_objective() const { return stage_->rows_objective.data(); }
   const double* rows_equity() const { return stage_->rows_equity.data(); }
@@ -618,7 +626,7 @@ class SignalDevice final : public DeviceStrategy {
     const std::size_t b_slots = trial_slots.size() * sizeof(int), b_tasks = tasks.size() * sizeof(SeriesTask);
     const std::size_t o_tasks = (b_slots + 255) / 256 * 256, total = o_tasks + b_tasks;
     if (total > st.plan.capacity()) {
-      CUDA_CHECK(cudaStreamSynchronize(stream));  // the stage's earlier users are done with it
+      drain(st, stream);
       st.plan.resize(total);
     }
     CUDA_CHECK(cudaMemcpyAsync(st.plan.data(), trial_slots.data(), b_slots, cudaMemcpyHostToDevice, stream));
@@ -771,7 +779,7 @@ class SignalDevice final : public DeviceStrategy {
                                                                 units));
     const std::size_t n_pairs = static_cast<std::size_t>(units) * static_cast<std::size_t>(room);
     if (st.records.capacity() < static_cast<std::size_t>(units) || st.pairs.capacity() < n_pairs) {
-      CUDA_CHECK(cudaStreamSynchronize(stream));
+      drain(st, stream);
       st.records.resize(static_cast<std::size_t>(units));
       st.pairs.resize(n_pairs);
     }
