@@ -119,7 +119,8 @@ TPEOPT_HD_INLINE double run_signal_symbol(const typename Logic::Params& p, const
 }
 
 /// A folded trial over one symbol (Strategy::with_folds; strategies/folds.hpp): the walk of
-/// run_signal_walks, each trade also added to the fold of its entry bar. Writes the base
+/// run_signal_walks, each trade also added to the fold of its entry bar (the fold found once
+/// per fold: strategies/trade_stats.hpp's FoldRange). Writes the base
 /// metrics as the aggregation over the one symbol writes them (so rule All keeps the bits of
 /// the strategy without folds), then the fold columns, and returns the score: the whole span's
 /// for rule All, else the rule over the fold scores. A fold's score is the objective over its
@@ -133,10 +134,11 @@ TPEOPT_HD_INLINE double run_signal_folded_walks(const long_short::Bars& bars, co
   FoldSummaries<long_short::Summary> storage;
   const FoldView<long_short::Summary> folds = storage.view();
   reset_folds(folds, fold_bars.n);
+  FoldRange joined;
   long_short::Summary all;
   const double objective =
       run_signal_walks<Logic>(bars, blocks, n_blocks, o, &all, walk_block, [&](const long_short::Trade& t) {
-        add_fold_trade(folds, fold_bars, t.entry_bar, t.ret,
+        add_fold_trade(joined, folds, fold_bars, t.entry_bar, t.ret,
                        [&](long_short::Summary& s) { long_short::add_trade(s, t); });
       });
   double row[kNumTradeMetrics];
@@ -170,10 +172,11 @@ TPEOPT_HD_INLINE double run_signal_symbol_folds(const long_short::Bars& bars, co
   FoldSummaries<long_short::Summary> storage;
   const FoldView<long_short::Summary> folds = storage.view();
   reset_folds(folds, fold_bars.n);
+  FoldRange joined;
   long_short::Summary all;
   const double objective =
       run_signal_walks<Logic>(bars, blocks, n_blocks, o, &all, walk_block, [&](const long_short::Trade& t) {
-        add_fold_trade(folds, fold_bars, t.entry_bar, t.ret,
+        add_fold_trade(joined, folds, fold_bars, t.entry_bar, t.ret,
                        [&](long_short::Summary& s) { long_short::add_trade(s, t); });
         on_trade(t);
       });

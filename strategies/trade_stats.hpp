@@ -213,6 +213,61 @@ TPEOPT_HD_INLINE void add_fold_trade(FoldCursor<Summary>& c, FoldView<Summary> f
   c.sumsq = c.sumsq + ret * ret;
 }
 
+/// The bar range of the fold a walk's trades last joined: a trade inside it joins that fold
+/// with no fold_of search, and is added to the storage as add_fold_trade adds it (the same
+/// bits). For a walk whose fold storage is its own (a CUDA thread's local memory, in L1), where
+/// holding the fold's whole summary beside the walk (FoldCursor) costs more registers than the
+/// storage's reads and writes it saves (docs/benchmarks.md, "The cost of scoring folds").
+struct FoldRange {
+  int k = -1;          ///< the fold; -1: none yet
+  int lo = 0, hi = 0;  ///< the bars whose trades join fold k: [lo, hi) (its embargo left out)
+};
+
+template <typename Summary, typename Add>
+TPEOPT_HD_INLINE void add_fold_trade(FoldRange& r, FoldView<Summary> f, const FoldBars& bars, int entry_bar,
+                                     double ret, Add&& add) {
+  if (r.k < 0 || entry_bar < r.lo || entry_bar >= r.hi) {
+    const int k = fold_of(bars, entry_bar);
+    if (k < 0) return;
+    r = {k, bars.embargo_end[k], bars.edge[k + 1]};
+  }
+  add(f.fold[r.k]);
+  f.sumsq[r.k] = f.sumsq[r.k] + ret * ret;
+}
+
+/// A trade that every lane of a CUDA warp sees (or the one thread of a CPU walk, as lane 0
+/// and lane 1 in turn): lane 0 adds it to the whole span's summary, lane 1 to the fold it
+/// joins, each in its own `acc`, so that the two adds are one instruction stream on two lanes
+/// and the fold's add costs lane 0 no time. Lane 1's `acc` is the summary of the fold its
+/// cursor holds; the cursor's own copy (c.s) is brought up to date only when a trade leaves
+/// that fold, so most trades cost lane 1 a range check and the add. The same adds in the same
+/// order as add_fold_trade's, so the same bits. Other lanes add nothing. Lane 1 ends with
+/// flush_lane_fold.
+template <typename Summary, typename Add>
+TPEOPT_HD_INLINE void add_lane_trade(Summary& acc, FoldCursor<Summary>& c, FoldView<Summary> f, const FoldBars& bars,
+                                     int lane, int entry_bar, double ret, Add&& add) {
+  bool joins = lane == 0;
+  if (lane == 1) {
+    if (c.k >= 0 && entry_bar >= c.lo && entry_bar < c.hi) {
+      joins = true;
+    } else {
+      c.s = acc;
+      joins = seek_fold(c, f, bars, entry_bar) >= 0;
+      acc = c.s;
+    }
+  }
+  if (joins) add(acc);
+  if (lane == 1 && joins) c.sumsq = c.sumsq + ret * ret;
+}
+
+/// Lane 1's held fold (add_lane_trade) written back to the storage.
+template <typename Summary>
+TPEOPT_HD_INLINE void flush_lane_fold(const Summary& acc, FoldCursor<Summary>& c, FoldView<Summary> f, int lane) {
+  if (lane != 1) return;
+  c.s = acc;
+  flush_fold(c, f);
+}
+
 /// The fold columns alone (finish_folds' columns, the same values), for a walk over one of
 /// several symbols: the trial's score comes from the symbols' rows
 /// (symbols::aggregate_symbols_folded).

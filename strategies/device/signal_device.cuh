@@ -259,8 +259,10 @@ enum class TrialWalk : int {
 /// every lane runs the same stitch and sums on the same data (the same bits on each), and lane
 /// 0 writes. (A symbol over several blocks is walked whole, by every lane alike.) Then the
 /// symbol's row (with fold rows, its fold columns too, which every lane writes alike), or with
-/// folds over one symbol the trial's columns of the batch (likewise).
-template <typename Logic, TrialWalk kWalk>
+/// folds over one symbol the trial's columns of the batch (likewise). kFolded: a launch with
+/// folds (L.folds.n > 0 or L.fold_rows); a plain launch's kernel has none of the folds' code,
+/// so the folds' registers and local memory cost the plain walk nothing.
+template <typename Logic, TrialWalk kWalk, bool kFolded>
 __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
   BlockOccupancy occupancy(L.probe);
   constexpr bool kWarpPerWalk = kWalk != TrialWalk::Thread;
@@ -317,7 +319,7 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
     }
     strategies::PlainWalk<Logic>{t.p, bars, t.series}(block, b, on_trade);
   };
-  if (L.folds.n > 0 && !L.fold_rows) {
+  if (kFolded && !L.fold_rows) {
     double violation = 0.0;
     const double score =
         strategies::run_signal_folded_walks<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, L.spec, L.folds,
@@ -335,7 +337,7 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
     ++out;
   };
   const long long row = static_cast<long long>(k) * L.row_count + (trial - L.chunk_first);
-  if (L.fold_rows) {
+  if (kFolded) {  // L.fold_rows
     double equity = 0.0;
     const double score =
         strategies::run_signal_symbol_folds<Logic>(bars, L.sy.blocks + b0, n_blocks, L.objective, L.portfolio != 0,
@@ -686,20 +688,23 @@ class SignalDevice final : public DeviceStrategy {
     const long long work = static_cast<long long>(n_symbols_) * L.count;
     const bool warp = warp_walks();
     const int G = warp ? warp_segments_for(count) : segments_for(count);
-    // Within what each kernel can launch: the trial kernels' registers (over 120 a thread)
-    // leave no room for blocks of 512 threads (strategies/device/launch_size.cuh).
+    // A trial kernel with one warp (32 threads) or one thread a walk, in blocks within what it
+    // can launch: the trial kernels' registers (over 110 a thread) leave no room for blocks of
+    // 512 threads (strategies/device/launch_size.cuh).
+    auto launch_trials = [&](auto kernel, int threads_per_walk, const SignalSegmentLaunch& S) {
+      const int threads = launchable_block_size(kernel, block_size);
+      kernel<<<static_cast<unsigned>((work * threads_per_walk + threads - 1) / threads), threads, 0, stream>>>(L, S);
+    };
+    const bool folded = n_folds_ > 0;
     if (G <= 1 && warp) {
-      const int threads = launchable_block_size(signal_trial_kernel<Logic, TrialWalk::Warp>, block_size);
-      signal_trial_kernel<Logic, TrialWalk::Warp>
-          <<<static_cast<unsigned>((work * 32 + threads - 1) / threads), threads, 0, stream>>>(L,
-                                                                                               SignalSegmentLaunch{});
+      if (folded) launch_trials(signal_trial_kernel<Logic, TrialWalk::Warp, true>, 32, SignalSegmentLaunch{});
+      else launch_trials(signal_trial_kernel<Logic, TrialWalk::Warp, false>, 32, SignalSegmentLaunch{});
       CUDA_CHECK_LAUNCH("signal_trial_kernel (warp)");
       return;
     }
     if (G <= 1) {
-      const int threads = launchable_block_size(signal_trial_kernel<Logic, TrialWalk::Thread>, block_size);
-      signal_trial_kernel<Logic, TrialWalk::Thread>
-          <<<static_cast<unsigned>((work + threads - 1) / threads), threads, 0, stream>>>(L, SignalSegmentLaunch{});
+      if (folded) launch_trials(signal_trial_kernel<Logic, TrialWalk::Thread, true>, 1, SignalSegmentLaunch{});
+      else launch_trials(signal_trial_kernel<Logic, TrialWalk::Thread, false>, 1, SignalSegmentLaunch{});
       CUDA_CHECK_LAUNCH("signal_trial_kernel");
       return;
     }
@@ -709,10 +714,8 @@ class SignalDevice final : public DeviceStrategy {
     if (warp) signal_segment_kernel<Logic, true><<<blocks, kSegmentThreads, 0, stream>>>(L, S);
     else signal_segment_kernel<Logic, false><<<blocks, kSegmentThreads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("signal_segment_kernel");
-    const int threads =
-        launchable_block_size(signal_trial_kernel<Logic, TrialWalk::Stitch>, block_size);  // whole warps
-    signal_trial_kernel<Logic, TrialWalk::Stitch>
-        <<<static_cast<unsigned>((work * 32 + threads - 1) / threads), threads, 0, stream>>>(L, S);
+    if (folded) launch_trials(signal_trial_kernel<Logic, TrialWalk::Stitch, true>, 32, S);
+    else launch_trials(signal_trial_kernel<Logic, TrialWalk::Stitch, false>, 32, S);
     CUDA_CHECK_LAUNCH("signal_trial_kernel (stitch)");
   }
 

@@ -16,7 +16,9 @@
 //      bar, SequentialFinder) is kept for parity tests.
 // A batch whose distinct spans do not fit in the cache is split into parts of consecutive
 // trials (same results). No atomics; each trial's sums run in trade order. With folds
-// (Strategy::with_folds) lane 0 also adds each trade to its fold's sums, in global scratch.
+// (Strategy::with_folds) each trade is also added to its fold's sums, held in a cursor and
+// written to global scratch once per fold (a warp's lane 1 adds it while lane 0 adds it to the
+// whole span).
 // Launches of different batches may run at once on their own streams (concurrent_launches):
 // a launch waits for the series of the launches before it, one that evicts a cached series
 // waits for the launches still reading it (strategies/device/launches_in_flight.cuh), and
@@ -173,7 +175,7 @@ struct Launch {
   Warmer sink;
   OccupancyProbe probe;  ///< the batch's (strategies/device/occupancy.hpp)
   int n_metrics;         ///< metrics per trial: ec::kNumMetrics, then the fold columns
-  // Folds (Strategy::with_folds): lane 0 also adds each trade to the fold of its entry bar, in
+  // Folds (Strategy::with_folds): each trade is also added to the fold of its entry bar, in
   // scratch (folds.n summaries and sums of squares per trial of the part, in launch order).
   strategies::FoldBars folds;  ///< n = 0: no folds
   strategies::FoldRule rule;
@@ -198,18 +200,32 @@ __global__ void trial_kernel(Launch L) {
   const std::size_t n = static_cast<std::size_t>(L.bars.n);
   const ec::TrialSeries t{L.pool + static_cast<std::size_t>(tp.fast_slot) * n,
                           L.pool + static_cast<std::size_t>(tp.slow_slot) * n};
+  // The whole span's summary. Without folds every lane keeps it (uniform control flow); with
+  // folds in a warp, lane 0 keeps it and lane 1 the fold its cursor holds (add_lane_trade).
   ec::Summary sum;
   ec::BlockedScore blocked;
   long long out = kRecord ? L.trade_offsets[tp.trial] : 0;
   const strategies::FoldView<ec::Summary> folds{L.fold_sums + local * L.folds.n, L.fold_sumsq + local * L.folds.n};
-  if (L.folds.n > 0 && lane == 0) strategies::reset_folds(folds, L.folds.n);
+  strategies::FoldCursor<ec::Summary> fold;
+  if (L.folds.n > 0) {
+    if (lane == 0) strategies::reset_folds(folds, L.folds.n);
+    if constexpr (kWarp) __syncwarp();  // lane 1 reads the folds lane 0 emptied
+  }
   auto on_trade = [&](const ec::Trade& tr) {
-    ec::add_trade(sum, tr);  // every lane keeps the same summary (uniform control flow)
+    // Each trade also in the fold of its entry bar, as the CPU reference adds it
+    // (EmaCrossStrategy::evaluate).
+    const auto add = [&](ec::Summary& f) { ec::add_trade(f, tr); };
+    if (L.folds.n == 0) {
+      ec::add_trade(sum, tr);
+    } else if constexpr (kWarp) {
+      strategies::add_lane_trade(sum, fold, folds, L.folds, lane, tr.entry_bar, tr.ret, add);
+    } else {
+      ec::add_trade(sum, tr);
+      strategies::add_fold_trade(fold, folds, L.folds, tr.entry_bar, tr.ret, add);
+    }
     if constexpr (kBlocked) ec::add_trade(blocked.block, tr);
     if (kRecord && lane == 0) L.trades[out] = tr;
     if (kRecord) ++out;
-    if (L.folds.n > 0 && lane == 0)  // as the CPU reference adds it (EmaCrossStrategy::evaluate)
-      strategies::add_fold_trade(folds, L.folds, tr.entry_bar, tr.ret, [&](ec::Summary& f) { ec::add_trade(f, tr); });
   };
   auto walk = [&](const ec::Bars& bars) {
     if constexpr (kWarp) {
@@ -228,6 +244,14 @@ __global__ void trial_kernel(Launch L) {
     }
   } else {
     walk(L.bars);
+  }
+  if (L.folds.n > 0) {  // the held fold back in the scratch before lane 0 reads the folds
+    if constexpr (kWarp) {
+      strategies::flush_lane_fold(sum, fold, folds, lane);
+      __syncwarp();
+    } else {
+      strategies::flush_fold(fold, folds);
+    }
   }
   if (lane == 0) {
     double m[ec::kNumMetrics];

@@ -84,34 +84,72 @@ struct FoldTrade {
   double ret;
 };
 
-/// Fold statistics of `trades` added directly (add_fold_trade on the storage) and through a
-/// cursor; returns whether the two storages are equal bit for bit.
+bool same_stats(const tpeopt::strategies::ReturnStats& a, const tpeopt::strategies::ReturnStats& b) {
+  return a.trades == b.trades && a.wins == b.wins && a.total_return == b.total_return && a.mean == b.mean &&
+         a.m2 == b.m2 && a.gross_win == b.gross_win && a.gross_loss == b.gross_loss && a.equity == b.equity &&
+         a.peak == b.peak && a.max_drawdown == b.max_drawdown;
+}
+
+/// Fold statistics of `trades` added directly (add_fold_trade on the storage) and by
+/// `add_all(storage)`; returns whether the two storages are equal bit for bit.
+template <typename AddAll>
+bool storage_equals_direct(const std::vector<FoldTrade>& trades, const tpeopt::strategies::FoldBars& bars,
+                           AddAll&& add_all) {
+  using namespace tpeopt::strategies;
+  FoldSummaries<ReturnStats> direct, other;
+  reset_folds(direct.view(), bars.n);
+  reset_folds(other.view(), bars.n);
+  for (const FoldTrade& t : trades)
+    add_fold_trade(direct.view(), bars, t.bar, t.ret, [&](ReturnStats& s) { add_return(s, t.ret); });
+  add_all(other.view());
+  for (int k = 0; k < bars.n; ++k)
+    if (!same_stats(direct.fold[k], other.fold[k]) || direct.sumsq[k] != other.sumsq[k]) return false;
+  return true;
+}
+
+/// storage_equals_direct through a cursor.
 bool cursor_equals_direct(const std::vector<FoldTrade>& trades, const tpeopt::strategies::FoldBars& bars) {
   using namespace tpeopt::strategies;
-  FoldSummaries<ReturnStats> direct, cached;
-  reset_folds(direct.view(), bars.n);
-  reset_folds(cached.view(), bars.n);
-  FoldCursor<ReturnStats> c;
-  start_folds(c);
-  for (const FoldTrade& t : trades) {
-    add_fold_trade(direct.view(), bars, t.bar, t.ret, [&](ReturnStats& s) { add_return(s, t.ret); });
-    add_fold_trade(c, cached.view(), bars, t.bar, t.ret, [&](ReturnStats& s) { add_return(s, t.ret); });
-  }
-  flush_fold(c, cached.view());
-  for (int k = 0; k < bars.n; ++k) {
-    const ReturnStats &a = direct.fold[k], &b = cached.fold[k];
-    const bool same = a.trades == b.trades && a.wins == b.wins && a.total_return == b.total_return &&
-                      a.mean == b.mean && a.m2 == b.m2 && a.gross_win == b.gross_win && a.gross_loss == b.gross_loss &&
-                      a.equity == b.equity && a.peak == b.peak && a.max_drawdown == b.max_drawdown &&
-                      direct.sumsq[k] == cached.sumsq[k];
-    if (!same) return false;
-  }
-  return true;
+  return storage_equals_direct(trades, bars, [&](FoldView<ReturnStats> f) {
+    FoldCursor<ReturnStats> c;
+    start_folds(c);
+    for (const FoldTrade& t : trades)
+      add_fold_trade(c, f, bars, t.bar, t.ret, [&](ReturnStats& s) { add_return(s, t.ret); });
+    flush_fold(c, f);
+  });
+}
+
+/// storage_equals_direct through a FoldRange.
+bool range_equals_direct(const std::vector<FoldTrade>& trades, const tpeopt::strategies::FoldBars& bars) {
+  using namespace tpeopt::strategies;
+  return storage_equals_direct(trades, bars, [&](FoldView<ReturnStats> f) {
+    FoldRange r;
+    for (const FoldTrade& t : trades)
+      add_fold_trade(r, f, bars, t.bar, t.ret, [&](ReturnStats& s) { add_return(s, t.ret); });
+  });
+}
+
+/// storage_equals_direct through add_lane_trade, as a warp's lanes 0, 1 and 2 run it (one
+/// after another here), each with its own accumulator and cursor; also checks that lane 0's
+/// accumulator is the whole span's summary and lane 2's stays empty.
+bool lanes_equal_direct(const std::vector<FoldTrade>& trades, const tpeopt::strategies::FoldBars& bars) {
+  using namespace tpeopt::strategies;
+  ReturnStats whole;
+  for (const FoldTrade& t : trades) add_return(whole, t.ret);
+  ReturnStats acc[3];
+  const bool folds_equal = storage_equals_direct(trades, bars, [&](FoldView<ReturnStats> f) {
+    FoldCursor<ReturnStats> c[3];
+    for (const FoldTrade& t : trades)
+      for (int lane = 0; lane < 3; ++lane)
+        add_lane_trade(acc[lane], c[lane], f, bars, lane, t.bar, t.ret, [&](ReturnStats& s) { add_return(s, t.ret); });
+    for (int lane = 0; lane < 3; ++lane) flush_lane_fold(acc[lane], c[lane], f, lane);
+  });
+  return folds_equal && same_stats(acc[0], whole) && same_stats(acc[2], ReturnStats{});
 }
 
 }  // namespace
 
-TEST_CASE("Folds: a cursor over the held fold gives the storage's bits, in and out of entry order", "[cpu][folds]") {
+TEST_CASE("Folds: a cursor over the held fold, alone, on a warp's lane 1 or as a range, gives the storage's bits, in and out of entry order", "[cpu][folds]") {
   using namespace tpeopt::strategies;
   // Four folds over bars [10, 90) with an embargo of 5 bars after each inner boundary.
   const std::vector<int> edge{10, 30, 50, 70, 90}, embargo_end{10, 35, 55, 75};
@@ -123,6 +161,12 @@ TEST_CASE("Folds: a cursor over the held fold gives the storage's bits, in and o
   std::vector<FoldTrade> shuffled = in_order;
   for (std::size_t i = 0; i + 7 < shuffled.size(); i += 5) std::swap(shuffled[i], shuffled[i + 7]);
   CHECK(cursor_equals_direct(shuffled, bars));
+  // The held fold's range alone (FoldRange), the summaries in the storage.
+  CHECK(range_equals_direct(in_order, bars));
+  CHECK(range_equals_direct(shuffled, bars));
+  // A warp's lane 1 holding the fold while lane 0 adds to the whole span (add_lane_trade).
+  CHECK(lanes_equal_direct(in_order, bars));
+  CHECK(lanes_equal_direct(shuffled, bars));
   // Something was added to every fold, and the embargoed and outside trades to none.
   FoldSummaries<ReturnStats> f;
   reset_folds(f.view(), 4);
