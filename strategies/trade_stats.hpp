@@ -224,8 +224,8 @@ struct FoldRange {
 };
 
 template <typename Summary, typename Add>
-TPEOPT_HD_INLINE void add_fold_trade(FoldRange& r, FoldView<Summary> f, const FoldBars& bars, int entry_bar,
-                                     double ret, Add&& add) {
+TPEOPT_HD_INLINE void add_fold_trade(FoldRange& r, FoldView<Summary> f, const FoldBars& bars, int entry_bar, double ret,
+                                     Add&& add) {
   if (r.k < 0 || entry_bar < r.lo || entry_bar >= r.hi) {
     const int k = fold_of(bars, entry_bar);
     if (k < 0) return;

@@ -149,7 +149,10 @@ bool lanes_equal_direct(const std::vector<FoldTrade>& trades, const tpeopt::stra
 
 }  // namespace
 
-TEST_CASE("Folds: a cursor over the held fold, alone, on a warp's lane 1 or as a range, gives the storage's bits, in and out of entry order", "[cpu][folds]") {
+TEST_CASE(
+    "Folds: a cursor over the held fold, alone, on a warp's lane 1 or as a range, gives the storage's bits, in and out "
+    "of entry order",
+    "[cpu][folds]") {
   using namespace tpeopt::strategies;
   // Four folds over bars [10, 90) with an embargo of 5 bars after each inner boundary.
   const std::vector<int> edge{10, 30, 50, 70, 90}, embargo_end{10, 35, 55, 75};
