@@ -251,7 +251,7 @@ enum class TrialWalk : int {
   Warp,    ///< one warp walks it, 32 bars a step (warp_long_short_walk.cuh)
 };
 
-/// The trial kernel. Thread: one thread per (trial, symbol) walks the symbol's blocks.
+/// A trial kernel's work. Thread: one thread per (trial, symbol) walks the symbol's blocks.
 /// Warp: one warp per (trial, symbol) walks each block 32 bars a step
 /// (warp_run_backtest), every lane alike. Stitch: one warp per (trial, symbol) stitches a
 /// one-block symbol's segments from signal_segment_kernel's records: the records' trades made
@@ -263,7 +263,7 @@ enum class TrialWalk : int {
 /// folds (L.folds.n > 0 or L.fold_rows); a plain launch's kernel has none of the folds' code,
 /// so the folds' registers and local memory cost the plain walk nothing.
 template <typename Logic, TrialWalk kWalk, bool kFolded>
-__global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
+__device__ __forceinline__ void signal_trial(const SignalTrialLaunch& L, const SignalSegmentLaunch& S) {
   BlockOccupancy occupancy(L.probe);
   constexpr bool kWarpPerWalk = kWalk != TrialWalk::Thread;
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -358,6 +358,21 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
   L.objective_out[row] = score;
   L.equity_out[row] = all.equity;
   for (int q = 0; q < strategies::kNumTradeMetrics; ++q) L.metrics_out[row * strategies::kNumTradeMetrics + q] = m[q];
+}
+
+/// The trial kernels (signal_trial).
+template <typename Logic, TrialWalk kWalk, bool kFolded>
+__global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
+  signal_trial<Logic, kWalk, kFolded>(L, S);
+}
+
+/// The folded warp walk's kernel, held to 128 registers (blocks of up to 512 threads). Unbound,
+/// donchian's took 130 and kept three blocks of 128 threads an SM instead of four: 8 folds cost
+/// 1.53x its plain walk at 65,536 trials on the H200 instead of 1.27x (docs/benchmarks.md,
+/// "The cost of scoring folds").
+template <typename Logic>
+__global__ void __launch_bounds__(512, 1) signal_folded_warp_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
+  signal_trial<Logic, TrialWalk::Warp, true>(L, S);
 }
 
 template <typename T>
@@ -697,7 +712,7 @@ class SignalDevice final : public DeviceStrategy {
     };
     const bool folded = n_folds_ > 0;
     if (G <= 1 && warp) {
-      if (folded) launch_trials(signal_trial_kernel<Logic, TrialWalk::Warp, true>, 32, SignalSegmentLaunch{});
+      if (folded) launch_trials(signal_folded_warp_kernel<Logic>, 32, SignalSegmentLaunch{});
       else launch_trials(signal_trial_kernel<Logic, TrialWalk::Warp, false>, 32, SignalSegmentLaunch{});
       CUDA_CHECK_LAUNCH("signal_trial_kernel (warp)");
       return;
