@@ -367,9 +367,9 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
 }
 
 /// The folded warp walk's kernel, held to 128 registers (blocks of up to 512 threads). Unbound,
-/// donchian's took 130 and kept three blocks of 128 threads an SM instead of four: 8 folds cost
-/// 1.53x its plain walk at 65,536 trials on the H200 instead of 1.27x (docs/benchmarks.md,
-/// "The cost of scoring folds").
+/// one of the bundled Logics took 130, which leaves three blocks of 128 threads an SM instead
+/// of four: 8 folds cost 1.53x its plain walk at 65,536 trials on the H200 instead of 1.27x
+/// (docs/benchmarks.md, "The cost of scoring folds").
 template <typename Logic>
 __global__ void __launch_bounds__(512, 1) signal_folded_warp_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
   signal_trial<Logic, TrialWalk::Warp, true>(L, S);
