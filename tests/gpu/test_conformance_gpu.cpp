@@ -20,6 +20,7 @@
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/conformance.hpp"
+#include "support/in_flight.hpp"
 #include "support/paths.hpp"
 #include "support/result_bits.hpp"
 #include "support/trial_order.hpp"
@@ -275,13 +276,7 @@ TEST_CASE("conformance: the signal twins' batches overlapping on the device equa
         auto serial = gpu::make_cuda_executor(*strategy, binding, one);
         auto overlapped = gpu::make_cuda_executor(*strategy, binding, three);
         REQUIRE(overlapped->max_in_flight() == 3);
-        std::vector<engine::BatchResult> got;
-        std::size_t next = 0;
-        while (next < 3) overlapped->submit(batches[next++]);
-        while (got.size() < batches.size()) {
-          got.push_back(overlapped->complete());
-          if (next < batches.size()) overlapped->submit(batches[next++]);
-        }
+        const std::vector<engine::BatchResult> got = tpeopt::testing::run_in_flight(*overlapped, batches, 3);
         for (std::size_t k = 0; k < batches.size(); ++k) {
           CAPTURE(k, sizes[k]);
           CHECK(got[k].batch_index == k);

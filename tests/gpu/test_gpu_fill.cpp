@@ -18,14 +18,15 @@
 
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
-#include "strategies/device/cuda_check.cuh"
 #include "gpu/cuda_executor.hpp"
-#include "strategies/device/device_buffers.hpp"
 #include "io/candles_csv.hpp"
+#include "strategies/device/cuda_check.cuh"
+#include "strategies/device/device_buffers.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 #include "strategies/exhaustion/exhaustion_strategy.hpp"
 #include "support/bits.hpp"
 #include "support/exhaustion_params.hpp"
+#include "support/in_flight.hpp"
 #include "support/paths.hpp"
 #include "support/result_bits.hpp"
 #include "support/slot_space.hpp"
@@ -108,13 +109,7 @@ TEST_CASE("CUDA executor: batches overlapping on the device give the bits of one
   for (std::size_t k = 0; k < sizes.size(); ++k)
     batches.push_back(request(k, tpeopt::testing::random_exhaustion_params(sizes[k], 900 + k)));
   // Three in flight at all times: submit k + 3 before k completes.
-  std::vector<engine::BatchResult> got;
-  std::size_t next = 0;
-  while (next < 3) overlapped->submit(batches[next++]);
-  while (got.size() < batches.size()) {
-    got.push_back(overlapped->complete());
-    if (next < batches.size()) overlapped->submit(batches[next++]);
-  }
+  const std::vector<engine::BatchResult> got = testing::run_in_flight(*overlapped, batches, 3);
   for (std::size_t k = 0; k < batches.size(); ++k) {
     CAPTURE(k, sizes[k]);
     CHECK(got[k].batch_index == k);
