@@ -239,8 +239,8 @@ TPEOPT_HD_INLINE void add_fold_trade(FoldRange& r, FoldView<Summary> f, const Fo
 /// and lane 1 in turn): lane 0 adds it to the whole span's summary, lane 1 to the fold it
 /// joins, each in its own `acc`, so that the two adds are one instruction stream on two lanes
 /// and the fold's add costs lane 0 no time. Lane 1's `acc` is the summary of the fold its
-/// cursor holds; the cursor's own copy (c.s) is brought up to date only when a trade leaves
-/// that fold, so most trades cost lane 1 a range check and the add. The same adds in the same
+/// cursor holds (empty before a trade joins one); the cursor's own copy (c.s) is brought up to
+/// date only when a trade leaves that fold, so most trades cost lane 1 a range check and the add. The same adds in the same
 /// order as add_fold_trade's, so the same bits. Other lanes add nothing. Lane 1 ends with
 /// flush_lane_fold.
 template <typename Summary, typename Add>

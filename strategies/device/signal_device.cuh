@@ -368,8 +368,8 @@ __global__ void signal_trial_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) 
 
 /// The folded warp walk's kernel, held to 128 registers (blocks of up to 512 threads). Unbound,
 /// one of the bundled Logics took 130, which leaves three blocks of 128 threads an SM instead
-/// of four: 8 folds cost 1.53x its plain walk at 65,536 trials on the H200 instead of 1.27x
-/// (docs/benchmarks.md, "The cost of scoring folds").
+/// of four: 8 folds cost 1.53x its plain walk at 65,536 trials on the H200; held to 128 (121
+/// used, no spills), 1.17x (docs/benchmarks.md, "The cost of scoring folds").
 template <typename Logic>
 __global__ void __launch_bounds__(512, 1) signal_folded_warp_kernel(SignalTrialLaunch L, SignalSegmentLaunch S) {
   signal_trial<Logic, TrialWalk::Warp, true>(L, S);
@@ -704,8 +704,8 @@ class SignalDevice final : public DeviceStrategy {
     const bool warp = warp_walks();
     const int G = warp ? warp_segments_for(count) : segments_for(count);
     // A trial kernel with one warp (32 threads) or one thread a walk, in blocks within what it
-    // can launch: the trial kernels' registers (over 110 a thread) leave no room for blocks of
-    // 512 threads (strategies/device/launch_size.cuh).
+    // can launch: a kernel over 128 registers a thread (the Stitch kernels) has no room for
+    // blocks of 512 threads (strategies/device/launch_size.cuh).
     auto launch_trials = [&](auto kernel, int threads_per_walk, const SignalSegmentLaunch& S) {
       const int threads = launchable_block_size(kernel, block_size);
       kernel<<<static_cast<unsigned>((work * threads_per_walk + threads - 1) / threads), threads, 0, stream>>>(L, S);
@@ -714,7 +714,7 @@ class SignalDevice final : public DeviceStrategy {
     if (G <= 1 && warp) {
       if (folded) launch_trials(signal_folded_warp_kernel<Logic>, 32, SignalSegmentLaunch{});
       else launch_trials(signal_trial_kernel<Logic, TrialWalk::Warp, false>, 32, SignalSegmentLaunch{});
-      CUDA_CHECK_LAUNCH("signal_trial_kernel (warp)");
+      CUDA_CHECK_LAUNCH("signal_trial_kernel or signal_folded_warp_kernel (warp)");
       return;
     }
     if (G <= 1) {

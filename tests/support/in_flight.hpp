@@ -15,6 +15,7 @@ inline std::vector<engine::BatchResult> run_in_flight(engine::Executor& executor
                                                       std::size_t depth) {
   std::vector<engine::BatchResult> got;
   std::size_t next = 0;
+  depth = depth == 0 ? 1 : depth;  // one at least: complete() needs a batch submitted
   while (next < depth && next < batches.size()) executor.submit(batches[next++]);
   while (got.size() < batches.size()) {
     got.push_back(executor.complete());
