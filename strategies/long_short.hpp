@@ -86,6 +86,12 @@ TPEOPT_HD_INLINE Position open_position(const Bars& b, const Costs& c, double at
   return p;
 }
 
+/// open_position at entry signal bar s of a walk whose ATR series is `atr`: atr[s] is read
+/// only when the strategy has a stop (stop_mult > 0), so a walk without one never touches it.
+TPEOPT_HD_INLINE Position open_at(const Bars& b, const Costs& c, const double* atr, int s, int side) {
+  return open_position(b, c, c.stop_mult > 0.0 ? atr[s] : 0.0, s, side);
+}
+
 /// The stop's price at bar j, or a NaN-free "none" (false): the bar opens beyond the level
 /// (it fills at the open), or the level lies in [low_j, high_j] (it fills at the level).
 /// vectorbt's get_stop_price_nb.
@@ -192,7 +198,7 @@ TPEOPT_HD_INLINE int walk_from(const Bars& b, const Costs& c, int first_valid, c
       if (side != 0) break;
     }
     if (side == 0) break;
-    const Position pos = open_position(b, c, c.stop_mult > 0.0 ? atr[s] : 0.0, s, side);
+    const Position pos = open_at(b, c, atr, s, side);
     int j = pos.entry_bar + 1;
     double price = 0.0;
     int reason = kNoExit;

@@ -61,14 +61,23 @@ TPEOPT_HD_INLINE SegmentRecord walk_segment_with(Walk&& walk, int from, int stop
   return r;
 }
 
+/// walk_from over a trial's bars as a walk(from, stop, on_exit) for the *_with functions
+/// (every argument held by reference: the lambda lives no longer than the call it is passed to).
+TPEOPT_LONG_SHORT_NO_CHECK
+template <typename SignalsAt>
+TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Costs& c, const int& first_valid, const double* const& atr,
+                                   SignalsAt& signals) {
+  return [&](int from, int stop, auto&& on_exit) {
+    return walk_from(b, c, first_valid, atr, signals, from, stop, on_exit);
+  };
+}
+
 /// walk_segment_with walk_from.
 TPEOPT_LONG_SHORT_NO_CHECK
 template <typename SignalsAt, typename Record>
 TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Costs& c, int first_valid, const double* atr,
                                             SignalsAt&& signals, int from, int stop, int room, Record&& record) {
-  return walk_segment_with([&](int f, int s,
-                               auto&& on_exit) { return walk_from(b, c, first_valid, atr, signals, f, s, on_exit); },
-                           from, stop, room, record);
+  return walk_segment_with(walk_from_of(b, c, first_valid, atr, signals), from, stop, room, record);
 }
 
 /// The trade whose signal and exit bars the walk recorded, as the walk made it: its side
@@ -80,6 +89,8 @@ template <typename SignalsAt>
 TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Costs& c, const double* atr, SignalsAt&& signals,
                                     const BarPair& bars) {
   const int s = bars.signal, j = bars.exit;
+  // open_at's rule written out: through open_at the CUDA stitch kernels compile to other
+  // register assignments (the same operations), and they were tested on the GPU as they are.
   const Position pos = open_position(b, c, c.stop_mult > 0.0 ? atr[s] : 0.0, s, entry_side(signals(s)));
   double price = 0.0;
   if (j > pos.entry_bar) {
@@ -139,9 +150,7 @@ template <typename SignalsAt, typename Cut, typename Records, typename OnTrade, 
 TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_valid, const double* atr,
                                      SignalsAt&& signals, int G, Cut&& cut, Records&& record_of, OnTrade&& on_trade,
                                      Adopt&& adopt) {
-  return stitch_segments_with([&](int f, int s,
-                                  auto&& on_exit) { return walk_from(b, c, first_valid, atr, signals, f, s, on_exit); },
-                              c, G, cut, record_of, on_trade, adopt);
+  return stitch_segments_with(walk_from_of(b, c, first_valid, atr, signals), c, G, cut, record_of, on_trade, adopt);
 }
 
 /// stitch_segments with the records' trades replayed one after another into on_trade.

@@ -43,7 +43,7 @@ __device__ __forceinline__ int warp_walk_from(const strategies::long_short::Bars
       }
     }
     if (side == 0) return last_signal + 1;  // the sequential scan stops at `stop`
-    const ls::Position pos = ls::open_position(b, c, c.stop_mult > 0.0 ? atr[s] : 0.0, s, side);
+    const ls::Position pos = ls::open_at(b, c, atr, s, side);
     int j = b.n - 1;
     double price = b.close[b.n - 1];
     int reason = ls::kEnd;
