@@ -20,4 +20,9 @@ int launchable_block_size(Kernel kernel, int requested) {
   return std::max(32, std::min(requested, cap) / 32 * 32);
 }
 
+/// Blocks of `threads` threads that cover `total_threads` threads.
+inline unsigned blocks_covering(long long total_threads, int threads) {
+  return static_cast<unsigned>((total_threads + threads - 1) / threads);
+}
+
 }  // namespace tpeopt::gpu

@@ -38,6 +38,7 @@
 #include "strategies/device/device_buffers.hpp"
 #include "strategies/device/device_trade_lists.cuh"
 #include "strategies/device/host_series.cuh"
+#include "strategies/device/launch_size.cuh"
 #include "strategies/device/launches_in_flight.cuh"
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
@@ -271,11 +272,15 @@ __global__ void trial_kernel(Launch L) {
   }
 }
 
-/// Launches trial_kernel<kWarp, record, kSteps, blocked>.
+/// Launches trial_kernel<kWarp, record, kSteps, blocked> over `total_threads` threads, in
+/// blocks of the requested size or the most the kernel's registers allow (launch_size.cuh).
 template <bool kWarp, int kSteps>
-void launch_trial_kernel(bool record, bool blocked, unsigned blocks, int threads, cudaStream_t stream,
+void launch_trial_kernel(bool record, bool blocked, long long total_threads, int requested, cudaStream_t stream,
                          const Launch& L) {
-  auto go = [&](auto kernel) { kernel<<<blocks, threads, 0, stream>>>(L); };
+  auto go = [&](auto kernel) {
+    const int threads = launchable_block_size(kernel, requested);
+    kernel<<<blocks_covering(total_threads, threads), threads, 0, stream>>>(L);
+  };
   if (record) blocked ? go(trial_kernel<kWarp, true, kSteps, true>) : go(trial_kernel<kWarp, true, kSteps, false>);
   else blocked ? go(trial_kernel<kWarp, false, kSteps, true>) : go(trial_kernel<kWarp, false, kSteps, false>);
 }
@@ -489,18 +494,15 @@ class EmaCrossDevice final : public DeviceStrategy {
     L.fold_sumsq = reinterpret_cast<double*>(d_plan + o_fold_sumsq);
     const bool record = d_trades != nullptr;
     const bool blocked = L.n_blocks > 0;
-    int threads = std::max(32, std::min(1024, block_size));
+    const int threads = (std::max(32, std::min(1024, block_size)) + 31) / 32 * 32;  // whole warps
     if (options_.warp_per_trial) {
-      threads = (threads + 31) / 32 * 32;
       const long long total_threads = static_cast<long long>(count) * 32;
-      const unsigned blocks = static_cast<unsigned>((total_threads + threads - 1) / threads);
       const int steps = options_.steps;
-      if (steps == 16) launch_trial_kernel<true, 16>(record, blocked, blocks, threads, stream, L);
-      else if (steps == 8) launch_trial_kernel<true, 8>(record, blocked, blocks, threads, stream, L);
-      else launch_trial_kernel<true, 4>(record, blocked, blocks, threads, stream, L);
+      if (steps == 16) launch_trial_kernel<true, 16>(record, blocked, total_threads, threads, stream, L);
+      else if (steps == 8) launch_trial_kernel<true, 8>(record, blocked, total_threads, threads, stream, L);
+      else launch_trial_kernel<true, 4>(record, blocked, total_threads, threads, stream, L);
     } else {
-      const unsigned blocks = static_cast<unsigned>((count + threads - 1) / threads);
-      launch_trial_kernel<false, 4>(record, blocked, blocks, threads, stream, L);
+      launch_trial_kernel<false, 4>(record, blocked, static_cast<long long>(count), threads, stream, L);
     }
     CUDA_CHECK_LAUNCH("ema_cross trial_kernel");
     CUDA_CHECK(cudaEventRecord(st.done, stream));  // the stage may be rewritten after this

@@ -55,6 +55,7 @@
 #include "strategies/device/device_buffers.hpp"
 #include "strategies/device/device_trade_lists.cuh"
 #include "strategies/device/host_series.cuh"
+#include "strategies/device/launch_size.cuh"
 #include "strategies/device/launches_in_flight.cuh"
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
@@ -662,12 +663,17 @@ __global__ void __maxnreg__(80) filtered_kernel_capped(TrialLaunch L) {
   run_trial<kFiltered, kRecord, kBlocked>(L);
 }
 
-/// Launches trial_kernel<kMode, record, blocked> (or the capped filtered build).
+/// Launches trial_kernel<kMode, record, blocked> (or the capped filtered build) over
+/// `total_threads` threads, in blocks of the requested size or the most the kernel's
+/// registers allow (launch_size.cuh).
 template <int kMode, bool kCapped>
-void launch_trial_kernel(bool record, bool blocked, unsigned blocks, int threads, cudaStream_t stream,
+void launch_trial_kernel(bool record, bool blocked, long long total_threads, int requested, cudaStream_t stream,
                          const TrialLaunch& L) {
-  const std::size_t smem = kMode == kSimple ? 0 : fold_cursor_bytes(L, threads);
-  auto go = [&](auto kernel) { kernel<<<blocks, threads, smem, stream>>>(L); };
+  auto go = [&](auto kernel) {
+    const int threads = launchable_block_size(kernel, requested);
+    const std::size_t smem = kMode == kSimple ? 0 : fold_cursor_bytes(L, threads);
+    kernel<<<blocks_covering(total_threads, threads), threads, smem, stream>>>(L);
+  };
   if constexpr (kCapped) {
     if (record) blocked ? go(filtered_kernel_capped<true, true>) : go(filtered_kernel_capped<true, false>);
     else blocked ? go(filtered_kernel_capped<false, true>) : go(filtered_kernel_capped<false, false>);
@@ -1178,31 +1184,28 @@ class SeriesStore {
     const bool record = L.trades != nullptr;
     const bool blocked = S.n_blocks > 0;
     const ExhaustionDeviceOptions& options = S.options;
-    int threads = std::max(32, std::min(1024, block_size));
+    const int threads = (std::max(32, std::min(1024, block_size)) + 31) / 32 * 32;  // whole warps
     using Split = ExhaustionDeviceOptions::SplitBlocks;
     const bool split = blocked && options.warp_per_trial && options.split_blocks != Split::Never &&
                        (options.split_blocks == Split::Always || (count < 1024 && S.n_blocks > 1));
     if (split) {
-      run_split(L, options, (threads + 31) / 32 * 32, stream);
+      run_split(L, options, threads, stream);
       return;
     }
     if (options.warp_per_trial && options.filter && !record && !blocked) {
       if (const int G = segments_for(count, options); G > 1) {
-        run_segmented(L, options, G, count, (threads + 31) / 32 * 32, stream);
+        run_segmented(L, options, G, count, threads, stream);
         return;
       }
     }
     if (options.warp_per_trial) {
-      threads = (threads + 31) / 32 * 32;
       const long long total_threads = static_cast<long long>(count) * 32;
-      const unsigned blocks = static_cast<unsigned>((total_threads + threads - 1) / threads);
       if (options.filter && options.cap_registers)
-        launch_trial_kernel<kFiltered, true>(record, blocked, blocks, threads, stream, L);
-      else if (options.filter) launch_trial_kernel<kFiltered, false>(record, blocked, blocks, threads, stream, L);
-      else launch_trial_kernel<kWarp, false>(record, blocked, blocks, threads, stream, L);
+        launch_trial_kernel<kFiltered, true>(record, blocked, total_threads, threads, stream, L);
+      else if (options.filter) launch_trial_kernel<kFiltered, false>(record, blocked, total_threads, threads, stream, L);
+      else launch_trial_kernel<kWarp, false>(record, blocked, total_threads, threads, stream, L);
     } else {
-      const unsigned blocks = static_cast<unsigned>((count + threads - 1) / threads);
-      launch_trial_kernel<kSimple, false>(record, blocked, blocks, threads, stream, L);
+      launch_trial_kernel<kSimple, false>(record, blocked, static_cast<long long>(count), threads, stream, L);
     }
     CUDA_CHECK_LAUNCH("exhaustion trial_kernel");
   }
@@ -1272,8 +1275,9 @@ class SeriesStore {
     const unsigned blocks = static_cast<unsigned>(std::min<long long>(unit_blocks, resident_segment_blocks_));
     segment_kernel<<<blocks, kSegmentThreads, 0, stream>>>(L, S);
     CUDA_CHECK_LAUNCH("exhaustion segment_kernel");
-    const unsigned stitch_blocks = static_cast<unsigned>((static_cast<long long>(count) * 32 + threads - 1) / threads);
-    stitch_kernel<<<stitch_blocks, threads, fold_cursor_bytes(L, threads), stream>>>(L, S);
+    const int stitch_threads = launchable_block_size(stitch_kernel, threads);
+    stitch_kernel<<<blocks_covering(static_cast<long long>(count) * 32, stitch_threads), stitch_threads,
+                    fold_cursor_bytes(L, stitch_threads), stream>>>(L, S);
     CUDA_CHECK_LAUNCH("exhaustion stitch_kernel");
     CUDA_CHECK(cudaEventRecord(sc.done, stream));
     sc.used = true;
@@ -1283,19 +1287,19 @@ class SeriesStore {
   /// lay them out (one host round trip), record them, then sum each trial's in block order.
   void run_split(const TrialLaunch& L, const ExhaustionDeviceOptions& options, int threads, cudaStream_t stream) {
     const std::size_t units = static_cast<std::size_t>(L.count) * static_cast<std::size_t>(L.n_blocks);
-    const unsigned grid =
-        static_cast<unsigned>((units * 32 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads));
     // The units' buffers are shared by split launches: the last one must be done with them.
     if (split_used_) CUDA_CHECK(cudaEventSynchronize(split_done_));
     d_unit_counts_.resize(units);
     d_unit_offsets_.resize(units + 1);
     auto pass = [&](auto kind, int* counts, const long long* offsets, ex::Trade* scratch) {
       constexpr int kPass = decltype(kind)::value;
-      if (options.filter && options.cap_registers)
-        block_unit_kernel_capped<kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
-      else if (options.filter)
-        block_unit_kernel<kFiltered, kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
-      else block_unit_kernel<kWarp, kPass><<<grid, threads, 0, stream>>>(L, counts, offsets, scratch);
+      auto go = [&](auto kernel) {
+        const int t = launchable_block_size(kernel, threads);
+        kernel<<<blocks_covering(static_cast<long long>(units) * 32, t), t, 0, stream>>>(L, counts, offsets, scratch);
+      };
+      if (options.filter && options.cap_registers) go(block_unit_kernel_capped<kPass>);
+      else if (options.filter) go(block_unit_kernel<kFiltered, kPass>);
+      else go(block_unit_kernel<kWarp, kPass>);
       CUDA_CHECK_LAUNCH("exhaustion block_unit_kernel");
     };
     pass(std::integral_constant<int, kCount>{}, d_unit_counts_.data(), nullptr, nullptr);

@@ -1,6 +1,6 @@
 // The conformance harness, CUDA side: every registered strategy with a device twin, over each
 // of its registry samples on the bundled real data: the CUDA executor's scores, violations
-// and metrics equal the CPU executor's bit for bit (two launch configurations, and a batch
+// and metrics equal the CPU executor's bit for bit (three block sizes, and a batch
 // cut into device parts), on the whole data and on the parts of data subsets (a hold-out's
 // in-sample part and a 4-slice halving rung) where the strategy declares them, and folded
 // (the worst of 4 folds, with an embargo) where it can be split; its trades and
@@ -36,11 +36,14 @@ void require_same_on_gpu(const io::StudyConfig& config, const strategies::Strate
   const auto batch = tpeopt::testing::random_batch(config, 1000, seed);
   engine::CpuExecutor cpu(strategy, engine::ParamBinding(strategy, config.space, config.fixed), 0);
   const auto ref = cpu.evaluate(batch);
-  gpu::CudaExecutorOptions small, large, parts;
+  gpu::CudaExecutorOptions small, large, largest, parts;
   small.block_size = 32;
   large.block_size = 512;
+  // The most --block-size takes: each kernel launches in blocks as large as its registers
+  // allow (strategies/device/launch_size.cuh), and the bits do not change.
+  largest.block_size = 1024;
   parts.max_part_trials = 300;  // 4 device parts: 3 x 300 + 100
-  for (const auto& o : {small, large, parts}) {
+  for (const auto& o : {small, large, largest, parts}) {
     CAPTURE(o.block_size, o.max_part_trials);
     auto device = gpu::make_cuda_executor(strategy, engine::ParamBinding(strategy, config.space, config.fixed), o);
     const auto got = device->evaluate(batch);
