@@ -86,6 +86,14 @@ struct PlainWalk {
   }
 };
 
+/// The score of a walk over one block whose trades `all` summarizes: run_signal_walks' sum
+/// of block objectives with one term.
+TPEOPT_HD_INLINE double one_block_score(const long_short::Summary& all, long_short::Objective o) {
+  BlockedScore<long_short::Summary> blocked;
+  close_block(blocked, long_short::objective_value(all, o));
+  return blocked.score;
+}
+
 /// The trial's trades over `blocks` of the symbol's bars (every block starting flat, an open
 /// position marked at the block's last bar), in block order, each block walked by
 /// walk_block (PlainWalk's contract); *all summarizes them all. Returns the score: 0.0 plus
@@ -98,15 +106,18 @@ TPEOPT_HD_INLINE double run_signal_walks(const long_short::Bars& bars, const Bar
                                          OnTrade&& on_trade) {
   BlockedScore<long_short::Summary> blocked;
   *all = long_short::Summary{};
+  // One block: its summary would be *all's, the same adds in the same order, so it is not
+  // kept twice (one add a trade instead of two).
+  const bool one_block = n_blocks == 1;
   for (int k = 0; k < n_blocks; ++k) {
     walk_block(k, long_short::block_bars(bars, blocks[k].begin, blocks[k].end), [&](const long_short::Trade& t) {
       long_short::add_trade(*all, t);
-      long_short::add_trade(blocked.block, t);
+      if (!one_block) long_short::add_trade(blocked.block, t);
       on_trade(t);
     });
-    close_block(blocked, long_short::objective_value(blocked.block, o));
+    if (!one_block) close_block(blocked, long_short::objective_value(blocked.block, o));
   }
-  return blocked.score;
+  return one_block ? one_block_score(*all, o) : blocked.score;
 }
 
 /// run_signal_walks with the plain walk of every block.
@@ -116,6 +127,28 @@ TPEOPT_HD_INLINE double run_signal_symbol(const typename Logic::Params& p, const
                                           const double* const* series, const BarBlock* blocks, int n_blocks,
                                           long_short::Objective o, long_short::Summary* all, OnTrade&& on_trade) {
   return run_signal_walks<Logic>(bars, blocks, n_blocks, o, all, PlainWalk<Logic>{p, bars, series}, on_trade);
+}
+
+/// The end of run_signal_folded_walks (below), from the walk's whole-span summary `all`, its score
+/// `objective` and the folds' summaries (also the end of the CUDA twin's warp walk that keeps
+/// the folds on another lane: strategies/device/signal_device.cuh).
+TPEOPT_HD_INLINE double finish_signal_folded(const long_short::Summary& all, double objective, long_short::Objective o,
+                                             const symbols::AggregateSpec& spec, FoldView<long_short::Summary> folds,
+                                             const FoldBars& fold_bars, const FoldRule& rule, double* violation,
+                                             double* metrics) {
+  double row[kNumTradeMetrics];
+  double unused = 0.0;
+  long_short::finish(all, o, 0, row, &unused);
+  const double equity = all.equity;
+  const symbols::SymbolRows r{&objective, &equity, row, 1, 1, kNumTradeMetrics};
+  const double whole = symbols::aggregate_symbols(r, 1, spec, metrics, violation);
+  const bool portfolio = spec.aggregate == symbols::Aggregate::Portfolio;
+  return finish_folds(
+      folds, fold_bars.n, rule, whole,
+      [&](const long_short::Summary& s) {
+        return portfolio ? long_short::compound_return(s) : long_short::objective_value(s, o);
+      },
+      metrics + kNumTradeMetrics);
 }
 
 /// A folded trial over one symbol (Strategy::with_folds; strategies/folds.hpp): the walk of
@@ -141,19 +174,7 @@ TPEOPT_HD_INLINE double run_signal_folded_walks(const long_short::Bars& bars, co
         add_fold_trade(joined, folds, fold_bars, t.entry_bar, t.ret,
                        [&](long_short::Summary& s) { long_short::add_trade(s, t); });
       });
-  double row[kNumTradeMetrics];
-  double unused = 0.0;
-  long_short::finish(all, o, 0, row, &unused);
-  const double equity = all.equity;
-  const symbols::SymbolRows r{&objective, &equity, row, 1, 1, kNumTradeMetrics};
-  const double whole = symbols::aggregate_symbols(r, 1, spec, metrics, violation);
-  const bool portfolio = spec.aggregate == symbols::Aggregate::Portfolio;
-  return finish_folds(
-      folds, fold_bars.n, rule, whole,
-      [&](const long_short::Summary& s) {
-        return portfolio ? long_short::compound_return(s) : long_short::objective_value(s, o);
-      },
-      metrics + kNumTradeMetrics);
+  return finish_signal_folded(all, objective, o, spec, folds, fold_bars, rule, violation, metrics);
 }
 
 /// One symbol of a folded trial over several symbols (SymbolStrategy's folds;

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -244,6 +245,19 @@ __device__ __forceinline__ ls::Trade shfl_trade(const ls::Trade& t, int from) {
   return o;
 }
 
+/// Lane `from`'s value of a plain struct, on every lane of the warp: its bits, word by word.
+template <typename T>
+__device__ __forceinline__ T shfl_bits(const T& v, int from) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % sizeof(unsigned) == 0);
+  constexpr unsigned kFull = 0xffffffffu;
+  unsigned words[sizeof(T) / sizeof(unsigned)];
+  memcpy(words, &v, sizeof(T));
+  for (unsigned& w : words) w = __shfl_sync(kFull, w, from);
+  T o;
+  memcpy(&o, words, sizeof(T));
+  return o;
+}
+
 /// How the trial kernel walks a (trial, symbol).
 enum class TrialWalk : int {
   Thread,  ///< one thread walks it, bar by bar
@@ -259,7 +273,8 @@ enum class TrialWalk : int {
 /// every lane runs the same stitch and sums on the same data (the same bits on each), and lane
 /// 0 writes. (A symbol over several blocks is walked whole, by every lane alike.) Then the
 /// symbol's row (with fold rows, its fold columns too, which every lane writes alike), or with
-/// folds over one symbol the trial's columns of the batch (likewise). kFolded: a launch with
+/// folds over one symbol the trial's columns of the batch (likewise; a stitch over one block:
+/// lane 0 adds the whole span and lane 1 the folds, and lane 1 writes). kFolded: a launch with
 /// folds (L.folds.n > 0 or L.fold_rows); a plain launch's kernel has none of the folds' code,
 /// so the folds' registers and local memory cost the plain walk nothing.
 template <typename Logic, TrialWalk kWalk, bool kFolded>
@@ -319,6 +334,37 @@ __device__ __forceinline__ void signal_trial(const SignalTrialLaunch& L, const S
     }
     strategies::PlainWalk<Logic>{t.p, bars, t.series}(block, b, on_trade);
   };
+  if constexpr (kFolded && kWalk == TrialWalk::Stitch) {
+    if (!L.fold_rows && n_blocks == 1) {
+      // Lane 0 adds each trade to the whole span's summary and lane 1 to its fold, one add
+      // instruction stream on two lanes (add_lane_trade), where every lane adding both took
+      // 1.3x the plain walk's time at 4,096 trials. Lane 1 holds its folds in its own local
+      // memory, so it takes lane 0's summary and finishes: the same adds in the same order
+      // as run_signal_folded_walks', the same bits. (Not in the folded warp kernel, held to
+      // 128 registers: there it spills.)
+      strategies::FoldSummaries<ls::Summary> storage;
+      const strategies::FoldView<ls::Summary> folds = storage.view();
+      strategies::reset_folds(folds, L.folds.n);
+      strategies::FoldCursor<ls::Summary> cursor;
+      strategies::start_folds(cursor);
+      ls::Summary acc;
+      const strategies::BarBlock& block = L.sy.blocks[b0];
+      walk(0, ls::block_bars(bars, block.begin, block.end), [&](const ls::Trade& tr) {
+        strategies::add_lane_trade(acc, cursor, folds, L.folds, lane, tr.entry_bar, tr.ret,
+                                   [&](ls::Summary& s) { ls::add_trade(s, tr); });
+      });
+      strategies::flush_lane_fold(acc, cursor, folds, lane);
+      const ls::Summary all = shfl_bits(acc, 0);
+      if (lane != 1) return;
+      double violation = 0.0;
+      L.batch_scores[trial] =
+          strategies::finish_signal_folded(all, strategies::one_block_score(all, L.objective), L.objective, L.spec,
+                                           folds, L.folds, L.rule, &violation,
+                                           L.batch_metrics + static_cast<long long>(trial) * L.n_metrics);
+      L.batch_violations[trial] = violation;
+      return;
+    }
+  }
   if (kFolded && !L.fold_rows) {
     double violation = 0.0;
     const double score =
