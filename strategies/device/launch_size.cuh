@@ -2,8 +2,8 @@
 // The block size a kernel can launch with: the user's --block-size (or a strategy's
 // default) capped at what the kernel's registers allow on this device, in whole warps.
 // Without the cap a register-heavy kernel fails to launch ("too many resources requested")
-// at block sizes a light one takes; results never depend on the block size of a
-// thread-per-trial kernel, so capping it changes speed only.
+// at block sizes a light one takes. Capping changes speed only: a thread-per-trial kernel's
+// trial is its thread, a warp-per-trial kernel's its warp, whatever the block.
 #include <algorithm>
 
 #include <cuda_runtime_api.h>

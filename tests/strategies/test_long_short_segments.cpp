@@ -194,7 +194,8 @@ void check_logic(std::uint64_t seed, Tally& tally) {
   }
 }
 
-/// A folded trial through the segmented walk: the same score, violation and fold columns.
+/// A folded trial through the segmented walk, and through the two lanes of the CUDA stitch:
+/// the same score, violation and fold columns.
 template <typename Logic>
 void check_folded(std::uint64_t seed) {
   const int n = 3000;
@@ -229,6 +230,32 @@ void check_folded(std::uint64_t seed) {
       CHECK(same_bits(score, ref_score));
       CHECK(same_bits(violation, ref_violation));
       CHECK(same_bits(got, ref));
+    }
+    {
+      // The CUDA stitch's two lanes (strategies/device/signal_device.cuh), run here as lane 0
+      // then lane 1 for each trade: lane 0 adds it to the whole span, lane 1 to its fold
+      // (add_lane_trade), and finish_signal_folded ends from lane 0's summary: the same bits.
+      strategies::FoldSummaries<ls::Summary> storage;
+      const strategies::FoldView<ls::Summary> view = storage.view();
+      strategies::reset_folds(view, folds.n);
+      strategies::FoldCursor<ls::Summary> cursor;
+      strategies::start_folds(cursor);
+      ls::Summary lane_sum[2];
+      strategies::PlainWalk<Logic>{p, bars, series.ptr}(0, ls::block_bars(bars, 0, n), [&](const ls::Trade& t) {
+        for (int lane = 0; lane < 2; ++lane)
+          strategies::add_lane_trade(lane_sum[lane], cursor, view, folds, lane, t.entry_bar, t.ret,
+                                     [&](ls::Summary& s) { ls::add_trade(s, t); });
+      });
+      strategies::flush_lane_fold(lane_sum[1], cursor, view, 1);
+      std::vector<double> lanes(m);
+      double lanes_violation = 0.0;
+      const double lanes_score =
+          strategies::finish_signal_folded(lane_sum[0], strategies::one_block_score(lane_sum[0], ls::Objective::Sharpe),
+                                           ls::Objective::Sharpe, spec, view, folds, rule, &lanes_violation,
+                                           lanes.data());
+      CHECK(same_bits(lanes_score, ref_score));
+      CHECK(same_bits(lanes_violation, ref_violation));
+      CHECK(same_bits(lanes, ref));
     }
     traded += ref[strategies::kTradeMetricTrades] > 0 ? 1 : 0;
   }
