@@ -245,7 +245,10 @@ tpe::TpeConfig parse_tpe_config(const Json& json) {
     b.min_share = t.get_number("min_share", b.min_share);
     b.joint_success_target = t.get_number("joint_success_target", b.joint_success_target);
     b.threads = static_cast<unsigned>(t.get_int("threads", b.threads, 0, 1024));
-    if (t.has("operators")) b.operators = parse_operators(json.at("operators"), t.key_path("operators"));
+    if (t.has("operators")) {
+      b.operators = parse_operators(json.at("operators"), t.key_path("operators"));
+      b.operators_listed = true;
+    }
     tpe::validate(b);
     return tpe;
   }
@@ -651,8 +654,10 @@ Json StudyConfig::resolved() const {
                           {"good_fraction", b.good_fraction},
                           {"min_good", b.min_good},
                           {"min_share", b.min_share},
-                          {"operators", operators_json(b.operators)},
                           {"threads", b.threads}};
+    // Written only when listed: the default set leaves evolve out of a space without a
+    // numeric axis, which a listed "evolve" refuses.
+    if (b.operators_listed) j["search"]["tpe"]["operators"] = operators_json(b.operators);
     // Written only when set: a run made before the key existed keeps its config digest.
     if (b.joint_success_target > 0.0) j["search"]["tpe"]["joint_success_target"] = b.joint_success_target;
   } else {

@@ -23,9 +23,10 @@ int sampler_draws_version(const io::StudyConfig& config) {
   // Version 5: the fast acquisition keeps g as running sums on int and stepped axes too.
   // Version 6: multivariate "auto" (the joint model while it is cheap, then one per axis):
   // version 4's draws, then version 5's (fast) or 1's (exact); a change to either is a new
-  // version for "auto" too. Version 7: batch TPE (the "batch" preset, the default).
+  // version for "auto" too. Version 7: batch TPE (the "batch" preset, the default). Version 8:
+  // batch TPE's evolve operator on by default, a stale block's steps carried into C's frame.
   if (config.search.sampler != "tpe") return 1;
-  if (config.search.tpe.preset == tpe::Preset::Batch) return 7;
+  if (config.search.tpe.preset == tpe::Preset::Batch) return 8;
   if (config.search.tpe.multivariate == tpe::Multivariate::Auto) return 6;
   if (config.search.tpe.multivariate == tpe::Multivariate::On) return 4;
   return config.search.tpe.acquisition == tpe::Acquisition::Fast ? 5 : 1;

@@ -20,9 +20,12 @@ struct BatchTpeConfig {
   /// Least share of a batch that each proposal operator in use keeps, in [0, 1/operators].
   double min_share = 0.05;
   /// Which proposal operators are used (joint, marginal, recombine, evolve;
-  /// proposal_operator.hpp), at least one. Evolve (the persistent search distribution) is
-  /// off by default: docs/tpe.md, "Evolve", says what it measured.
-  std::array<bool, kOperators> operators{true, true, true, false};
+  /// proposal_operator.hpp), at least one; all four by default (docs/tpe.md, "Evolve", says
+  /// how that was chosen).
+  std::array<bool, kOperators> operators{true, true, true, true};
+  /// Whether `operators` was given (`search.tpe.operators`): evolve draws the numeric axes, so
+  /// a space without one refuses a listed evolve, and runs the default set without it.
+  bool operators_listed = false;
   /// The joint kernel's step-size rule (docs/tpe.md, "Joint step size"): 0 (off, the
   /// default) keeps Scott's factor; a rate in (0, 1) multiplies it by a step size s adapted in
   /// tell() from the joint trials' success rate r (the operator shares' rate): ln s moves by

@@ -95,8 +95,11 @@ struct BatchTpeSampler::State {
       : space(std::move(s)), direction(dir), seed(sd), config(cfg), unit(space), pool(unit.n_codes(), dir),
         workers(cfg.threads) {
     validate(config);
-    if (evolving() && numeric_count() == 0)
-      throw make_error("search.tpe.operators: \"evolve\" draws the numeric axes, and no searched axis is numeric");
+    if (evolving() && numeric_count() == 0) {
+      if (config.operators_listed)
+        throw make_error("search.tpe.operators: \"evolve\" draws the numeric axes, and no searched axis is numeric");
+      config.operators[static_cast<std::size_t>(ProposalOperator::Evolve)] = false;
+    }
     // The Parzen operators share the first batches evenly; evolve, when on with others, starts
     // at min_share and earns more only as its trials enter the good set (a distribution that
     // starts wide wastes a large share of the few batches of a small budget).

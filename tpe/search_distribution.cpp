@@ -12,9 +12,9 @@ namespace tpeopt::tpe {
 
 namespace {
 
-constexpr double kMinSpread = 1e-12;     // sigma * sqrt(max C_ii) below it: collapsed
-constexpr double kMaxCondition = 1e14;   // max C_ii / min C_ii above it: degenerate
-constexpr double kMaxSpread = 1.0;       // sigma * sqrt(max C_ii) kept at most the unit range
+constexpr double kMinSpread = 1e-12;    // sigma * sqrt(max C_ii) below it: collapsed
+constexpr double kMaxCondition = 1e14;  // max C_ii / min C_ii above it: degenerate
+constexpr double kMaxSpread = 1.0;      // sigma * sqrt(max C_ii) kept at most the unit range
 
 // E||N(0, I_n)||.
 double expected_norm(double n) { return std::sqrt(n) * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n)); }
@@ -115,9 +115,15 @@ void SearchDistribution::update(const Frame& drawn_from, std::span<const double*
   // its step is shortened to a Mahalanobis length of at most sqrt(n) + 2n / (n + 2) (Hansen,
   // "Injecting External Solutions Into CMA-ES", 2011), which a draw of the frame rarely exceeds.
   const double max_length = std::sqrt(n) + 2.0 * n / (n + 2.0);
-  std::vector<double> y(mu * n_), step(n_, 0.0), z(n_);
+  // A block drawn from an older frame (pipelining) teaches C its selection in that frame: its
+  // whitened steps z = L'^-1 y. The rank-mu term takes them carried into the current frame,
+  // L z: under random selection that averages to the current C, where the steps y themselves
+  // would pull C back to the older one, and C would learn from every other block only.
+  const bool stale = &drawn_from != &now;
+  std::vector<double> y(mu * n_), step(n_, 0.0), z(n_), carried(stale ? mu * n_ : 0);
   for (std::size_t i = 0; i < mu; ++i) {
-    for (std::size_t j = 0; j < n_; ++j) z[j] = y[i * n_ + j] = (selected[i][j] - drawn_from.mean[j]) / drawn_from.sigma;
+    for (std::size_t j = 0; j < n_; ++j)
+      z[j] = y[i * n_ + j] = (selected[i][j] - drawn_from.mean[j]) / drawn_from.sigma;
     solve_lower(drawn_from.chol, n_, z.data());
     double length = 0.0;
     for (double v : z) length += v * v;
@@ -127,12 +133,16 @@ void SearchDistribution::update(const Frame& drawn_from, std::span<const double*
       y[i * n_ + j] *= shorten;
       step[j] += w[i] * y[i * n_ + j];
     }
+    if (stale) {
+      for (double& v : z) v *= shorten;
+      multiply_lower(now.chol, n_, z.data(), &carried[i * n_]);
+    }
   }
+  const std::vector<double>& rank_mu_steps = stale ? carried : y;
   // The mean moves by the shortened steps from the block's frame (Hansen 2011: an injected
   // trial moves the mean no more than a draw of the frame could), kept in the unit box.
   std::vector<double> mean(n_);
-  for (std::size_t j = 0; j < n_; ++j)
-    mean[j] = std::clamp(drawn_from.mean[j] + drawn_from.sigma * step[j], 0.0, 1.0);
+  for (std::size_t j = 0; j < n_; ++j) mean[j] = std::clamp(drawn_from.mean[j] + drawn_from.sigma * step[j], 0.0, 1.0);
   std::vector<double> white = step;
   solve_lower(drawn_from.chol, n_, white.data());
   const double ps_rate = std::sqrt(c_sigma * (2.0 - c_sigma) * mu_eff);
@@ -149,12 +159,12 @@ void SearchDistribution::update(const Frame& drawn_from, std::span<const double*
   for (std::size_t j = 0; j < n_; ++j) path_c_[j] = (1.0 - c_c) * path_c_[j] + pc_rate * step[j];
 
   // C: the old C faded, the rank-one term of the path, the rank-mu term of the selected
-  // trials' steps from the frame they were drawn from.
+  // trials' steps (carried into the current frame when the block's frame is older).
   const double keep = 1.0 - c_1 - c_mu + (h_sigma ? 0.0 : c_1 * c_c * (2.0 - c_c));
   for (std::size_t a = 0; a < n_; ++a)
     for (std::size_t b = 0; b <= a; ++b) {
       double rank_mu = 0.0;
-      for (std::size_t i = 0; i < mu; ++i) rank_mu += w[i] * y[i * n_ + a] * y[i * n_ + b];
+      for (std::size_t i = 0; i < mu; ++i) rank_mu += w[i] * rank_mu_steps[i * n_ + a] * rank_mu_steps[i * n_ + b];
       const double v = keep * cov_[a * n_ + b] + c_1 * path_c_[a] * path_c_[b] + c_mu * rank_mu;
       cov_[a * n_ + b] = cov_[b * n_ + a] = v;
     }

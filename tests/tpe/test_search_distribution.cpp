@@ -1,8 +1,8 @@
 // SearchDistribution (tpe/search_distribution.hpp), batch TPE's evolve operator, one rule at a
 // time: it converges on a sphere and an ill-conditioned ellipsoid (CMA-ES's update), sigma
 // grows on a slope and stays under random selection (cumulative step-size adaptation), a
-// block drawn from an earlier frame is measured in that frame, an injected far trial's step is
-// shortened, and it restarts on a stall and on a collapse.
+// block drawn from an earlier frame is measured in that frame and its steps teach the current
+// C, an injected far trial's step is shortened, and it restarts on a stall and on a collapse.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -59,7 +59,8 @@ TEST_CASE("SearchDistribution: converges on a sphere and on an ellipsoid of cond
   std::uint64_t stream = 0;
   double best = INFINITY;
   for (int g = 0; g < 150; ++g)
-    best = std::min(best, generation(d, 200, stream, [&](const std::vector<double>& x) { return ellipsoid(x, condition); }));
+    best = std::min(best,
+                    generation(d, 200, stream, [&](const std::vector<double>& x) { return ellipsoid(x, condition); }));
   CHECK(best < 1e-12);
   // The mean found the optimum (0.6 on every axis) and the spread shrank around it.
   for (std::size_t j = 0; j < 10; ++j) CHECK(std::abs(d.frame()->mean[j] - 0.6) < 1e-4);
@@ -76,7 +77,8 @@ TEST_CASE("SearchDistribution: sigma grows on a slope and holds under random sel
   for (int g = 0; g < 8; ++g) generation(slope, 40, s1, [](const std::vector<double>& x) { return x[0]; });
   std::uint64_t tick = 0;
   for (int g = 0; g < 30; ++g)
-    generation(random, 40, s2, [&](const std::vector<double>&) { return static_cast<double>(tpeopt::tpe::mix64(tick++)); });
+    generation(random, 40, s2,
+               [&](const std::vector<double>&) { return static_cast<double>(tpeopt::tpe::mix64(tick++)); });
   CHECK(slope.sigma() > 2.0 * 0.01);
   CHECK(random.sigma() > 0.5 * 0.01);
   CHECK(random.sigma() < 2.0 * 0.01);
@@ -106,6 +108,31 @@ TEST_CASE("SearchDistribution: a block is measured in the frame it was drawn fro
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t j = 0; j < 3; ++j) CHECK(lagged.covariance(i, j) == current.covariance(i, j));
   for (std::size_t j = 0; j < 3; ++j) CHECK(lagged.frame()->mean[j] == Approx(0.5).margin(1e-15));
+}
+
+TEST_CASE("SearchDistribution: a stale block under random selection keeps the current C's shape", "[cpu][tpe]") {
+  // C learns an ellipsoid of condition 1e4 from generations told in their own frames. Then a
+  // block drawn from the first frame (C = I) is told with a ranking unrelated to x: its steps,
+  // carried into the current frame, average to the current C, so the learned ratio of C_00 to
+  // C_99 stays within a factor of 2 (the steps themselves pull it to about 1: C towards I).
+  SearchDistribution d(10, std::vector<double>(10, 0.2));
+  const auto first = d.frame();
+  std::uint64_t stream = 0;
+  for (int g = 0; g < 40; ++g)
+    generation(d, 200, stream, [](const std::vector<double>& x) { return ellipsoid(x, 1e4); });
+  const double before = d.covariance(0, 0) / d.covariance(9, 9);
+  REQUIRE(before > 100.0);
+  std::vector<std::vector<double>> x(200, std::vector<double>(10));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    auto engine = make_trial_engine(7, i);
+    SearchDistribution::draw(*first, engine, x[i].data());
+  }
+  std::vector<const double*> selected;
+  for (std::size_t i = 0; i < 100; ++i) selected.push_back(x[(i * 37) % x.size()].data());
+  d.update(*first, selected, 200, true);
+  const double after = d.covariance(0, 0) / d.covariance(9, 9);
+  CHECK(after > 0.5 * before);
+  CHECK(after < 2.0 * before);
 }
 
 TEST_CASE("SearchDistribution: the mean moves by the steps from the block's own frame", "[cpu][tpe]") {
