@@ -10,9 +10,10 @@
 // need at batches of thousands.
 //
 // A block's trials are drawn from the Frame current when the block was asked; the update of
-// a told block uses that frame (with pipelining, the distribution has moved since), so the
-// state is a function of the seed and the told trials: pipelined == serial, resume ==
-// uninterrupted.
+// a told block measures its steps in that frame (with pipelining, the distribution has moved
+// since) and carries them into the current frame for C's rank-mu term, the current frame
+// being the one frame() returns (compared by address), so the state is a function of the
+// seed and the told trials: pipelined == serial, resume == uninterrupted.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -71,14 +72,14 @@ class SearchDistribution {
 
   std::size_t n_;
   std::shared_ptr<const Frame> frame_;
-  std::vector<double> cov_;          // C, row-major
-  std::vector<double> path_sigma_;   // p_sigma, in C^(-1/2) coordinates (through L^-1)
-  std::vector<double> path_c_;       // p_c
-  std::size_t generation_ = 0;       // updates since the last (re)start
+  std::vector<double> cov_;         // C, row-major
+  std::vector<double> path_sigma_;  // p_sigma, in C^(-1/2) coordinates (through L^-1)
+  std::vector<double> path_c_;      // p_c
+  std::size_t generation_ = 0;      // updates since the last (re)start
   std::size_t restarts_ = 0;
-  std::size_t stalled_ = 0;          // updates since the best last improved
+  std::size_t stalled_ = 0;  // updates since the best last improved
   std::size_t last_lambda_ = 1;
-  bool degenerate_ = false;          // C was replaced by I (refresh_frame)
+  bool degenerate_ = false;  // C was replaced by I (refresh_frame)
 };
 
 }  // namespace tpeopt::tpe

@@ -35,7 +35,7 @@ run --seeds 10 --samplers 'tpe{"operators": ["recombine"]}'                   # 
 run --seeds 10 --samplers 'tpe{"joint_success_target": 0.1}'
 run --seeds 10 --samplers 'tpe{"joint_success_target": 0.2}'
 run --seeds 10 --budgets 200000/4096 --samplers tpe,'tpe{"joint_success_target": 0.2}'
-# The evolve operator (docs/tpe.md, "Evolve"), off by default: at depth 2 at three budgets, at
+# The evolve operator (docs/tpe.md, "Evolve"; off by default when these ran, on since): at depth 2 at three budgets, at
 # depth 1 at the two larger ones with batch TPE as it is beside it (bench/results/quality-evolve-tuning.jsonl).
 evolve='tpe{"operators": ["joint", "marginal", "recombine", "evolve"]}'
 evolve_out="$root/bench/results/quality-evolve-tuning.jsonl"
