@@ -95,6 +95,8 @@ struct BatchTpeSampler::State {
       : space(std::move(s)), direction(dir), seed(sd), config(cfg), unit(space), pool(unit.n_codes(), dir),
         workers(cfg.threads) {
     validate(config);
+    // Evolve draws numeric codes only: listed, it is refused on a space without them; as part of
+    // the default set it is left out there and the other three run.
     if (evolving() && numeric_count() == 0) {
       if (config.operators_listed)
         throw make_error("search.tpe.operators: \"evolve\" draws the numeric axes, and no searched axis is numeric");
