@@ -97,31 +97,32 @@ TEST_CASE("a trade_filter grid has the same top K whatever its segments, and res
   }
 
   SECTION("killed at random points, resumed, same top K") {
-    // Measure a run of small segments, then kill copies of it at random fractions.
+    // A run of small segments, then copies of it killed once their journal has grown to a
+    // random fraction of the finished one's (points set by progress, not by time, land inside
+    // the run on a loaded machine too).
     const std::vector<std::string> grid_args = {"grid",       "-c",  config,
                                                 "--executor", "cpu", "-q",
                                                 "--top",      "25",  "--segment-combinations",
                                                 "10"};
-    const auto t0 = std::chrono::steady_clock::now();
     auto ref_args = grid_args;
     ref_args.insert(ref_args.end(), {"-o", tmp + "/small"});
     REQUIRE(run_cli(ref_args).exit_code == 0);
-    const auto duration = std::chrono::steady_clock::now() - t0;
     const std::uint64_t segments = read_json(tmp + "/small/summary.json").at("segments");
     REQUIRE(segments > 50);
+    const auto journal_bytes = fs::file_size(tmp + "/small/grid_journal.bin");
 
     std::mt19937_64 rng(7);
-    std::uniform_real_distribution<double> when(0.1, 0.9);
+    std::uniform_real_distribution<double> where(0.1, 0.9);
     int resumed = 0;
     for (int point = 0; point < 6; ++point) {
       const std::string dir = tmp + "/killed" + std::to_string(point);
       std::vector<std::string> args = {testing::cli_path()};
       args.insert(args.end(), grid_args.begin(), grid_args.end());
       args.insert(args.end(), {"-o", dir});
-      const auto killed =
-          testing::run_and_kill(args, std::chrono::duration_cast<std::chrono::microseconds>(duration * when(rng)));
+      const auto at = static_cast<std::uintmax_t>(where(rng) * static_cast<double>(journal_bytes));
+      const auto killed = testing::run_and_kill_at_size(args, dir + "/grid_journal.bin", at);
       CAPTURE(point, killed.output);
-      if (killed.signal != SIGKILL || !fs::exists(dir + "/grid_journal.bin")) continue;
+      if (killed.signal != SIGKILL) continue;
       const auto r = run_cli({"resume", dir, "--executor", "cpu", "-q"});
       INFO(r.output);
       REQUIRE(r.exit_code == 0);
@@ -130,7 +131,9 @@ TEST_CASE("a trade_filter grid has the same top K whatever its segments, and res
       REQUIRE(read_json(dir + "/top.json") == top);
       if (read_json(dir + "/summary.json").at("replayed_segments").get<std::uint64_t>() > 0) ++resumed;
     }
-    REQUIRE(resumed >= 3);
+    // Each point lies between a tenth and nine tenths of the journal: a run may at most rarely
+    // end between the poll and the kill, and a kill that far in has segments to replay.
+    REQUIRE(resumed >= 5);
   }
 
   SECTION("resume refuses a changed grid") {

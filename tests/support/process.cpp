@@ -75,33 +75,51 @@ RunningProcess start_process(const std::vector<std::string>& args) {
 
 ProcessResult finish_process(const RunningProcess& process) { return finish(process.pid, process.output_file); }
 
-ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay) {
-  const std::string out = output_file_name();
-  const pid_t pid = spawn(args, out);
-  std::this_thread::sleep_for(delay);
-  kill(pid, SIGKILL);
-  return finish(pid, out);
+namespace {
+
+/// Polls the running child every `interval`; SIGKILLs it as soon as `should_kill()` holds.
+/// Returns true when it was killed, false when it exited first.
+template <class Condition>
+bool kill_when(pid_t pid, Condition should_kill, std::chrono::microseconds interval) {
+  for (;;) {
+    // WNOWAIT leaves the child to be reaped by finish(): its pid is not reused meanwhile.
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+      return false;
+    if (should_kill()) {
+      kill(pid, SIGKILL);
+      return true;
+    }
+    std::this_thread::sleep_for(interval);
+  }
 }
+
+}  // namespace
 
 ProcessResult run_process_within(const std::vector<std::string>& args, std::chrono::milliseconds limit) {
   const std::string out = output_file_name();
   const pid_t pid = spawn(args, out);
   const auto end = std::chrono::steady_clock::now() + limit;
-  bool timed_out = false;
-  for (;;) {
-    // WNOWAIT leaves the child to be reaped by finish(): its pid is not reused meanwhile.
-    siginfo_t info{};
-    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) break;
-    if (std::chrono::steady_clock::now() >= end) {
-      kill(pid, SIGKILL);
-      timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const bool timed_out = kill_when(
+      pid, [&] { return std::chrono::steady_clock::now() >= end; }, std::chrono::milliseconds(5));
   ProcessResult r = finish(pid, out);
   r.timed_out = timed_out;
   return r;
+}
+
+ProcessResult run_and_kill_at_size(const std::vector<std::string>& args, const std::string& file,
+                                   std::uintmax_t bytes) {
+  const std::string out = output_file_name();
+  const pid_t pid = spawn(args, out);
+  kill_when(
+      pid,
+      [&] {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(file, ec);
+        return !ec && size >= bytes;
+      },
+      std::chrono::microseconds(200));
+  return finish(pid, out);
 }
 
 std::string cli_path() { return TPEOPT_CLI_PATH; }

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the tpeopt program from tests: spawn, wait, kill. POSIX only.
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,10 @@ struct RunningProcess {
 RunningProcess start_process(const std::vector<std::string>& args);
 ProcessResult finish_process(const RunningProcess& process);
 
-/// Starts `args`, SIGKILLs it after `delay` (if still running), waits for it.
-ProcessResult run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay);
+/// Starts `args`, SIGKILLs it as soon as `file` holds at least `bytes` bytes (if it is still
+/// running then), waits for it. Kill points set by progress rather than by time land inside
+/// the run however fast or loaded the machine is.
+ProcessResult run_and_kill_at_size(const std::vector<std::string>& args, const std::string& file, std::uintmax_t bytes);
 
 /// Path of the tpeopt program built with the tests.
 std::string cli_path();
