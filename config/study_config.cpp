@@ -232,6 +232,7 @@ tpe::TpeConfig parse_tpe_config(const Json& json) {
   tpe.preset =
       t.get_choice("preset", {"batch", "optuna"}, "batch") == "optuna" ? tpe::Preset::Optuna : tpe::Preset::Batch;
   const bool optuna = tpe.preset == tpe::Preset::Optuna;
+  tpe.threads_listed = t.has("threads");
   for (const auto& key : optuna ? batch_only : optuna_only)
     if (t.has(key))
       throw make_error("{}: only with \"preset\": \"{}\" (this study's preset is \"{}\")", t.key_path(key),
@@ -653,8 +654,10 @@ Json StudyConfig::resolved() const {
                           {"n_ei_candidates", b.candidates},
                           {"good_fraction", b.good_fraction},
                           {"min_good", b.min_good},
-                          {"min_share", b.min_share},
-                          {"threads", b.threads}};
+                          {"min_share", b.min_share}};
+    // Written only when listed, as a study that leaves it out gets its workers from where it
+    // runs (engine::make_sampler); the threads of a run made before stay in its config.json.
+    if (t.threads_listed) j["search"]["tpe"]["threads"] = b.threads;
     // Written only when listed: the default set leaves evolve out of a space without a
     // numeric axis, which a listed "evolve" refuses.
     if (b.operators_listed) j["search"]["tpe"]["operators"] = operators_json(b.operators);
@@ -668,8 +671,8 @@ Json StudyConfig::resolved() const {
                           {"prior_weight", t.prior_weight},
                           {"consider_magic_clip", t.consider_magic_clip},
                           {"consider_endpoints", t.consider_endpoints},
-                          {"threads", t.threads},
                           {"acquisition", t.acquisition == tpe::Acquisition::Exact ? "exact" : "fast"}};
+    if (t.threads_listed) j["search"]["tpe"]["threads"] = t.threads;
     // Only "auto" writes its budget: the resolved configs of true and false (and so the config
     // digests of runs made before "auto" existed, which resume checks) stay as they were.
     if (t.multivariate == tpe::Multivariate::Auto) j["search"]["tpe"]["multivariate_budget"] = t.multivariate_budget;

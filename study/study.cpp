@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <ostream>
+#include <thread>
 
 #include "common/error.hpp"
 #include "engine/cpu_executor.hpp"
@@ -69,8 +70,14 @@ void check_scored_by_tpeopt(const io::StudyConfig& config) {
     throw make_error("{}: strategy {}: {}", config.source, config.strategy, config.entry->scored_by_caller);
 }
 
-std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config) {
-  const auto& s = config.search;
+unsigned sampler_threads_beside_gpu() {
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return std::clamp(hardware > 2 ? hardware - 2 : 1u, 1u, 8u);
+}
+
+std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config, bool beside_gpu) {
+  io::SearchConfig s = config.search;
+  if (beside_gpu && !s.tpe.threads_listed) s.tpe.threads = s.tpe.batch.threads = sampler_threads_beside_gpu();
   if (s.sampler == "random") return std::make_unique<tpe::RandomSampler>(config.space, s.seed);
   if (s.sampler == "grid") return std::make_unique<tpe::GridSampler>(config.space);
   if (s.sampler == "ga")
@@ -310,7 +317,7 @@ StudyRun run_study(const io::StudyConfig& config, const strategies::Strategy& st
                      config.source);
   if (!options.external_executor) own_executor = make_executor(config, strategy, options);
   Executor* executor = options.external_executor ? options.external_executor : own_executor.get();
-  auto sampler = make_sampler(config);
+  auto sampler = make_sampler(config, executor->name() == "cuda");
   const std::uint64_t total = study_trial_count(config);
 
   StudyRun run{{},

@@ -69,6 +69,9 @@ struct TpeConfig {
   Acquisition acquisition = Acquisition::Fast;
   /// Worker threads for ask() (1 = the sampler thread alone). Results do not depend on it.
   unsigned threads = 1;
+  /// Whether `search.tpe.threads` was given: a study that leaves it out runs batch TPE's and
+  /// this preset's ask() on more workers beside a GPU (engine::make_sampler).
+  bool threads_listed = false;
 };
 
 class TpeSampler final : public Sampler {

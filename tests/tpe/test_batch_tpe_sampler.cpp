@@ -372,6 +372,21 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   CHECK_FALSE(three.search.tpe.batch.operators[3]);
   CHECK(three.resolved()["search"]["tpe"]["operators"] == io::Json({"joint", "marginal", "recombine"}));
   CHECK(parse(three.resolved()["search"]["tpe"]).resolved() == three.resolved());
+  // The ask workers: not written back when left out (a study then gets more of them beside a
+  // GPU, engine::make_sampler, and the count changes no trial), a count given is kept.
+  CHECK_FALSE(batch.resolved()["search"]["tpe"].contains("threads"));
+  CHECK_FALSE(batch.search.tpe.threads_listed);
+  const auto two = parse({{"threads", 2}});
+  CHECK(two.search.tpe.threads_listed);
+  CHECK(two.search.tpe.batch.threads == 2);
+  CHECK(two.resolved()["search"]["tpe"]["threads"] == 2);
+  CHECK(parse(two.resolved()["search"]["tpe"]).resolved() == two.resolved());
+  const auto optuna_three = parse({{"preset", "optuna"}, {"threads", 3}});
+  CHECK(optuna_three.search.tpe.threads == 3);
+  CHECK(optuna_three.resolved()["search"]["tpe"]["threads"] == 3);
+  CHECK_FALSE(parse({{"preset", "optuna"}}).resolved()["search"]["tpe"].contains("threads"));
+  CHECK(engine::sampler_threads_beside_gpu() >= 1);
+  CHECK(engine::sampler_threads_beside_gpu() <= 8);
   const auto optuna = parse({{"preset", "optuna"}, {"multivariate", true}});
   CHECK(optuna.search.tpe.preset == tpe::Preset::Optuna);
   CHECK(optuna.search.tpe.n_ei_candidates == 24);
