@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "config/study_config.hpp"
 #include "engine/executor.hpp"
 #include "engine/pipeline.hpp"
 #include "engine/study_result.hpp"
-#include "config/study_config.hpp"
 #include "strategies/strategy.hpp"
 #include "tpe/sampler.hpp"
 
