@@ -670,9 +670,11 @@ Json StudyConfig::resolved() const {
                           {"multivariate", multivariate_json(t.multivariate)},
                           {"prior_weight", t.prior_weight},
                           {"consider_magic_clip", t.consider_magic_clip},
-                          {"consider_endpoints", t.consider_endpoints},
-                          {"acquisition", t.acquisition == tpe::Acquisition::Exact ? "exact" : "fast"}};
+                          {"consider_endpoints", t.consider_endpoints}};
+    // threads before acquisition, where a run made before wrote it: the resolved config is
+    // ordered JSON, and its digest is what resume compares.
     if (t.threads_listed) j["search"]["tpe"]["threads"] = t.threads;
+    j["search"]["tpe"]["acquisition"] = t.acquisition == tpe::Acquisition::Exact ? "exact" : "fast";
     // Only "auto" writes its budget: the resolved configs of true and false (and so the config
     // digests of runs made before "auto" existed, which resume checks) stay as they were.
     if (t.multivariate == tpe::Multivariate::Auto) j["search"]["tpe"]["multivariate_budget"] = t.multivariate_budget;

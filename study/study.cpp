@@ -1,5 +1,7 @@
 #include "study/study.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -71,7 +73,11 @@ void check_scored_by_tpeopt(const io::StudyConfig& config) {
 }
 
 unsigned sampler_threads_beside_gpu() {
-  const unsigned hardware = std::thread::hardware_concurrency();
+  // The threads this process may run on (a container's or taskset's limit), else the host's.
+  cpu_set_t allowed;
+  const unsigned hardware = sched_getaffinity(0, sizeof(allowed), &allowed) == 0
+                                ? static_cast<unsigned>(CPU_COUNT(&allowed))
+                                : std::thread::hardware_concurrency();
   return std::clamp(hardware > 2 ? hardware - 2 : 1u, 1u, 8u);
 }
 

@@ -86,14 +86,21 @@ TEST_CASE("a run killed with SIGKILL at 20 random points resumes to the same dig
     if (serial_first) args.push_back("--serial");
     const auto at = static_cast<std::uintmax_t>(fraction * static_cast<double>(journal_bytes));
     const auto killed = testing::run_and_kill_at_size(args, dir + "/journal.bin", at);
-    if (killed.signal != SIGKILL) {  // it finished between the last poll and the kill: still must match
+    INFO(killed.output);
+    REQUIRE_FALSE(killed.timed_out);
+    if (killed.signal != SIGKILL) {  // it finished before a poll saw the journal reach the point: still must match
+      REQUIRE(killed.exit_code == 0);
       REQUIRE(digest_of(dir) == expected);
       continue;
     }
-    // Every third point: kill the resume too, once its journal has grown halfway from there.
+    // Every third point: kill the resume too, once its journal has grown halfway from where
+    // the first kill left it.
     if (point % 3 == 2) {
-      testing::run_and_kill_at_size({testing::cli_path(), "resume", dir, "--executor", "cpu", "-q"},
-                                    dir + "/journal.bin", at + (journal_bytes - at) / 2);
+      const auto left = fs::file_size(dir + "/journal.bin");
+      const auto resumed =
+          testing::run_and_kill_at_size({testing::cli_path(), "resume", dir, "--executor", "cpu", "-q"},
+                                        dir + "/journal.bin", left + (journal_bytes - left) / 2);
+      REQUIRE_FALSE(resumed.timed_out);
     }
     resume_to_completion(dir, serial_resume);
     ++resumed_from_journal;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -84,8 +85,9 @@ bool kill_when(pid_t pid, Condition should_kill, std::chrono::microseconds inter
   for (;;) {
     // WNOWAIT leaves the child to be reaped by finish(): its pid is not reused meanwhile.
     siginfo_t info{};
-    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
-      return false;
+    const int rc = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (rc == 0 && info.si_pid == pid) return false;
+    if (rc != 0 && errno != EINTR) throw std::runtime_error("waitid failed for the child process");
     if (should_kill()) {
       kill(pid, SIGKILL);
       return true;
@@ -107,19 +109,25 @@ ProcessResult run_process_within(const std::vector<std::string>& args, std::chro
   return r;
 }
 
-ProcessResult run_and_kill_at_size(const std::vector<std::string>& args, const std::string& file,
-                                   std::uintmax_t bytes) {
+ProcessResult run_and_kill_at_size(const std::vector<std::string>& args, const std::string& file, std::uintmax_t bytes,
+                                   std::chrono::milliseconds limit) {
   const std::string out = output_file_name();
   const pid_t pid = spawn(args, out);
+  const auto end = std::chrono::steady_clock::now() + limit;
+  bool timed_out = false;
   kill_when(
       pid,
       [&] {
         std::error_code ec;
         const auto size = std::filesystem::file_size(file, ec);
-        return !ec && size >= bytes;
+        if (!ec && size >= bytes) return true;
+        timed_out = std::chrono::steady_clock::now() >= end;
+        return timed_out;
       },
       std::chrono::microseconds(200));
-  return finish(pid, out);
+  ProcessResult r = finish(pid, out);
+  r.timed_out = timed_out;
+  return r;
 }
 
 std::string cli_path() { return TPEOPT_CLI_PATH; }

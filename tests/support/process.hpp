@@ -12,7 +12,7 @@ struct ProcessResult {
   int signal = 0;          ///< the signal that ended it, if any
   std::string output;      ///< stdout and stderr together
   long max_rss_kb = 0;     ///< the process's peak resident memory (getrusage of the child)
-  bool timed_out = false;  ///< run_process_within killed it (SIGKILL) at its time limit
+  bool timed_out = false;  ///< run_process_within or run_and_kill_at_size killed it at its time limit
 };
 
 /// Runs `args` (args[0] = the program) to completion.
@@ -32,8 +32,10 @@ ProcessResult finish_process(const RunningProcess& process);
 
 /// Starts `args`, SIGKILLs it as soon as `file` holds at least `bytes` bytes (if it is still
 /// running then), waits for it. Kill points set by progress rather than by time land inside
-/// the run however fast or loaded the machine is.
-ProcessResult run_and_kill_at_size(const std::vector<std::string>& args, const std::string& file, std::uintmax_t bytes);
+/// the run however fast or loaded the machine is. A child whose file has not grown that far
+/// within `limit` is killed too, with timed_out set.
+ProcessResult run_and_kill_at_size(const std::vector<std::string>& args, const std::string& file, std::uintmax_t bytes,
+                                   std::chrono::milliseconds limit = std::chrono::minutes(2));
 
 /// Path of the tpeopt program built with the tests.
 std::string cli_path();

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "common/error.hpp"
@@ -385,6 +386,19 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   CHECK(optuna_three.search.tpe.threads == 3);
   CHECK(optuna_three.resolved()["search"]["tpe"]["threads"] == 3);
   CHECK_FALSE(parse({{"preset", "optuna"}}).resolved()["search"]["tpe"].contains("threads"));
+  // A listed count stays where a run made before wrote it: the resolved config is ordered
+  // JSON, and resume compares its digest with the journal's.
+  auto keys = [](const io::Json& tpe) {
+    std::vector<std::string> out;
+    for (const auto& item : tpe.items()) out.push_back(item.key());
+    return out;
+  };
+  CHECK(keys(optuna_three.resolved()["search"]["tpe"]) ==
+        std::vector<std::string>{"preset", "n_startup_trials", "n_ei_candidates", "multivariate", "prior_weight",
+                                 "consider_magic_clip", "consider_endpoints", "threads", "acquisition"});
+  CHECK(keys(two.resolved()["search"]["tpe"]) == std::vector<std::string>{"preset", "n_startup_trials",
+                                                                          "n_ei_candidates", "good_fraction",
+                                                                          "min_good", "min_share", "threads"});
   CHECK(engine::sampler_threads_beside_gpu() >= 1);
   CHECK(engine::sampler_threads_beside_gpu() <= 8);
   const auto optuna = parse({{"preset", "optuna"}, {"multivariate", true}});
