@@ -5,7 +5,7 @@
 # bench_exhaustion of the code to compare against (BEFORE=none: this code alone), BIN this
 # code's tpeopt, tpeopt_tests and bench_exhaustion. From the repository root on the GPU machine:
 #   BEFORE=.carry/before BIN=.carry/after OUT=$OUT scripts/gpu_fill.sh [STEP...]
-# Steps (default: all): tests ([gpu], the parity tests among them), bench (bench_exhaustion
+# Steps (default: tests, bench, runs): tests ([gpu], the parity tests among them), bench (bench_exhaustion
 # --bars 1000000, before then after), runs (`tpeopt run` TPE on a generated 1,000,000-bar
 # series, batches of 4,096 and of 65,536, before then after: trials/s, device occupancy, and
 # the digests, which must not change), per_trial (GPU time per trial of ema_cross, atc,
@@ -14,7 +14,10 @@
 # replay (after runs: the 4,096-trial TPE run's own batches replayed by
 # bench_exhaustion_replay: each batch's launch on the host and on the device, warm and as in
 # the run, and the sequence through the executor with 1 and 2 batches in flight), ncu (the
-# kernels' own durations in a shorter run of the same config at batch 4,096). Results:
+# kernels' own durations in a shorter run of the same config at batch 4,096), threads (the
+# runs' TPE run of this code at 4,096 with THREADS ask workers, "1 2 4 8 default" by default,
+# and at 65,536 with 1 and the default: docs/benchmarks.md, "TPE's ask workers beside the
+# GPU"; "default" leaves search.tpe.threads out). Results:
 # $OUT/gpu_fill/, packed into $OUT/gpu_fill.tar.gz, and $OUT/summary.txt (.2, .3, ... for
 # further calls into the same $OUT).
 set -uo pipefail
@@ -68,6 +71,27 @@ for step in "${steps[@]}"; do
           rm -f "$S/$name/trials.csv" "$S/$name/journal.bin"
         done
       done | tee "$S/runs.txt" ;;
+    threads)
+      generate_series
+      for t in ${THREADS:-1 2 4 8 default}; do
+        for b in 4096 65536; do
+          [ "$b" = 65536 ] && [ "$t" != 1 ] && [ "$t" != default ] && continue
+          # The copy lies beside the config: its data path is relative to the config's folder.
+          cfg=bench/subsets/.exhaustion_full_threads_$t.json
+          python3 - "$t" "$cfg" <<'PY'
+import json, sys
+c = json.load(open("bench/subsets/exhaustion_full.json"))
+if sys.argv[1] != "default":
+    c["search"].setdefault("tpe", {})["threads"] = int(sys.argv[1])
+json.dump(c, open(sys.argv[2], "w"), indent=2)
+PY
+          name="threads_${t}_$b"
+          timeout 90 "$BIN/tpeopt" run -c "$cfg" --executor cuda --batch "$b" --depth 2 --trials "$RUN_TRIALS" -q \
+            --out "$S/$name" > "$S/$name.log" 2>&1
+          echo "$name: $(grep -E '^trials:' "$S/$name.log") $(grep -o '"digest": "[0-9a-f]*"' "$S/$name/summary.json")"
+          rm -f "$cfg" "$S/$name/trials.csv" "$S/$name/journal.bin"
+        done
+      done | tee "$S/threads.txt" ;;
     replay)
       [ -f "$TMPDIR_TRIALS.csv" ] || { echo "replay: run the runs step first"; continue; }
       timeout 240 "$BIN/bench_exhaustion_replay" --candles bench/subsets/gen/SYM0000.csv --trials "$TMPDIR_TRIALS.csv" \

@@ -78,7 +78,7 @@ unsigned sampler_threads_beside_gpu() {
   const unsigned hardware = sched_getaffinity(0, sizeof(allowed), &allowed) == 0
                                 ? static_cast<unsigned>(CPU_COUNT(&allowed))
                                 : std::thread::hardware_concurrency();
-  return std::clamp(hardware > 2 ? hardware - 2 : 1u, 1u, 8u);
+  return std::clamp(hardware, 3u, 10u) - 2u;
 }
 
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config, bool beside_gpu) {

@@ -51,9 +51,10 @@ void check_scored_by_tpeopt(const io::StudyConfig& config);
 /// the config sets search.tpe.threads (results do not depend on the count).
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config, bool beside_gpu = false);
 /// The hardware threads the process may run on (its CPU affinity) less two, for the sampler's
-/// and the executor's own threads, kept in [1, 8]. On the H200 machine's 16-core host, batch TPE's ask() of 4,096 trials of ten
-/// axes takes about 7.4 ms on one worker and 2.5 ms on eight, time the GPU at depth 2 spent
-/// waiting (docs/benchmarks.md, "TPE's ask workers beside the GPU").
+/// and the executor's own threads, kept in [1, 8]. On the H200 machine's 16-core host, batch
+/// TPE's ask() of 4,096 trials of ten axes takes about 7.4 ms on one worker and 2.5 ms on
+/// eight, time the GPU at depth 2 spent waiting (docs/benchmarks.md, "TPE's ask workers
+/// beside the GPU").
 unsigned sampler_threads_beside_gpu();
 /// Total trials of the study: search.trials, or the grid's size for the grid sampler.
 std::uint64_t study_trial_count(const io::StudyConfig& config);
