@@ -692,7 +692,7 @@ void launch_trial_kernel(bool record, bool blocked, long long total_threads, int
 
 constexpr int kSegmentThreads = 128;             ///< segment_kernel's block size
 constexpr long long kUnitsPerResidentWarp = 40;  ///< auto segments: units per resident warp
-constexpr long long kMinSegmentBars = 4096;      ///< auto segments: at least this many bars each
+constexpr long long kMinSegmentBars = 512;       ///< auto segments: at least this many bars each
 constexpr long long kMaxSegments = 64;           ///< auto segments: at most this many per trial
 constexpr long long kMaxPairBytes = 1ll << 30;   ///< a launch's recorded trade bars take at most this
 
@@ -1202,7 +1202,8 @@ class SeriesStore {
       const long long total_threads = static_cast<long long>(count) * 32;
       if (options.filter && options.cap_registers)
         launch_trial_kernel<kFiltered, true>(record, blocked, total_threads, threads, stream, L);
-      else if (options.filter) launch_trial_kernel<kFiltered, false>(record, blocked, total_threads, threads, stream, L);
+      else if (options.filter)
+        launch_trial_kernel<kFiltered, false>(record, blocked, total_threads, threads, stream, L);
       else launch_trial_kernel<kWarp, false>(record, blocked, total_threads, threads, stream, L);
     } else {
       launch_trial_kernel<kSimple, false>(record, blocked, static_cast<long long>(count), threads, stream, L);
@@ -1236,7 +1237,9 @@ class SeriesStore {
   /// alone are that many. Measured on an H100 and an H200 (docs/benchmarks.md, "One batch,
   /// 1,000,000 bars"): more segments pay until ~40 units per resident warp (4,096 trials x 32
   /// segments; 65,536 x 2 to 4), also where the trials alone fill the device: the batch no
-  /// longer ends on its heaviest walks.
+  /// longer ends on its heaviest walks. On series of 5,000 and 30,240 bars, segments of at
+  /// least 512 bars beat 4,096, 1,024 and 256 at 4,096 trials and change nothing at 65,536
+  /// (docs/benchmarks.md, "exhaustion: segments of short series").
   int segments_for(std::size_t count, const ExhaustionDeviceOptions& o) const {
     if (o.segments > 0) return o.segments;
     const long long target =

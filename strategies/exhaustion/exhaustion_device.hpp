@@ -38,7 +38,7 @@ struct ExhaustionDeviceOptions {
   /// Unblocked launches with the filter, without trade recording: each trial's walk cut
   /// into this many segments walked at once, then stitched (exhaustion.hpp, "segments"):
   /// a launch of few trials no longer ends with its heaviest walks alone on a few SMs.
-  /// 0 = auto (about 40 segments per resident warp of the device, each of at least 4,096
+  /// 0 = auto (about 40 segments per resident warp of the device, each of at least 512
   /// bars, at most 64 per trial), 1 = one walk per trial.
   int segments = 0;
   /// Trades recorded per segment (0 = from the segment's length); a segment with more stops
