@@ -11,7 +11,9 @@
 //
 // Protocol: a command is one text line; numbers travel as raw little-endian float64.
 //   info             -> one JSON line: axes (name, kind, low, high, step, log, choices), direction,
-//                       strategy, holdout (whether out-of-sample evaluation is available)
+//                       strategy, sampler, sampler_draws (the version of the sampler's draws, as
+//                       a run directory records it: a change to the draws is a new version),
+//                       holdout (whether out-of-sample evaluation is available)
 //   ask FIRST N      -> N x d values (the sampler's external values, trials FIRST .. FIRST+N-1)
 //   tell FIRST N     <- N x 2 values (score, violation) -> "ok"
 //   eval PART N      <- N x d values -> N x 2 values (score, violation); PART is "in" (the
@@ -31,8 +33,9 @@
 #include <CLI/CLI.hpp>
 
 #include "common/error.hpp"
-#include "engine/param_binding.hpp"
 #include "config/study_config.hpp"
+#include "engine/param_binding.hpp"
+#include "storage/run_files.hpp"
 #include "study/data_subsets.hpp"
 #include "study/study.hpp"
 
@@ -127,6 +130,7 @@ int serve(const io::StudyConfig& config, const engine::RunOptions& options) {
                               config.objective.direction == tpe::Direction::Maximize ? "maximize" : "minimize"},
                              {"strategy", config.strategy},
                              {"sampler", sampler->name()},
+                             {"sampler_draws", engine::sampler_draws_version(config)},
                              {"holdout", config.has_parts()}};
       write_line(info.dump());
     } else if (command == "ask") {

@@ -2,6 +2,10 @@
 """The search-quality benchmark: samplers side by side on test functions and real
 strategies, several budgets, many seeds. Writes one JSON line per run (appending; runs
 already in the file are skipped, so an interrupted benchmark continues where it stopped).
+A tpeopt sampler's run records the version of its sampler's draws (`sampler_draws`, as a run
+directory does); where --out holds runs of a label that this build draws differently, run.py
+stops with an error before running anything (a label names one sampler: the runs of a
+changed default go to another file, or under another label).
 bench/quality/report.py turns the file into docs/benchmarks.md's tables and figures.
 
   python3 bench/quality/run.py --out bench/results/quality-cpu.jsonl \
@@ -28,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+PEERS = ("cmaes", "optuna", "ngopt")  # other libraries' samplers (peers.py); the rest are tpeopt's
 sys.path.insert(0, str(HERE))
 from peers import CmaEs, NgOpt, OptunaTpe, Penalty  # noqa: E402
 from space import Space  # noqa: E402
@@ -93,7 +98,7 @@ def run_one(job):
             if key[i] < best:
                 best, best_x = float(key[i]), X[i].tolist()
 
-        if sampler in ("cmaes", "optuna", "ngopt"):
+        if sampler in PEERS:
             peer = {"cmaes": lambda: CmaEs(space, seed, batch), "optuna": lambda: OptunaTpe(space, seed, batch),
                     "ngopt": lambda: NgOpt(space, seed, batch, trials)}[sampler]()
             penalty = Penalty()
@@ -115,6 +120,7 @@ def run_one(job):
         else:
             tp = QualityServer(SERVER, config, patch=search_patch(sampler, seed, batch, trials, depth))
             servers.append(tp)
+            draws = tp.info["sampler_draws"]
             D = depth or 2
             n_batches = -(-trials // batch)
             asked, queue = 0, []
@@ -145,9 +151,11 @@ def run_one(job):
                 if asked < trials:
                     ask()
         record = {"workload": name, "sampler": sampler, "trials": trials, "batch": batch, "seed": seed,
-                  "depth": depth if sampler not in ("cmaes", "optuna", "ngopt") else 1,
+                  "depth": depth if sampler not in PEERS else 1,
                   "best": best if np.isfinite(best) else None, "best_params": best_x, "curve": curve,
                   "sampler_s": t_sampler, "eval_s": t_eval, "maximize": maximize, "versions": versions()}
+        if sampler not in PEERS:
+            record["sampler_draws"] = draws
         if w.holdout and best_x is not None:
             s, v = evaluate(np.array([best_x]), "out")
             record["out_of_sample"] = float(sign * s[0]) if v[0] <= 0 and np.isfinite(s[0]) else None
@@ -156,6 +164,32 @@ def run_one(job):
         for s in servers:
             s.close()
         os.unlink(config)
+
+
+def build_draws(samplers, workload):
+    """The sampler draws version this build gives each tpeopt sampler label."""
+    out = {}
+    config, _ = all_workloads()[workload].instance(0)
+    try:
+        for s in samplers:
+            if s not in PEERS:
+                server = QualityServer(SERVER, config, patch=search_patch(s, 0, 10, 10, 0))
+                out[s] = server.info["sampler_draws"]
+                server.close()
+    finally:
+        os.unlink(config)
+    return out
+
+
+def other_draws(records, draws):
+    """{label: (recorded version, count)} of the records whose label this build draws differently."""
+    out = {}
+    for r in records:
+        s = r["sampler"]
+        if s in draws and r.get("sampler_draws", draws[s]) != draws[s]:
+            version, n = out.get(s, (r["sampler_draws"], 0))
+            out[s] = (version, n + 1)
+    return out
 
 
 def key(r):
@@ -194,10 +228,15 @@ def main():
     budgets = [tuple(int(x) for x in b.split("/")) for b in a.budgets.split(",")]
     samplers = a.samplers.split(",") if not a.samplers.startswith("tpe{") else [a.samplers]
     print("versions:", json.dumps(versions()), flush=True)
-    done = set()
+    records = []
     if os.path.exists(a.out):
         with open(a.out) as f:
-            done = {key(json.loads(line)) for line in f if line.strip()}
+            records = [json.loads(line) for line in f if line.strip()]
+    draws = build_draws(samplers, names[0])
+    for s, (version, n) in other_draws(records, draws).items():
+        sys.exit(f"run.py: {a.out} holds {n} runs of sampler {s!r} drawn by version {version}; this build "
+                 f"draws version {draws[s]}: write to another --out (or name the sampler apart)")
+    done = {key(r) for r in records}
     jobs = []
     # Seed by seed: a benchmark cut short keeps every (workload, sampler) pair at the same
     # number of seeds.
@@ -205,7 +244,7 @@ def main():
         for seed in range(a.first_seed, a.first_seed + a.seeds):
             for n in names:
                 for s in samplers:
-                    depth = 1 if s in ("cmaes", "optuna", "ngopt") else a.depth
+                    depth = 1 if s in PEERS else a.depth
                     job = (n, s, trials, batch, seed, depth, a.executor)
                     if (n, s, trials, batch, seed, depth) not in done:
                         jobs.append(job)
