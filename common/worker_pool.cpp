@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/hardware_threads.hpp"
+
 namespace tpeopt {
 
 namespace {
@@ -14,7 +16,7 @@ std::pair<std::size_t, std::size_t> chunk(std::size_t n, unsigned parts, unsigne
 }  // namespace
 
 WorkerPool::WorkerPool(unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = usable_hardware_threads();
   for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 

@@ -17,7 +17,7 @@ namespace tpeopt {
 
 class WorkerPool {
  public:
-  /// threads == 0 means std::thread::hardware_concurrency(); threads == 1 runs inline.
+  /// threads == 0 means usable_hardware_threads() (common/hardware_threads.hpp); threads == 1 runs inline.
   explicit WorkerPool(unsigned threads = 0);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;

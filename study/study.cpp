@@ -1,14 +1,12 @@
 #include "study/study.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <ostream>
-#include <thread>
 
 #include "common/error.hpp"
+#include "common/hardware_threads.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/fault_injection.hpp"
 #include "engine/halving_executor.hpp"
@@ -72,18 +70,12 @@ void check_scored_by_tpeopt(const io::StudyConfig& config) {
     throw make_error("{}: strategy {}: {}", config.source, config.strategy, config.entry->scored_by_caller);
 }
 
-unsigned sampler_threads_beside_gpu() {
-  // The threads this process may run on (a container's or taskset's limit), else the host's.
-  cpu_set_t allowed;
-  const unsigned hardware = sched_getaffinity(0, sizeof(allowed), &allowed) == 0
-                                ? static_cast<unsigned>(CPU_COUNT(&allowed))
-                                : std::thread::hardware_concurrency();
-  return std::clamp(hardware, 3u, 10u) - 2u;
-}
+unsigned sampler_threads_beside_gpu(unsigned hardware_threads) { return std::clamp(hardware_threads, 3u, 10u) - 2u; }
 
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config, bool beside_gpu) {
   io::SearchConfig s = config.search;
-  if (beside_gpu && !s.tpe.threads_listed) s.tpe.threads = s.tpe.batch.threads = sampler_threads_beside_gpu();
+  if (beside_gpu && !s.tpe.threads_listed)
+    s.tpe.threads = s.tpe.batch.threads = sampler_threads_beside_gpu(usable_hardware_threads());
   if (s.sampler == "random") return std::make_unique<tpe::RandomSampler>(config.space, s.seed);
   if (s.sampler == "grid") return std::make_unique<tpe::GridSampler>(config.space);
   if (s.sampler == "ga")

@@ -47,15 +47,17 @@ std::unique_ptr<strategies::Strategy> load_strategy(const io::StudyConfig& confi
 /// cannot score the study's trials (StrategyEntry::scored_by_caller).
 void check_scored_by_tpeopt(const io::StudyConfig& config);
 /// The study's sampler. `beside_gpu`: its trials are scored by a CUDA executor, which leaves
-/// the host's cores free: TPE's ask() then runs on sampler_threads_beside_gpu() workers unless
-/// the config sets search.tpe.threads (results do not depend on the count).
+/// the host's cores free: TPE's ask() then runs on
+/// sampler_threads_beside_gpu(usable_hardware_threads()) workers unless the config sets
+/// search.tpe.threads (results do not depend on the count).
 std::unique_ptr<tpe::Sampler> make_sampler(const io::StudyConfig& config, bool beside_gpu = false);
-/// The hardware threads the process may run on (its CPU affinity) less two, for the sampler's
-/// and the executor's own threads, kept in [1, 8]. On the H200 machine's 16-core host, batch
+/// Ask workers beside a GPU for a process that may run on `hardware_threads` threads
+/// (common/hardware_threads.hpp): two fewer, for the sampler's and the executor's own
+/// threads, kept in [1, 8]. On the H200 machine's 16-core host, batch
 /// TPE's ask() of 4,096 trials of ten axes takes about 7.4 ms on one worker and 2.5 ms on
 /// eight, time the GPU at depth 2 spent waiting (docs/benchmarks.md, "TPE's ask workers
 /// beside the GPU").
-unsigned sampler_threads_beside_gpu();
+unsigned sampler_threads_beside_gpu(unsigned hardware_threads);
 /// Total trials of the study: search.trials, or the grid's size for the grid sampler.
 std::uint64_t study_trial_count(const io::StudyConfig& config);
 /// "cpu" or "cuda" as `which` resolves on this machine ("auto": cuda if usable); "cuda"

@@ -9,14 +9,13 @@
 #include <thread>
 #include <vector>
 
+#include "common/hardware_threads.hpp"
 #include "strategies/device/cuda_check.cuh"
 
 namespace tpeopt::gpu {
 
 /// Whether `new_series` series are few enough for the host: at most one per host thread.
-inline bool few_enough_for_host(std::size_t new_series) {
-  return new_series <= std::max(1u, std::thread::hardware_concurrency());
-}
+inline bool few_enough_for_host(std::size_t new_series) { return new_series <= usable_hardware_threads(); }
 
 /// Computes series k of `tasks` with `compute(tasks[k], out)` (n doubles into out) on up to
 /// one host thread per series, then copies each into slot `tasks[k].slot` of `pool` (n
@@ -27,7 +26,7 @@ void upload_host_series(const std::vector<Task>& tasks, std::size_t n, double* p
                         Compute compute) {
   const std::size_t nt = tasks.size();
   std::vector<std::vector<double>> out(nt);
-  const std::size_t threads = std::min<std::size_t>(nt, std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t threads = std::min<std::size_t>(nt, usable_hardware_threads());
   std::vector<std::thread> workers;
   for (std::size_t w = 0; w < threads; ++w)
     workers.emplace_back([&, w] {

@@ -399,8 +399,12 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   CHECK(keys(two.resolved()["search"]["tpe"]) == std::vector<std::string>{"preset", "n_startup_trials",
                                                                           "n_ei_candidates", "good_fraction",
                                                                           "min_good", "min_share", "threads"});
-  CHECK(engine::sampler_threads_beside_gpu() >= 1);
-  CHECK(engine::sampler_threads_beside_gpu() <= 8);
+  // Beside a GPU: two threads left to the sampler and the executor, at least 1, at most 8.
+  CHECK(engine::sampler_threads_beside_gpu(1) == 1);
+  CHECK(engine::sampler_threads_beside_gpu(3) == 1);
+  CHECK(engine::sampler_threads_beside_gpu(4) == 2);
+  CHECK(engine::sampler_threads_beside_gpu(10) == 8);
+  CHECK(engine::sampler_threads_beside_gpu(16) == 8);
   const auto optuna = parse({{"preset", "optuna"}, {"multivariate", true}});
   CHECK(optuna.search.tpe.preset == tpe::Preset::Optuna);
   CHECK(optuna.search.tpe.n_ei_candidates == 24);
