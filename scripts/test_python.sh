@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the tpeopt Python package as the README says (`pip install .`, with the test
 # extras, into a virtual environment under the build folder) and runs its tests
-# (python/tests), then the Optuna export's tests again with the lowest Optuna declared. The C++ build (scripts/build.sh) must exist: the tests compare with the
-# command line, and pip builds the module in that same build folder with that build's
+# (python/tests), then the Optuna export's tests again with the lowest Optuna declared, then
+# the quality benchmark's own tests (its paired rule and its sets: bench/quality/test_*.py,
+# with the benchmark's scipy). The C++ build (scripts/build.sh) must exist: the tests compare
+# with the command line, and pip builds the module in that same build folder with that build's
 # settings, so it compiles only the module (every library there is position-independent)
 # instead of the whole library a second time.
 # Usage: scripts/test_python.sh [BUILD_DIR] [pytest args...]
@@ -43,3 +45,11 @@ old_optuna="$build/python-optuna-$lowest"
 echo "test_python.sh: the Optuna tests again with Optuna $lowest"
 PYTHONPATH="$old_optuna" TPEOPT_CLI="$build/apps/tpeopt" TPEOPT_EXPECT_OPTUNA="$lowest" "$venv/bin/python" -m pytest -q \
   -p no:cacheprovider "$root/python/tests/test_optuna_export.py"
+
+# The quality benchmark's tests need scipy (its paired test), pinned in the benchmark's
+# requirements; the package's tests above ran without it.
+scipy_pin="$(grep '^scipy==' "$root/bench/quality/requirements.txt")"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$scipy_pin"
+echo "test_python.sh: the quality benchmark's tests"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/bench/quality/test_report.py" \
+  "$root/bench/quality/test_suites.py"

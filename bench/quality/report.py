@@ -2,7 +2,7 @@
 """Tables and figures of the quality benchmark from run.py's JSON lines.
 
   python3 bench/quality/report.py RESULTS.jsonl [MORE.jsonl ...] --reference tpe \
-      [--markdown out.md] [--figures docs/figures/quality]
+      [--markdown out.md] [--figures docs/figures/quality] [--only PREFIX ...] [--sets SET ...]
 
 For every cell (workload, budget) and sampler: the median best and its interquartile range
 over the seeds (on the workload's own scale: f - f_opt for functions, the objective for
@@ -13,7 +13,8 @@ dropped) over the seeds both ran, at 0.05, the winner the one the one-sided test
 tied when it is not significant (or every difference is 0); no verdict under 6 pairs. A run
 that found no feasible trial counts as worse than every run of the cell. The won/tied/lost
 tables count that for the reference sampler against each other one, apart for each set of
-bench/quality/suites.py (tuning, held-out, other): a claim is made from the held-out set. Figures: median
+bench/quality/suites.py (tuning, held-out, tuning-strategies, held-out-strategies, other): a
+claim is made from a held-out set. Figures: median
 best-so-far against trials and against wall time (sampler + evaluation seconds) per cell,
 and, for the functions, the empirical runtime distribution (ECDF) over (workload, seed,
 target) of the trials each sampler needs to reach each of 31 targets between the cell's
@@ -99,7 +100,7 @@ def worst_of(cell, maximize=False):
     return (max(v) + 1.0 + abs(max(v))) if v else 0.0
 
 
-SET_ORDER = {"held-out": 0, "tuning": 1, "other": 2}
+SET_ORDER = {"held-out": 0, "held-out-strategies": 1, "tuning": 2, "tuning-strategies": 3, "other": 4}
 
 
 def cell_label(r):
@@ -119,8 +120,11 @@ def main():
     ap.add_argument("--figures")
     ap.add_argument("--only", nargs="+", metavar="PREFIX",
                     help="keep the reference and the samplers whose label starts with one of these")
+    ap.add_argument("--sets", nargs="+", choices=list(SET_ORDER), help="keep the workloads of these sets")
     a = ap.parse_args()
     runs = load(a.results)
+    if a.sets:
+        runs = [r for r in runs if suite_of(r["workload"]) in a.sets]
     if a.only:
         runs = [r for r in runs if sampler_label(r) == a.reference or sampler_label(r).startswith(tuple(a.only))]
     cells = defaultdict(lambda: defaultdict(dict))  # (workload, budget, part) -> sampler -> seed -> value

@@ -191,9 +191,9 @@ class Strategy(Workload):
     kind = "strategy"
     holdout = True
 
-    def __init__(self, name, label, example, holdout=0.3, patch=None, candles=None):
+    def __init__(self, name, label, example, holdout=0.3, patch=None, candles=None, generate=None):
         self.path = ROOT / (example if "/" in example else f"examples/{example}")
-        self.fraction, self.patch, self.candles = holdout, patch or {}, candles
+        self.fraction, self.patch, self.candles, self.generate = holdout, patch or {}, candles, generate
         cfg = json.loads(self.path.read_text())
         self.maximize = cfg.get("objective", {}).get("direction", "maximize") == "maximize"
         super().__init__(name, label, len(cfg["params"]))
@@ -206,6 +206,8 @@ class Strategy(Workload):
                 data[k] = str((self.path.parent / v).resolve())
         if self.candles:
             data = {"candles": str(ROOT / self.candles)}
+            if self.generate and not (ROOT / self.candles).is_file():
+                generate_candles(ROOT / self.candles, *self.generate)
             if not (ROOT / self.candles).is_file():
                 raise FileNotFoundError(
                     f"{self.name}: {ROOT / self.candles} is missing; write it with `tpeopt data generate-candles "
@@ -247,6 +249,52 @@ GENERATED_DIR = "bench/subsets/gen"
 GENERATED_CANDLES = f"{GENERATED_DIR}/SYM0000.csv"
 
 
+def tpeopt_binary():
+    """The tpeopt beside quality_server (TPEOPT_QUALITY_SERVER, BUILD/bench/quality/quality_server),
+    or TPEOPT_BIN."""
+    if os.environ.get("TPEOPT_BIN"):
+        return os.environ["TPEOPT_BIN"]
+    server = Path(os.environ.get("TPEOPT_QUALITY_SERVER", ROOT / "build" / "bench" / "quality" / "quality_server"))
+    return str(server.resolve().parents[2] / "apps" / "tpeopt")
+
+
+def generate_candles(csv, bars, interval_s, seed):
+    """Writes `csv` (a one-symbol generated series) with tpeopt's generator, atomically: parallel
+    runs of the benchmark may ask for it at once."""
+    import shutil
+    import subprocess
+
+    csv.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".gen-", dir=csv.parent))
+    try:
+        subprocess.run([tpeopt_binary(), "data", "generate-candles", "-o", str(tmp), "--symbols", "1", "--bars",
+                        str(bars), "--interval-s", str(interval_s), "--seed", str(seed)], check=True,
+                       stdout=subprocess.DEVNULL)
+        os.replace(tmp / "SYM0000.csv", csv)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# The strategy tuning set (bench/quality/suites.py, STRATEGY_TUNING): the same strategies and
+# ranges as the reported ones, on data none of those use: GOOG's daily bars and two generated
+# series of 20,000 bars (drift and volatility regimes, seeds 11 and 12; written on first use
+# under bench/subsets/gen-tuning, which git ignores).
+TUNING_DIR = "bench/subsets/gen-tuning"
+
+
+def tuning_strategy_workloads():
+    return [
+        Strategy("exhaustion-goog", "exhaustion (GOOG daily)", "exhaustion_eurusd.json",
+                 candles="data/backtesting-py/GOOG.csv"),
+        Strategy("exhaustion-gen20k", "exhaustion (generated 20,000 hourly bars, seed 11)", "exhaustion_eurusd.json",
+                 candles=f"{TUNING_DIR}/hourly-s11.csv", generate=(20000, 3600, 11)),
+        Strategy("ema_cross-goog", "ema_cross (GOOG daily)", "ema_cross_btc.json",
+                 candles="data/backtesting-py/GOOG.csv"),
+        Strategy("ema_cross-gen20k", "ema_cross (generated 20,000 1-minute bars, seed 12)", "ema_cross_btc.json",
+                 candles=f"{TUNING_DIR}/minute-s12.csv", generate=(20000, 60, 12)),
+    ]
+
+
 def strategy_workloads():
     return [
         Strategy("exhaustion", "exhaustion (EURUSD 1h)", "exhaustion_eurusd.json"),
@@ -266,4 +314,4 @@ STRATEGIES = [w.name for w in strategy_workloads()]
 
 
 def all_workloads():
-    return {w.name: w for w in function_workloads() + strategy_workloads()}
+    return {w.name: w for w in function_workloads() + strategy_workloads() + tuning_strategy_workloads()}
