@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from suites import suite_of  # noqa: E402
-from workloads import STRATEGIES  # noqa: E402
+from workloads import STRATEGIES, tuning_strategy_workloads  # noqa: E402
 
 
 def load(paths):
@@ -100,6 +100,8 @@ def worst_of(cell, maximize=False):
     return (max(v) + 1.0 + abs(max(v))) if v else 0.0
 
 
+# Every strategy workload, the tuning set's too: the ECDF figure is over the functions.
+STRATEGY_WORKLOADS = set(STRATEGIES) | {w.name for w in tuning_strategy_workloads()}
 SET_ORDER = {"held-out": 0, "held-out-strategies": 1, "tuning": 2, "tuning-strategies": 3, "other": 4}
 
 
@@ -247,7 +249,7 @@ def ecdf(runs, folder, plt):
     """Runtime ECDF over the function workloads, one figure per budget."""
     per_budget = defaultdict(lambda: defaultdict(list))
     for r in runs:
-        if r["workload"] in STRATEGIES:
+        if r["workload"] in STRATEGY_WORKLOADS:
             continue
         per_budget[cell_label(r)][(r["workload"], sampler_label(r))].append(r)
     for budget, groups in per_budget.items():

@@ -203,9 +203,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--workloads", default="held-out",
-                    help="functions, strategies, all, a set of bench/quality/suites.py (tuning, held-out, "
-                         "held-out-large, tuning-strategies, held-out-strategies), or a comma list of workload "
-                         "names")
+                    help="functions, strategies (the tuning set's too), all, a set of bench/quality/suites.py "
+                         "(tuning, held-out, held-out-large, tuning-strategies, held-out-strategies), or a comma "
+                         "list of workload names")
     ap.add_argument("--samplers", default="tpe,tpe-optuna,ga,random,cmaes")
     ap.add_argument("--depth", type=int, default=0, help="tpeopt samplers' batches in flight (0: the config's, 2)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())

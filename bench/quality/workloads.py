@@ -250,12 +250,15 @@ GENERATED_CANDLES = f"{GENERATED_DIR}/SYM0000.csv"
 
 
 def tpeopt_binary():
-    """The tpeopt beside quality_server (TPEOPT_QUALITY_SERVER, BUILD/bench/quality/quality_server),
-    or TPEOPT_BIN."""
+    """TPEOPT_BIN, or the tpeopt of quality_server's build (TPEOPT_QUALITY_SERVER): in the same
+    folder (a folder of carried binaries, as offline_env.sh's BIN) or BUILD/apps/tpeopt beside
+    BUILD/bench/quality/quality_server."""
     if os.environ.get("TPEOPT_BIN"):
         return os.environ["TPEOPT_BIN"]
     server = Path(os.environ.get("TPEOPT_QUALITY_SERVER", ROOT / "build" / "bench" / "quality" / "quality_server"))
-    return str(server.resolve().parents[2] / "apps" / "tpeopt")
+    server = server.resolve()
+    beside = server.parent / "tpeopt"
+    return str(beside if beside.is_file() else server.parents[2] / "apps" / "tpeopt")
 
 
 def generate_candles(csv, bars, interval_s, seed):
