@@ -2,8 +2,8 @@
 # The search-quality benchmark's GPU part (docs/benchmarks.md, "Search quality"): every real
 # strategy on its bundled data, scored in-sample and on its held-out 30%, at 2,000/100,
 # 20,000/1,000 and 200,000/4,096 on the CUDA executor, 10 seeds; tpeopt's TPE (depth 2 and 1),
-# GA and random, CMA-ES from `cmaes`, and Optuna's TPE at the smallest budget; exhaustion and
-# ema_cross on a generated 1,000,000-bar series at 200,000/4,096.
+# GA and random, CMA-ES from `cmaes`, and Optuna's TPE at the smallest budget; exhaustion,
+# ema_cross, bollinger and donchian on a generated 1,000,000-bar series at 200,000/4,096.
 # Runs on the GPU machine from the repository root over binaries built elsewhere, with the
 # Python packages as wheels (numpy, cmaes, optuna and its dependencies for the machine's
 # Python), unpacked into a folder of its own (no pip, no network):
@@ -33,13 +33,13 @@ nproc | sed 's/^/cores: /' | tee -a "$OUT/device.txt"
 # What depth costs and buys in wall time (`tpeopt run` of TPE at 200,000/4,096 on each real
 # strategy, depth 1 and 2) is `bench/run_all.sh --gpu pipeline-depth.txt`'s, not this script's.
 
-# exhaustion and ema_cross also run on the generated 1,000,000-bar series of the GPU-fill
-# benchmarks (bench/quality/workloads.py), 5 seeds (a run there is about
+# exhaustion, ema_cross, bollinger and donchian also run on the generated 1,000,000-bar series
+# of the GPU-fill benchmarks (bench/quality/workloads.py), 5 seeds (a run there is about
 # 30 times a bundled one's GPU time), batch TPE at both depths against the GA.
 [ -f bench/subsets/gen/SYM0000.csv ] || "$BIN/tpeopt" data generate-candles -o bench/subsets/gen --symbols 1 \
   --bars 1000000 --interval-s 3600 --seed 3 > /dev/null
 bundled=exhaustion,ema_cross,atc,trade_filter,bollinger,donchian
-generated=exhaustion-gen1m,ema_cross-gen1m
+generated=exhaustion-gen1m,ema_cross-gen1m,bollinger-gen1m,donchian-gen1m
 deadline=$((SECONDS + limit))
 # run WORKLOADS SEEDS ARGS...: run.py skips the runs $OUT/quality-gpu.jsonl already holds.
 run() { local w="$1" seeds="$2"; shift 2

@@ -23,7 +23,8 @@ Functions (minimized, reported as f - f_opt, so 0 is the optimum):
 The tuning and held-out sets are bench/quality/suites.py's.
 Strategies (their objective, in-sample during the run, out-of-sample for the in-sample best):
   the examples' configs with data.holdout (the last 30% of the bars or days held out), on
-  their bundled data, and exhaustion and ema_cross on a generated 1,000,000-bar series."""
+  their bundled data, and exhaustion, ema_cross, bollinger and donchian on a generated
+  1,000,000-bar series; the strategy tuning set on data none of those read."""
 import json
 import math
 import os
@@ -309,6 +310,10 @@ def strategy_workloads():
         Strategy("exhaustion-gen1m", "exhaustion (generated, 1,000,000 bars)", "bench/subsets/exhaustion_full.json",
                  candles=GENERATED_CANDLES),
         Strategy("ema_cross-gen1m", "ema_cross (generated, 1,000,000 bars)", "ema_cross_btc.json",
+                 candles=GENERATED_CANDLES),
+        Strategy("bollinger-gen1m", "bollinger (generated, 1,000,000 bars)", "bollinger_eurusd.json",
+                 candles=GENERATED_CANDLES),
+        Strategy("donchian-gen1m", "donchian (generated, 1,000,000 bars)", "donchian_eurusd.json",
                  candles=GENERATED_CANDLES),
     ]
 
