@@ -47,7 +47,8 @@ HELD_OUT_LARGE = [_bbob(11, 20), _bbob(13, 20), _bbob(16, 20), _bbob(24, 20), _m
 
 # The strategy tuning set (workloads.py's tuning_strategy_workloads) and the held-out
 # strategies (workloads.py's strategy_workloads, the cells docs/benchmarks.md reports).
-STRATEGY_TUNING = ["exhaustion-goog", "exhaustion-gen20k", "ema_cross-goog", "ema_cross-gen20k"]
+STRATEGY_TUNING = ["exhaustion-goog", "exhaustion-gen20k", "ema_cross-goog", "ema_cross-gen20k", "bollinger-gen20k",
+                   "donchian-gen20k"]
 STRATEGY_HELD_OUT = ["exhaustion", "ema_cross", "atc", "trade_filter", "bollinger", "donchian", "exhaustion-gen1m",
                      "ema_cross-gen1m", "bollinger-gen1m", "donchian-gen1m"]
 

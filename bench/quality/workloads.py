@@ -296,6 +296,10 @@ def tuning_strategy_workloads():
                  candles="data/backtesting-py/GOOG.csv"),
         Strategy("ema_cross-gen20k", "ema_cross (generated 20,000 1-minute bars, seed 12)", "ema_cross_btc.json",
                  candles=f"{TUNING_DIR}/minute-s12.csv", generate=(20000, 60, 12)),
+        Strategy("bollinger-gen20k", "bollinger (generated 20,000 hourly bars, seed 11)", "bollinger_eurusd.json",
+                 candles=f"{TUNING_DIR}/hourly-s11.csv", generate=(20000, 3600, 11)),
+        Strategy("donchian-gen20k", "donchian (generated 20,000 hourly bars, seed 11)", "donchian_eurusd.json",
+                 candles=f"{TUNING_DIR}/hourly-s11.csv", generate=(20000, 3600, 11)),
     ]
 
 
