@@ -52,6 +52,7 @@
 #include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 
+#include "common/hardware_threads.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "gpu/cuda_executor.hpp"
@@ -114,7 +115,7 @@ std::size_t check_parity(const strategies::AtcStrategy& s, const std::vector<dou
   const std::size_t S = s.n_symbols(), M = atc::kNumMetrics;
   std::vector<int> bad(n, 0);
   std::vector<std::thread> pool;
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = tpeopt::usable_hardware_threads();
   for (unsigned w = 0; w < threads; ++w)
     pool.emplace_back([&, w] {
       std::vector<double> m(M), obj(S), eq(S), met(S * M);
@@ -221,9 +222,8 @@ int main(int argc, char** argv) {
     double tr = 0;
     for (std::size_t i = 0; i < cpu_trials; ++i) tr += res.metrics[i * res.n_metrics + atc::kMTrades];
     const double per_trial = ms / static_cast<double>(cpu_trials);
-    std::printf("| cpu (%u threads) | %d x %d | %zu | %.0f | %.0f | %.3g | %.1f |\n",
-                std::thread::hardware_concurrency(), symbols, bars, cpu_trials, ms, ms,
-                static_cast<double>(set.n_bars()) * cpu_trials / (ms / 1e3),
+    std::printf("| cpu (%u threads) | %d x %d | %zu | %.0f | %.0f | %.3g | %.1f |\n", usable_hardware_threads(),
+                symbols, bars, cpu_trials, ms, ms, static_cast<double>(set.n_bars()) * cpu_trials / (ms / 1e3),
                 tr / static_cast<double>(cpu_trials) / symbols);
     std::printf(
         "\ncpu: %.1f ms per parameter set over all symbols; %zu parameter sets would take ~%.0f s "

@@ -57,6 +57,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/hardware_threads.hpp"
 #include "engine/cpu_executor.hpp"
 #include "engine/param_binding.hpp"
 #include "gpu/cuda_executor.hpp"
@@ -185,7 +186,7 @@ void write_trades(const strategies::EmaCrossStrategy& s, const std::vector<doubl
   std::vector<std::vector<ec::Trade>> trades(n);
   std::vector<double> metrics(n * (1 + ec::kNumMetrics));
   std::vector<std::thread> pool;
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = usable_hardware_threads();
   for (unsigned w = 0; w < threads; ++w)
     pool.emplace_back([&, w] {
       for (std::size_t i = w; i < n; i += threads) {
@@ -248,7 +249,7 @@ double mean_trades(const engine::BatchResult& r) {
 
 Row time_cpu(const Workload& w, unsigned threads, int repeats, engine::BatchResult* first_result) {
   Row row{w.name,
-          fmt::format("cpu ({} threads)", threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads),
+          fmt::format("cpu ({} threads)", threads == 0 ? usable_hardware_threads() : threads),
           w.candles.size(),
           w.params.size() / ec::kNumSlots,
           1e300,

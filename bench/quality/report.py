@@ -29,8 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from suites import suite_of  # noqa: E402
-from workloads import STRATEGIES, tuning_strategy_workloads  # noqa: E402
+from suites import STRATEGY_HELD_OUT, STRATEGY_TUNING, suite_of  # noqa: E402
 
 
 def load(paths):
@@ -101,7 +100,7 @@ def worst_of(cell, maximize=False):
 
 
 # Every strategy workload, the tuning set's too: the ECDF figure is over the functions.
-STRATEGY_WORKLOADS = set(STRATEGIES) | {w.name for w in tuning_strategy_workloads()}
+STRATEGY_WORKLOADS = set(STRATEGY_TUNING) | set(STRATEGY_HELD_OUT)
 SET_ORDER = {"held-out": 0, "held-out-strategies": 1, "tuning": 2, "tuning-strategies": 3, "other": 4}
 
 

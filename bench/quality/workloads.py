@@ -322,8 +322,5 @@ def strategy_workloads():
     ]
 
 
-STRATEGIES = [w.name for w in strategy_workloads()]
-
-
 def all_workloads():
     return {w.name: w for w in function_workloads() + strategy_workloads() + tuning_strategy_workloads()}

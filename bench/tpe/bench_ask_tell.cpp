@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/hardware_threads.hpp"
 #include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/tpe_sampler.hpp"
 #include "tpe/trial_rng.hpp"
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
         batch_tpe      ? "batch"
         : multivariate ? "multivariate"
                        : name(acq),
-        threads == 0 ? std::thread::hardware_concurrency() : threads, warm, int_axes ? "int" : "float", r.ask_ms,
+        threads == 0 ? tpeopt::usable_hardware_threads() : threads, warm, int_axes ? "int" : "float", r.ask_ms,
         r.tell_ms, r.ask_cpu_ms, r.tell_cpu_ms, r.build_ms);
     return 0;
   }
