@@ -221,13 +221,13 @@ std::array<bool, tpe::kOperators> parse_operators(const Json& list, const std::s
 // keys, and a key of the other preset is an error that says which preset it belongs to.
 tpe::TpeConfig parse_tpe_config(const Json& json) {
   JsonFields t(json, "search.tpe");
-  const std::vector<std::string> batch_only = {"good_fraction", "min_good", "min_share", "operators",
-                                               "joint_success_target"};
+  const std::vector<std::string> batch_only = {"good_fraction",        "min_good", "min_share", "operators",
+                                               "joint_success_target", "distinct"};
   const std::vector<std::string> optuna_only = {"multivariate",        "multivariate_budget", "prior_weight",
                                                 "consider_magic_clip", "consider_endpoints",  "acquisition"};
   t.reject_unknown({"preset", "n_startup_trials", "n_ei_candidates", "threads", "good_fraction", "min_good",
                     "min_share", "operators", "multivariate", "multivariate_budget", "prior_weight",
-                    "consider_magic_clip", "consider_endpoints", "acquisition", "joint_success_target"});
+                    "consider_magic_clip", "consider_endpoints", "acquisition", "joint_success_target", "distinct"});
   tpe::TpeConfig tpe;
   tpe.preset =
       t.get_choice("preset", {"batch", "optuna"}, "batch") == "optuna" ? tpe::Preset::Optuna : tpe::Preset::Batch;
@@ -245,6 +245,7 @@ tpe::TpeConfig parse_tpe_config(const Json& json) {
     b.min_good = static_cast<int>(t.get_int("min_good", b.min_good, 2, 1 << 20));
     b.min_share = t.get_number("min_share", b.min_share);
     b.joint_success_target = t.get_number("joint_success_target", b.joint_success_target);
+    b.distinct = t.get_bool("distinct", b.distinct);
     b.threads = static_cast<unsigned>(t.get_int("threads", b.threads, 0, 1024));
     if (t.has("operators")) {
       b.operators = parse_operators(json.at("operators"), t.key_path("operators"));
@@ -663,6 +664,8 @@ Json StudyConfig::resolved() const {
     if (b.operators_listed) j["search"]["tpe"]["operators"] = operators_json(b.operators);
     // Written only when set: a run made before the key existed keeps its config digest.
     if (b.joint_success_target > 0.0) j["search"]["tpe"]["joint_success_target"] = b.joint_success_target;
+    // Written only when off: the draws of such a run are those of sampler draws version 8.
+    if (!b.distinct) j["search"]["tpe"]["distinct"] = false;
   } else {
     j["search"]["tpe"] = {{"preset", "optuna"},
                           {"n_startup_trials", t.n_startup_trials},

@@ -25,8 +25,10 @@ int sampler_draws_version(const io::StudyConfig& config) {
   // version 4's draws, then version 5's (fast) or 1's (exact); a change to either is a new
   // version for "auto" too. Version 7: batch TPE (the "batch" preset, the default). Version 8:
   // batch TPE's evolve operator on by default, a stale block's steps carried into C's frame.
+  // Version 9: batch TPE draws a repeated row again (search.tpe.distinct, on by default; off,
+  // the draws are version 8's).
   if (config.search.sampler != "tpe") return 1;
-  if (config.search.tpe.preset == tpe::Preset::Batch) return 8;
+  if (config.search.tpe.preset == tpe::Preset::Batch) return config.search.tpe.batch.distinct ? 9 : 8;
   if (config.search.tpe.multivariate == tpe::Multivariate::Auto) return 6;
   if (config.search.tpe.multivariate == tpe::Multivariate::On) return 4;
   return config.search.tpe.acquisition == tpe::Acquisition::Fast ? 5 : 1;

@@ -1,12 +1,12 @@
 #include "study/selection_sample.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <unordered_set>
 
 #include <boost/random/uniform_int_distribution.hpp>
 
 #include "engine/trial_ranking.hpp"
+#include "tpe/recent_rows.hpp"
 
 namespace tpeopt::engine {
 
@@ -32,15 +32,9 @@ void SelectionSample::on_batch(const BatchRequest& request, const BatchResult& r
     t.score = result.scores[i];
     t.violation = result.violations[i];
     ++told_;
-    // FNV-1a over the values' bytes: two different parameter sets share a hash with a
-    // probability of about N^2 / 2^65 (1e-9 at 200,000 trials), which would drop one of them.
-    std::uint64_t h = 1469598103934665603ull;
-    for (const double v : t.params) {
-      unsigned char bytes[sizeof v];
-      std::memcpy(bytes, &v, sizeof v);
-      for (const unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-    }
-    if (!distinct_.insert(h).second) continue;
+    // Two different parameter sets share a key with a probability of about N^2 / 2^65 (1e-9
+    // at 200,000 trials), which would drop one of them.
+    if (!distinct_.insert(tpe::row_key(t.params.data(), t.params.size())).second) continue;
     ++seen_;
     // Algorithm R: trial number seen_ replaces a reservoir entry with probability sample_n / seen_.
     if (reservoir_.size() < sample_n_) {

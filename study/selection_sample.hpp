@@ -49,8 +49,8 @@ class SelectionSample final : public BatchObserver {
   tpe::Direction direction_;
   BatchObserver* next_;
   std::uint64_t seen_ = 0, told_ = 0;
-  std::unordered_set<std::uint64_t> distinct_;  ///< a 64-bit hash of each parameter set seen
-  std::vector<SampledTrial> top_;  ///< a heap whose front ranks last
+  std::unordered_set<std::uint64_t> distinct_;  ///< the row_key (tpe/recent_rows.hpp) of each parameter set seen
+  std::vector<SampledTrial> top_;               ///< a heap whose front ranks last
   std::vector<SampledTrial> reservoir_;
 };
 

@@ -31,6 +31,9 @@ struct BatchTpeConfig {
   /// tell() from the joint trials' success rate r (the operator shares' rate): ln s moves by
   /// (r - target) / (2 target), s kept in [1e-3, 4], and set back to 1 when it reaches 1e-3.
   double joint_success_target = 0.0;
+  /// Whether a modelled trial that repeats a recently asked row is drawn again (docs/tpe.md,
+  /// "Distinct trials"): up to 8 times from its operator, then up to 8 times at random.
+  bool distinct = true;
   /// Worker threads for ask() (1 = the sampler thread alone; 0 = all cores). Results do not
   /// depend on it.
   unsigned threads = 1;

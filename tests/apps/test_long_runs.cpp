@@ -227,10 +227,10 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
                                                              "are version {}",
                                                              recorded.value_or(1), current)));
   };
-  // The default (batch TPE) records version 8; a run recorded by an earlier sampler (version 7:
-  // batch TPE before evolve was on by default) is refused.
-  REQUIRE(read_json(fs::path(dir) / "run.json").at("sampler_draws") == 8);
-  require_refused(dir, 7, 8);
+  // The default (batch TPE) records version 9; a run recorded by an earlier sampler (version 8:
+  // batch TPE before it drew a repeated row again) is refused.
+  REQUIRE(read_json(fs::path(dir) / "run.json").at("sampler_draws") == 9);
+  require_refused(dir, 8, 9);
   // Optuna's TPE: a run whose trials an older sampler proposed: without sampler_draws
   // (version 1), the fast sampler of version 2 (g rebuilt by every ask), 3 (running sums on
   // continuous axes only; this study has an int axis) or 5 (one estimator per axis throughout;

@@ -175,3 +175,33 @@ TEST_CASE("selection sample: the top trials by the ranking and a seeded sample o
   CHECK(again.rest().front().trial == rest.front().trial);
   CHECK(again.rest().back().trial == rest.back().trial);
 }
+
+TEST_CASE("selection sample: a repeated parameter set counts once, kept by its first trial", "[cpu][selection]") {
+  engine::SelectionSample sample(2, 10, 5, tpeopt::tpe::Direction::Maximize, nullptr);
+  engine::BatchRequest request;
+  request.first_trial = 0;
+  request.n_trials = 5;
+  request.n_axes = 2;
+  // Rows: a, b, a again (trial 2), c, b again with -0 for 0 (trial 4).
+  request.values = {1.0, 0.0, 2.0, 3.0, 1.0, 0.0, 4.0, 5.0, 2.0, 3.0};
+  engine::BatchResult result;
+  result.first_trial = 0;
+  result.n_trials = 5;
+  result.scores = {1.0, 2.0, 1.0, 0.5, 2.0};
+  result.violations.assign(5, 0.0);
+  sample.on_batch(request, result, {});
+  request.first_trial = result.first_trial = 5;
+  request.n_trials = result.n_trials = 1;
+  request.values = {1.0, -0.0};  // trial 0's row: a repeat across batches
+  result.scores = {1.0};
+  result.violations = {0.0};
+  sample.on_batch(request, result, {});
+  CHECK(sample.n_told() == 6);
+  CHECK(sample.n_trials() == 3);
+  const auto top = sample.top();
+  REQUIRE(top.size() == 2);
+  CHECK(top[0].trial == 1);  // b, by its first trial
+  CHECK(top[1].trial == 0);  // a
+  REQUIRE(sample.rest().size() == 1);
+  CHECK(sample.rest()[0].trial == 3);
+}

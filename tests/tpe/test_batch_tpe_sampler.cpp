@@ -14,6 +14,7 @@
 
 #include "common/error.hpp"
 #include "config/study_config.hpp"
+#include "storage/run_files.hpp"
 #include "study/study.hpp"
 #include "support/bits.hpp"
 #include "support/sampler_fixtures.hpp"
@@ -364,6 +365,16 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   const auto stepped = parse({{"joint_success_target", 0.1}});
   CHECK(stepped.search.tpe.batch.joint_success_target == 0.1);
   CHECK(parse(stepped.resolved()["search"]["tpe"]).resolved() == stepped.resolved());
+  // Distinct trials: on by default and then not written back; off is written back, and its
+  // runs record the draws of version 8.
+  CHECK(batch.search.tpe.batch.distinct);
+  CHECK_FALSE(batch.resolved()["search"]["tpe"].contains("distinct"));
+  const auto repeats = parse({{"distinct", false}});
+  CHECK_FALSE(repeats.search.tpe.batch.distinct);
+  CHECK(repeats.resolved()["search"]["tpe"]["distinct"] == false);
+  CHECK(parse(repeats.resolved()["search"]["tpe"]).resolved() == repeats.resolved());
+  CHECK(engine::sampler_draws_version(batch) == 9);
+  CHECK(engine::sampler_draws_version(repeats) == 8);
   // The operators: all four by default, not written back (a space without a numeric axis runs
   // the default set without evolve, and refuses a listed one); a list is written back.
   CHECK_FALSE(batch.resolved()["search"]["tpe"].contains("operators"));
@@ -424,6 +435,9 @@ TEST_CASE("Batch TPE: search.tpe keys of each preset, validated by key and writt
   CHECK_THAT(message({{"min_good", 1}}), Catch::Contains("search.tpe.min_good"));
   CHECK_THAT(message({{"min_share", 0.5}}), Catch::Contains("search.tpe.min_share"));
   CHECK_THAT(message({{"joint_success_target", 1.0}}), Catch::Contains("search.tpe.joint_success_target"));
+  CHECK_THAT(message({{"distinct", 1}}), Catch::Contains("search.tpe.distinct"));
+  CHECK_THAT(message({{"preset", "optuna"}, {"distinct", false}}),
+             Catch::Contains("search.tpe.distinct: only with \"preset\": \"batch\""));
   CHECK_THAT(message({{"preset", "optuna"}, {"joint_success_target", 0.1}}),
              Catch::Contains("search.tpe.joint_success_target: only with \"preset\": \"batch\""));
   CHECK_THAT(message({{"preset", "bayes"}}), Catch::Contains("search.tpe.preset"));

@@ -1,0 +1,151 @@
+// Batch TPE's distinct trials (docs/tpe.md, "Distinct trials"): the window of recent rows, a
+// batch of a converged discrete search without repeats (and with them when the key is off),
+// the same rows for any thread count, depth and after a resume, and the rows of a space
+// smaller than the budget.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "support/sampler_fixtures.hpp"
+#include "tpe/batch_tpe_sampler.hpp"
+#include "tpe/recent_rows.hpp"
+
+using namespace tpeopt;
+using namespace tpeopt::testing;
+using tpe::BatchTpeConfig;
+using tpe::BatchTpeSampler;
+using tpe::Direction;
+using tpe::RecentRows;
+using tpe::row_key;
+
+namespace {
+
+// Four int axes of 12 values: 20,736 points, a bowl with its minimum at (3, 7, 9, 2). Batch
+// TPE converges on it in a few batches and then proposes mostly rows it has asked.
+SearchSpace grid_space() {
+  SearchSpace s;
+  for (const char* name : {"a", "b", "c", "d"}) s.axes.push_back(int_axis(name, 0, 11));
+  return s;
+}
+
+TrialOutcome bowl(const double* p, std::uint64_t) {
+  const double centre[4] = {3, 7, 9, 2};
+  double f = 0.0;
+  for (int a = 0; a < 4; ++a) f += (a + 1) * (p[a] - centre[a]) * (p[a] - centre[a]);
+  return {f, 0.0};
+}
+
+std::size_t distinct_rows(const std::vector<double>& params, std::size_t d, std::size_t first, std::size_t n) {
+  std::set<std::vector<double>> rows;
+  for (std::size_t t = first; t < first + n; ++t) rows.insert({&params[t * d], &params[t * d] + d});
+  return rows.size();
+}
+
+BatchTpeConfig config_with(bool distinct, unsigned threads = 1) {
+  BatchTpeConfig c;
+  c.distinct = distinct;
+  c.threads = threads;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("RecentRows: keys of equal rows, a window of the newest rows", "[cpu][tpe][batch][distinct]") {
+  const double a[3] = {1.0, 2.0, 0.0}, same[3] = {1.0, 2.0, -0.0}, other[3] = {1.0, 2.0, 3.0};
+  CHECK(row_key(a, 3) == row_key(same, 3));
+  CHECK(row_key(a, 3) != row_key(other, 3));
+  CHECK(row_key(a, 2) != row_key(a, 3));
+  RecentRows window(3);
+  for (std::uint64_t k : {10u, 11u, 10u}) window.record(k);
+  CHECK(window.size() == 3);
+  CHECK(window.contains(10));
+  window.record(12);  // the first 10 leaves; the second stays
+  CHECK(window.contains(10));
+  CHECK(window.contains(11));
+  window.record(13);  // 11 leaves
+  CHECK_FALSE(window.contains(11));
+  window.record(14);  // the second 10 leaves
+  CHECK_FALSE(window.contains(10));
+  CHECK(window.contains(12));
+  CHECK(window.contains(13));
+  CHECK(window.contains(14));
+  CHECK(window.size() == 3);
+  CHECK_THROWS(RecentRows(0));
+}
+
+TEST_CASE("Batch TPE: a converged discrete search asks no row twice", "[cpu][tpe][batch][distinct]") {
+  const SearchSpace space = grid_space();
+  const std::size_t d = space.size(), n_trials = 4000, batch = 200;
+  BatchTpeSampler on(space, Direction::Minimize, 5, config_with(true));
+  const auto with = run_schedule(on, d, n_trials, batch, 2, bowl);
+  // The first block is random: the random sampler's rows, repeats allowed.
+  CHECK(distinct_rows(with, d, batch, n_trials - batch) == n_trials - batch);
+  // Off, the same search repeats rows: what the check above excludes happens.
+  BatchTpeSampler off(space, Direction::Minimize, 5, config_with(false));
+  const auto without = run_schedule(off, d, n_trials, batch, 2, bowl);
+  CHECK(distinct_rows(without, d, batch, n_trials - batch) < (n_trials - batch) / 2);
+  // Both find the minimum.
+  auto best = [&](const std::vector<double>& p) {
+    double f = INFINITY;
+    for (std::size_t t = 0; t < n_trials; ++t) f = std::min(f, bowl(&p[t * d], t).score);
+    return f;
+  };
+  CHECK(best(with) == 0.0);
+  CHECK(best(without) == 0.0);
+}
+
+TEST_CASE("Batch TPE: distinct rows are the same for every thread count, depth and resume",
+          "[cpu][tpe][batch][distinct][determinism]") {
+  const SearchSpace space = grid_space();
+  const std::size_t d = space.size(), n_trials = 3000, batch = 150;
+  const std::size_t depth = GENERATE(1u, 2u, 3u);
+  CAPTURE(depth);
+  BatchTpeSampler one(space, Direction::Minimize, 9, config_with(true, 1));
+  const auto expected = run_schedule(one, d, n_trials, batch, depth, bowl);
+  for (unsigned threads : {2u, 4u}) {
+    CAPTURE(threads);
+    BatchTpeSampler many(space, Direction::Minimize, 9, config_with(true, threads));
+    const auto got = run_schedule(many, d, n_trials, batch, depth, bowl);
+    REQUIRE(std::memcmp(got.data(), expected.data(), got.size() * sizeof(double)) == 0);
+  }
+  // Resume: the first blocks adopted from the journal, the rest asked.
+  BatchTpeSampler resumed(space, Direction::Minimize, 9, config_with(true, 3));
+  std::vector<double> params(n_trials * d);
+  const std::size_t n_blocks = n_trials / batch, replayed = 7;
+  auto issue = [&](std::size_t k) {
+    double* block = &params[k * batch * d];
+    if (k < replayed) {
+      std::copy(&expected[k * batch * d], &expected[(k + 1) * batch * d], block);
+      resumed.adopt(k * batch, batch, block);
+    } else {
+      resumed.ask(k * batch, batch, block);
+    }
+  };
+  for (std::size_t k = 0; k < depth; ++k) issue(k);
+  for (std::size_t k = 0; k < n_blocks; ++k) {
+    std::vector<TrialOutcome> outcomes(batch);
+    for (std::size_t i = 0; i < batch; ++i) outcomes[i] = bowl(&params[(k * batch + i) * d], k * batch + i);
+    resumed.tell(k * batch, outcomes);
+    if (k + depth < n_blocks) issue(k + depth);
+  }
+  REQUIRE(std::memcmp(params.data(), expected.data(), params.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("Batch TPE: a space smaller than the budget is asked whole, then repeats", "[cpu][tpe][batch][distinct]") {
+  SearchSpace space;
+  space.axes.push_back(int_axis("a", 0, 9));
+  space.axes.push_back(int_axis("b", 0, 4));  // 50 points
+  const std::size_t d = space.size(), batch = 20, n_trials = 200;
+  BatchTpeSampler sampler(space, Direction::Minimize, 3, config_with(true));
+  const auto params = run_schedule(sampler, d, n_trials, batch, 1, [](const double* p, std::uint64_t) {
+    return TrialOutcome{p[0] + p[1], 0.0};
+  });
+  // Every point is asked by the end; all rows stay in the domain.
+  CHECK(distinct_rows(params, d, 0, n_trials) == 50);
+  for (std::size_t t = 0; t < n_trials; ++t)
+    for (std::size_t a = 0; a < d; ++a) REQUIRE(in_domain(space.axes[a], params[t * d + a]));
+}
