@@ -299,7 +299,7 @@ void BatchTpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutco
 void BatchTpeSampler::State::make_distinct(Block& block, const GoodSetModel& model, const DensityRatio* ratio,
                                            double* out) {
   const std::size_t d = space.size(), nc = unit.n_codes(), n = block.n;
-  std::unordered_set<std::uint64_t> in_block;
+  std::unordered_set<std::uint64_t> in_block(2 * n);
   std::vector<std::size_t> repeats;
   auto accept = [&](std::size_t i) {
     const std::uint64_t key = row_key(out + i * d, d);
