@@ -46,6 +46,7 @@ constexpr int kRandom = -1;  // a block's operator code for its random trials
 constexpr std::uint64_t kDistinctPurpose = 0x6264ULL << 32;  // "bd"
 constexpr int kDistinctRedraws = 8;
 constexpr int kDistinctRandom = 8;
+constexpr std::size_t kDistinctInline = 64;
 constexpr std::size_t kRecentRows = std::size_t{1} << 20;
 
 // The joint step size's range (joint_success_target).
@@ -299,16 +300,18 @@ void BatchTpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutco
 void BatchTpeSampler::State::make_distinct(Block& block, const GoodSetModel& model, const DensityRatio* ratio,
                                            double* out) {
   const std::size_t d = space.size(), nc = unit.n_codes(), n = block.n;
-  std::unordered_set<std::uint64_t> in_block(2 * n);
+  RecentRows in_block(n);
   std::vector<std::size_t> repeats;
   auto accept = [&](std::size_t i) {
     const std::uint64_t key = row_key(out + i * d, d);
-    return !recent_rows.contains(key) && in_block.insert(key).second;
+    if (recent_rows.contains(key) || in_block.contains(key)) return false;
+    in_block.record(key);
+    return true;
   };
   for (std::size_t i = 0; i < n; ++i)
     if (!accept(i)) repeats.push_back(i);
   for (int round = 1; round <= kDistinctRedraws + kDistinctRandom && !repeats.empty(); ++round) {
-    workers.parallel_for(repeats.size(), [&](std::size_t begin, std::size_t end) {
+    auto redraw = [&](std::size_t begin, std::size_t end) {
       std::vector<double> candidate(nc);
       for (std::size_t k = begin; k < end; ++k) {
         const std::size_t i = repeats[k];
@@ -324,7 +327,10 @@ void BatchTpeSampler::State::make_distinct(Block& block, const GoodSetModel& mod
         }
         unit.to_codes(out + i * d, codes);
       }
-    });
+    };
+    // A few repeats are redrawn on this thread: waking the workers costs more than they do.
+    if (repeats.size() < kDistinctInline) redraw(0, repeats.size());
+    else workers.parallel_for(repeats.size(), redraw);
     std::vector<std::size_t> still;
     for (std::size_t i : repeats)
       if (!accept(i)) still.push_back(i);

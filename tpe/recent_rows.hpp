@@ -1,11 +1,12 @@
 #pragma once
 // The parameter rows batch TPE asked most recently, to tell whether a proposal repeats one
-// (docs/tpe.md, "Distinct trials"). A row is kept as its row_key; a
-// window of the last `capacity` rows, in the order they were recorded, bounds the memory
-// (about 40 bytes a row) whatever the budget.
+// (docs/tpe.md, "Distinct trials"). A row is kept as its row_key; a window of the last
+// `capacity` rows, in the order they were recorded, bounds the memory (24 bytes a row at most)
+// whatever the budget. The keys are held in an open-addressing table (linear probing,
+// backward-shift deletion): an ask looks up and records thousands of rows, and a node-based
+// map's allocations cost more than the rest of the check.
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace tpeopt::tpe {
@@ -19,16 +20,25 @@ class RecentRows {
  public:
   explicit RecentRows(std::size_t capacity);
 
-  bool contains(std::uint64_t key) const { return counts_.count(key) != 0; }
+  bool contains(std::uint64_t key) const;
   /// Records a row as the newest; the oldest leaves once `capacity` are held.
   void record(std::uint64_t key);
   std::size_t size() const { return held_; }
 
  private:
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t count = 0;  // rows held with this key; 0: the slot is empty
+  };
+  std::size_t find(std::uint64_t key) const;  // the key's slot, or the empty slot where it would go
+  void grow();
+  void erase_one(std::uint64_t key);
+
   std::size_t capacity_;
   std::vector<std::uint64_t> ring_;  // the recorded keys, oldest at next_ once full
   std::size_t next_ = 0, held_ = 0;
-  std::unordered_map<std::uint64_t, std::uint32_t> counts_;  // key -> rows held with it
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  std::size_t distinct_ = 0;
 };
 
 }  // namespace tpeopt::tpe
