@@ -1,6 +1,7 @@
 #pragma once
 // Settings of the batch TPE sampler (tpe/batch_tpe_sampler.hpp; docs/tpe.md, "Batch TPE").
 #include <array>
+#include <cstddef>
 
 #include "tpe/proposal_operator.hpp"
 
@@ -34,6 +35,9 @@ struct BatchTpeConfig {
   /// Whether a modelled trial that repeats a recently asked row is drawn again (docs/tpe.md,
   /// "Distinct trials"): up to 8 times from its operator, then up to 8 times at random.
   bool distinct = true;
+  /// The rows a repeat is looked for among: the last `distinct_window` asked (not a config
+  /// key: tests shrink it to reach its eviction).
+  std::size_t distinct_window = std::size_t{1} << 20;
   /// Worker threads for ask() (1 = the sampler thread alone; 0 = all cores). Results do not
   /// depend on it.
   unsigned threads = 1;

@@ -42,12 +42,11 @@ constexpr int kRandom = -1;  // a block's operator code for its random trials
 
 // Distinct trials: the redraws of a repeated row (round r draws from purpose kDistinctPurpose + r:
 // from its operator in the first kDistinctRedraws rounds, at random in the kDistinctRandom
-// after), and the window of recent rows.
+// after); rounds of fewer than kDistinctInline repeats run on the asking thread.
 constexpr std::uint64_t kDistinctPurpose = 0x6264ULL << 32;  // "bd"
 constexpr int kDistinctRedraws = 8;
 constexpr int kDistinctRandom = 8;
 constexpr std::size_t kDistinctInline = 64;
-constexpr std::size_t kRecentRows = std::size_t{1} << 20;
 
 // The joint step size's range (joint_success_target).
 constexpr double kMinJointStep = 1e-3;
@@ -62,6 +61,7 @@ void validate(const BatchTpeConfig& c) {
     throw make_error("search.tpe.good_fraction: expected a number in (0, 1], got {}", c.good_fraction);
   if (c.min_good < 2 || c.min_good > (1 << 20))
     throw make_error("search.tpe.min_good: expected an integer in [2, {}], got {}", 1 << 20, c.min_good);
+  if (c.distinct_window < 1) throw make_error("search.tpe: the window of distinct trials must hold at least one row");
   if (c.candidates < 1 || c.candidates > 1024)
     throw make_error("search.tpe.n_ei_candidates: expected an integer in [1, 1024], got {}", c.candidates);
   const int used = static_cast<int>(std::count(c.operators.begin(), c.operators.end(), true));
@@ -89,7 +89,7 @@ struct BatchTpeSampler::State {
   std::optional<SearchDistribution> evolve;
   std::optional<RankedTrial> evolve_best;
   // The rows asked most recently (distinct trials), recorded in trial order.
-  RecentRows recent_rows{kRecentRows};
+  RecentRows recent_rows;
 
   // Asked blocks not yet told, in ask order.
   struct Block {
@@ -105,7 +105,7 @@ struct BatchTpeSampler::State {
 
   State(SearchSpace s, Direction dir, std::uint64_t sd, BatchTpeConfig cfg)
       : space(std::move(s)), direction(dir), seed(sd), config(cfg), unit(space), pool(unit.n_codes(), dir),
-        workers(cfg.threads) {
+        workers(cfg.threads), recent_rows(cfg.distinct_window) {
     validate(config);
     // Evolve draws numeric codes only: listed, it is refused on a space without them; as part of
     // the default set it is left out there and the other three run.
@@ -169,6 +169,7 @@ struct BatchTpeSampler::State {
 
   // Records the block's n rows (out, d values each) in trial order, as adopt() does.
   void record_rows(const double* out, std::size_t n) {
+    if (!config.distinct) return;
     const std::size_t d = space.size();
     for (std::size_t i = 0; i < n; ++i) recent_rows.record(row_key(out + i * d, d));
   }
@@ -244,7 +245,7 @@ void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out)
       s.unit.to_codes(out + i * d, best);
     }
   });
-  if (s.config.distinct) s.make_distinct(block, model, ratio ? &*ratio : nullptr, out);
+  if (s.config.distinct && n > 0) s.make_distinct(block, model, ratio ? &*ratio : nullptr, out);
   s.record_rows(out, n);
   s.start_block(std::move(block));
 }
@@ -289,14 +290,16 @@ void BatchTpeSampler::tell(std::uint64_t first_trial, std::span<const TrialOutco
   s.pending.pop_front();
 }
 
-// A modelled trial whose row repeats a recent row or an earlier trial of its block is drawn
-// again: rounds 1 .. kDistinctRedraws draw it from its operator, screened as before, from
-// the stream (seed, trial, kDistinctPurpose + round); the kDistinctRandom rounds after draw it
-// uniformly (when the model has nothing new to propose, the search explores). A round draws its trials on the workers, then accepts them one after the
-// other in trial order, so the result does not depend on the thread count. A row that still
-// repeats after the last round is asked as it is (a space nearly exhausted). A repeat tells
-// the model nothing: in a discrete space of a few million points a batch of 4,096 around a
-// converged good set was 19 in 20 repeats.
+// A modelled trial whose row repeats a recent row or another accepted trial of its block is
+// drawn again: rounds 1 .. kDistinctRedraws draw it from its operator, screened as before,
+// from the stream (seed, trial, kDistinctPurpose + round); the kDistinctRandom rounds after
+// draw it uniformly (when the model has nothing new to propose, the search explores). A
+// round draws its trials (on the workers when there are many), then accepts them one after
+// the other in trial order, so the result does not depend on the thread count. A row that
+// still repeats after the last round is asked as that round drew it (a space nearly
+// exhausted). A redrawn trial keeps its operator: adopt() rebuilds the operators from the
+// told history alone. A repeat tells the model nothing: in a discrete space of a few million
+// points a batch of 4,096 around a converged good set was 19 in 20 repeats.
 void BatchTpeSampler::State::make_distinct(Block& block, const GoodSetModel& model, const DensityRatio* ratio,
                                            double* out) {
   const std::size_t d = space.size(), nc = unit.n_codes(), n = block.n;

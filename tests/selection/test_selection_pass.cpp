@@ -182,7 +182,7 @@ TEST_CASE("selection sample: a repeated parameter set counts once, kept by its f
   request.first_trial = 0;
   request.n_trials = 5;
   request.n_axes = 2;
-  // Rows: a, b, a again (trial 2), c, b again with -0 for 0 (trial 4).
+  // Rows: a, b, a again (trial 2), c, b again (trial 4); trial 5 (next batch) is a with -0 for 0.
   request.values = {1.0, 0.0, 2.0, 3.0, 1.0, 0.0, 4.0, 5.0, 2.0, 3.0};
   engine::BatchResult result;
   result.first_trial = 0;

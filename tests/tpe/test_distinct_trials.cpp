@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <map>
 #include <set>
 #include <vector>
 
 #include "support/sampler_fixtures.hpp"
 #include "tpe/batch_tpe_sampler.hpp"
 #include "tpe/recent_rows.hpp"
+#include "tpe/trial_rng.hpp"
 
 using namespace tpeopt;
 using namespace tpeopt::testing;
@@ -77,17 +80,51 @@ TEST_CASE("RecentRows: keys of equal rows, a window of the newest rows", "[cpu][
   CHECK_THROWS(RecentRows(0));
 }
 
+TEST_CASE("RecentRows: colliding keys, wrap-around, growth and deletion against a brute-force window",
+          "[cpu][tpe][batch][distinct]") {
+  // Keys whose low bits collide (the table indexes by them), key 0, and keys recorded several
+  // times in the window: contains() must equal membership in a plain queue of the last rows.
+  for (std::size_t capacity : {1u, 2u, 3u, 33u, 1000u}) {
+    CAPTURE(capacity);
+    RecentRows window(capacity);
+    std::deque<std::uint64_t> last;
+    std::map<std::uint64_t, int> held;
+    tpe::SplitMix64 rng(capacity);
+    std::size_t mismatches = 0;
+    for (int op = 0; op < 40000; ++op) {
+      const std::uint64_t id = rng() % (2 * capacity + 3);
+      const std::uint64_t low = rng() % 4 == 0 ? 63 : rng() % 8;  // 63: the last slot of 64, wraps
+      const std::uint64_t key = id == 0 ? 0 : (id << 20) | low;
+      window.record(key);
+      last.push_back(key);
+      ++held[key];
+      if (last.size() > capacity) {
+        if (--held[last.front()] == 0) held.erase(last.front());
+        last.pop_front();
+      }
+      const std::uint64_t probe = rng() % (2 * capacity + 3);
+      const std::uint64_t probe_key = probe == 0 ? 0 : (probe << 20) | (rng() % 4 == 0 ? 63 : rng() % 8);
+      if (window.contains(probe_key) != (held.count(probe_key) != 0)) ++mismatches;
+      if (window.size() != last.size()) ++mismatches;
+    }
+    CHECK(mismatches == 0);
+  }
+}
+
 TEST_CASE("Batch TPE: a converged discrete search asks no row twice", "[cpu][tpe][batch][distinct]") {
   const SearchSpace space = grid_space();
   const std::size_t d = space.size(), n_trials = 4000, batch = 200;
   BatchTpeSampler on(space, Direction::Minimize, 5, config_with(true));
   const auto with = run_schedule(on, d, n_trials, batch, 2, bowl);
-  // The first block is random: the random sampler's rows, repeats allowed.
-  CHECK(distinct_rows(with, d, batch, n_trials - batch) == n_trials - batch);
+  // The first two blocks are random (asked before anything is told, at depth 2): the random
+  // sampler's rows, repeats allowed. No later row repeats one of them or another later row.
+  const std::size_t random = 2 * batch;
+  CHECK(distinct_rows(with, d, random, n_trials - random) == n_trials - random);
+  CHECK(distinct_rows(with, d, 0, n_trials) == distinct_rows(with, d, 0, random) + n_trials - random);
   // Off, the same search repeats rows: what the check above excludes happens.
   BatchTpeSampler off(space, Direction::Minimize, 5, config_with(false));
   const auto without = run_schedule(off, d, n_trials, batch, 2, bowl);
-  CHECK(distinct_rows(without, d, batch, n_trials - batch) < (n_trials - batch) / 2);
+  CHECK(distinct_rows(without, d, random, n_trials - random) < (n_trials - random) / 2);
   // Both find the minimum.
   auto best = [&](const std::vector<double>& p) {
     double f = INFINITY;
@@ -133,6 +170,47 @@ TEST_CASE("Batch TPE: distinct rows are the same for every thread count, depth a
     if (k + depth < n_blocks) issue(k + depth);
   }
   REQUIRE(std::memcmp(params.data(), expected.data(), params.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("Batch TPE: a row evicted from the window may be asked again, and a resume across evictions is exact",
+          "[cpu][tpe][batch][distinct][determinism]") {
+  const SearchSpace space = grid_space();
+  const std::size_t d = space.size(), n_trials = 6000, batch = 500;  // batches of 500: rounds on the workers
+  BatchTpeConfig small = config_with(true, 1);
+  small.distinct_window = 700;  // less than two batches
+  BatchTpeSampler one(space, Direction::Minimize, 13, small);
+  const auto expected = run_schedule(one, d, n_trials, batch, 2, bowl);
+  // Blocks 0 and 1 are random (asked before anything is told). From block 3 on, a block and
+  // the one before it (inside the window when it is asked) repeat no row...
+  for (std::size_t k = 3; k < n_trials / batch; ++k)
+    REQUIRE(distinct_rows(expected, d, (k - 1) * batch, 2 * batch) == 2 * batch);
+  // ...but over the run, rows evicted from the window were asked again: the search stays in
+  // a few hundred points near the minimum.
+  CHECK(distinct_rows(expected, d, batch, n_trials - batch) < n_trials - batch);
+  // Threads and resume give the same rows with the small window too.
+  small.threads = 4;
+  BatchTpeSampler many(space, Direction::Minimize, 13, small);
+  REQUIRE(run_schedule(many, d, n_trials, batch, 2, bowl) == expected);
+  BatchTpeSampler resumed(space, Direction::Minimize, 13, small);
+  std::vector<double> params(n_trials * d);
+  const std::size_t n_blocks = n_trials / batch, replayed = 5, depth = 2;
+  auto issue = [&](std::size_t k) {
+    double* block = &params[k * batch * d];
+    if (k < replayed) {
+      std::copy(&expected[k * batch * d], &expected[(k + 1) * batch * d], block);
+      resumed.adopt(k * batch, batch, block);
+    } else {
+      resumed.ask(k * batch, batch, block);
+    }
+  };
+  for (std::size_t k = 0; k < depth; ++k) issue(k);
+  for (std::size_t k = 0; k < n_blocks; ++k) {
+    std::vector<TrialOutcome> outcomes(batch);
+    for (std::size_t i = 0; i < batch; ++i) outcomes[i] = bowl(&params[(k * batch + i) * d], k * batch + i);
+    resumed.tell(k * batch, outcomes);
+    if (k + depth < n_blocks) issue(k + depth);
+  }
+  REQUIRE(params == expected);
 }
 
 TEST_CASE("Batch TPE: a space smaller than the budget is asked whole, then repeats", "[cpu][tpe][batch][distinct]") {
