@@ -58,6 +58,12 @@ std::string config_digest(const io::StudyConfig& config) {
   // settings without the preset's name, so that they resume.
   if (config.search.sampler == "tpe" && config.search.tpe.preset == tpe::Preset::Optuna)
     j["search"]["tpe"].erase("preset");
+  // Batch TPE runs of sampler draws version 8 were started before "distinct" existed and resume
+  // with it false: their digest is over the same settings without the key. The draws version
+  // (run.json) still tells such a run from one of version 9.
+  if (config.search.sampler == "tpe" && config.search.tpe.preset == tpe::Preset::Batch &&
+      !config.search.tpe.batch.distinct)
+    j["search"]["tpe"].erase("distinct");
   Digest d;
   d.add(std::string_view(j.dump()));
   return d.hex();
@@ -73,6 +79,14 @@ io::StudyConfig load_run_config(const fs::path& dir) {
   if (search != config.end() && search->value("sampler", "tpe") == "tpe" && run.value("sampler_draws", 1) <= 6) {
     auto tpe = search->find("tpe");
     if (tpe != search->end() && tpe->is_object() && !tpe->contains("preset")) (*tpe)["preset"] = "optuna";
+  }
+  // A batch TPE run of sampler draws version 8 was started before distinct trials: it resumes
+  // with them off, which draws as version 8 did.
+  if (search != config.end() && search->value("sampler", "tpe") == "tpe" && run.value("sampler_draws", 1) == 8) {
+    auto tpe = search->find("tpe");
+    if (tpe != search->end() && tpe->is_object() && tpe->value("preset", "batch") == "batch" &&
+        !tpe->contains("distinct"))
+      (*tpe)["distinct"] = false;
   }
   return io::parse_study_config(config, (dir / "config.json").string(), base_dir);
 }

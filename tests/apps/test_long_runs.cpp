@@ -227,10 +227,36 @@ TEST_CASE("resume refuses a changed config or an older sampler's run, and output
                                                              "are version {}",
                                                              recorded.value_or(1), current)));
   };
-  // The default (batch TPE) records version 9; a run recorded by an earlier sampler (version 8:
-  // batch TPE before it drew a repeated row again) is refused.
+  // The default (batch TPE) records version 9; a run recorded by an earlier sampler (version 7:
+  // batch TPE before evolve was on by default) is refused.
   REQUIRE(read_json(fs::path(dir) / "run.json").at("sampler_draws") == 9);
-  require_refused(dir, 8, 9);
+  require_refused(dir, 7, 9);
+  // A batch TPE run of version 8 was started before distinct trials, and its config.json names
+  // no "distinct": it resumes with them off (version 8's draws), to the digest of the
+  // uninterrupted run.
+  {
+    io::Json study = read_json(config);
+    study["search"]["tpe"] = {{"distinct", false}};
+    const std::string v8_config = tmp + "/v8.json", v8_dir = tmp + "/v8";
+    std::ofstream(v8_config) << study.dump(2);
+    REQUIRE(run_cli({"run", "-c", v8_config, "--executor", "cpu", "-q", "--out", v8_dir}).exit_code == 0);
+    REQUIRE(read_json(fs::path(v8_dir) / "run.json").at("sampler_draws") == 8);
+    // Its journal's config digest is the one version 8's tpeopt wrote: over the settings without
+    // the key, those of the default run of the same study (`dir`, started from `config`).
+    REQUIRE(engine::read_journal(fs::path(v8_dir) / "journal.bin").header.config_digest ==
+            engine::read_journal(fs::path(dir) / "journal.bin").header.config_digest);
+    io::Json cfg = read_json(fs::path(v8_dir) / "config.json");
+    REQUIRE(cfg["search"]["tpe"].at("distinct") == false);
+    cfg["search"]["tpe"].erase("distinct");  // as version 8's tpeopt wrote it
+    std::ofstream(fs::path(v8_dir) / "config.json") << cfg.dump(2);
+    const std::string uninterrupted = digest_of(v8_dir);
+    const auto journal = fs::path(v8_dir) / "journal.bin";
+    fs::resize_file(journal, fs::file_size(journal) / 2);  // a torn tail: resume replays, then continues
+    const auto resumed = run_cli({"resume", v8_dir, "--executor", "cpu", "-q"});
+    INFO(resumed.output);
+    REQUIRE(resumed.exit_code == 0);
+    REQUIRE(digest_of(v8_dir) == uninterrupted);
+  }
   // Optuna's TPE: a run whose trials an older sampler proposed: without sampler_draws
   // (version 1), the fast sampler of version 2 (g rebuilt by every ask), 3 (running sums on
   // continuous axes only; this study has an int axis) or 5 (one estimator per axis throughout;
