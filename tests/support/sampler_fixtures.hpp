@@ -90,6 +90,34 @@ std::vector<double> run_schedule(tpe::Sampler& sampler, std::size_t d, std::size
   return run_schedule(sampler, d, n_trials, batch, depth, objective, [](std::size_t) {});
 }
 
+// The same schedule as a resumed run drives it: the first `adopted` blocks are adopted from
+// `journal` (the uninterrupted run's parameters, as a journal replays them), the rest asked.
+// Full blocks only (n_trials a multiple of batch). Returns all parameters.
+template <typename Objective>
+std::vector<double> run_resumed_schedule(tpe::Sampler& sampler, const std::vector<double>& journal, std::size_t d,
+                                         std::size_t n_trials, std::size_t batch, std::size_t depth,
+                                         std::size_t adopted, Objective objective) {
+  std::vector<double> params(n_trials * d);
+  const std::size_t n_blocks = n_trials / batch;
+  auto issue = [&](std::size_t k) {
+    double* block = &params[k * batch * d];
+    if (k < adopted) {
+      std::copy(&journal[k * batch * d], &journal[(k + 1) * batch * d], block);
+      sampler.adopt(k * batch, batch, block);
+    } else {
+      sampler.ask(k * batch, batch, block);
+    }
+  };
+  for (std::size_t k = 0; k < std::min(depth, n_blocks); ++k) issue(k);
+  std::vector<TrialOutcome> outcomes(batch);
+  for (std::size_t k = 0; k < n_blocks; ++k) {
+    for (std::size_t i = 0; i < batch; ++i) outcomes[i] = objective(&params[(k * batch + i) * d], k * batch + i);
+    sampler.tell(k * batch, outcomes);
+    if (k + depth < n_blocks) issue(k + depth);
+  }
+  return params;
+}
+
 inline bool in_domain(const Axis& axis, double v) {
   if (axis.kind == Axis::Kind::Categorical) return axis.choice_index(v) != Axis::npos;
   bool ok = v >= axis.low && v <= axis.high;

@@ -206,24 +206,8 @@ TEST_CASE("Batch TPE: adopting journaled blocks resumes the run bit for bit", "[
   BatchTpeSampler whole(space, Direction::Minimize, 21, with_threads(1, evolve));
   const auto expected = run_schedule(whole, d, n_trials, batch, depth, mixed_objective);
   BatchTpeSampler resumed(space, Direction::Minimize, 21, with_threads(1, evolve));
-  std::vector<double> params(n_trials * d);
-  const std::size_t n_blocks = n_trials / batch;
-  auto issue = [&](std::size_t k) {
-    double* block = &params[k * batch * d];
-    if (k < replayed_blocks) {
-      std::copy(&expected[k * batch * d], &expected[(k + 1) * batch * d], block);
-      resumed.adopt(k * batch, batch, block);
-    } else {
-      resumed.ask(k * batch, batch, block);
-    }
-  };
-  for (std::size_t k = 0; k < depth; ++k) issue(k);
-  for (std::size_t k = 0; k < n_blocks; ++k) {
-    std::vector<TrialOutcome> outcomes(batch);
-    for (std::size_t i = 0; i < batch; ++i) outcomes[i] = mixed_objective(&params[(k * batch + i) * d], k * batch + i);
-    resumed.tell(k * batch, outcomes);
-    if (k + depth < n_blocks) issue(k + depth);
-  }
+  const auto params =
+      run_resumed_schedule(resumed, expected, d, n_trials, batch, depth, replayed_blocks, mixed_objective);
   REQUIRE(std::memcmp(params.data(), expected.data(), params.size() * sizeof(double)) == 0);
 }
 

@@ -149,26 +149,9 @@ TEST_CASE("Batch TPE: distinct rows are the same for every thread count, depth a
     const auto got = run_schedule(many, d, n_trials, batch, depth, bowl);
     REQUIRE(std::memcmp(got.data(), expected.data(), got.size() * sizeof(double)) == 0);
   }
-  // Resume: the first blocks adopted from the journal, the rest asked.
+  // Resume: the first 7 blocks adopted from the journal, the rest asked.
   BatchTpeSampler resumed(space, Direction::Minimize, 9, config_with(true, 3));
-  std::vector<double> params(n_trials * d);
-  const std::size_t n_blocks = n_trials / batch, replayed = 7;
-  auto issue = [&](std::size_t k) {
-    double* block = &params[k * batch * d];
-    if (k < replayed) {
-      std::copy(&expected[k * batch * d], &expected[(k + 1) * batch * d], block);
-      resumed.adopt(k * batch, batch, block);
-    } else {
-      resumed.ask(k * batch, batch, block);
-    }
-  };
-  for (std::size_t k = 0; k < depth; ++k) issue(k);
-  for (std::size_t k = 0; k < n_blocks; ++k) {
-    std::vector<TrialOutcome> outcomes(batch);
-    for (std::size_t i = 0; i < batch; ++i) outcomes[i] = bowl(&params[(k * batch + i) * d], k * batch + i);
-    resumed.tell(k * batch, outcomes);
-    if (k + depth < n_blocks) issue(k + depth);
-  }
+  const auto params = run_resumed_schedule(resumed, expected, d, n_trials, batch, depth, 7, bowl);
   REQUIRE(std::memcmp(params.data(), expected.data(), params.size() * sizeof(double)) == 0);
 }
 
@@ -191,26 +174,9 @@ TEST_CASE("Batch TPE: a row evicted from the window may be asked again, and a re
   small.threads = 4;
   BatchTpeSampler many(space, Direction::Minimize, 13, small);
   REQUIRE(run_schedule(many, d, n_trials, batch, 2, bowl) == expected);
-  BatchTpeSampler resumed(space, Direction::Minimize, 13, small);
-  std::vector<double> params(n_trials * d);
-  const std::size_t n_blocks = n_trials / batch, replayed = 5, depth = 2;
-  auto issue = [&](std::size_t k) {
-    double* block = &params[k * batch * d];
-    if (k < replayed) {
-      std::copy(&expected[k * batch * d], &expected[(k + 1) * batch * d], block);
-      resumed.adopt(k * batch, batch, block);
-    } else {
-      resumed.ask(k * batch, batch, block);
-    }
-  };
-  for (std::size_t k = 0; k < depth; ++k) issue(k);
-  for (std::size_t k = 0; k < n_blocks; ++k) {
-    std::vector<TrialOutcome> outcomes(batch);
-    for (std::size_t i = 0; i < batch; ++i) outcomes[i] = bowl(&params[(k * batch + i) * d], k * batch + i);
-    resumed.tell(k * batch, outcomes);
-    if (k + depth < n_blocks) issue(k + depth);
-  }
-  REQUIRE(params == expected);
+  BatchTpeSampler resumed(space, Direction::Minimize, 13, small);  // 5 blocks adopted, after evictions
+  const auto params = run_resumed_schedule(resumed, expected, d, n_trials, batch, 2, 5, bowl);
+  REQUIRE(std::memcmp(params.data(), expected.data(), params.size() * sizeof(double)) == 0);
 }
 
 TEST_CASE("Batch TPE: a space smaller than the budget is asked whole, then repeats", "[cpu][tpe][batch][distinct]") {
