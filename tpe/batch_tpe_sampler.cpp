@@ -61,7 +61,6 @@ void validate(const BatchTpeConfig& c) {
     throw make_error("search.tpe.good_fraction: expected a number in (0, 1], got {}", c.good_fraction);
   if (c.min_good < 2 || c.min_good > (1 << 20))
     throw make_error("search.tpe.min_good: expected an integer in [2, {}], got {}", 1 << 20, c.min_good);
-  if (c.distinct_window < 1) throw make_error("search.tpe: the window of distinct trials must hold at least one row");
   if (c.candidates < 1 || c.candidates > 1024)
     throw make_error("search.tpe.n_ei_candidates: expected an integer in [1, 1024], got {}", c.candidates);
   const int used = static_cast<int>(std::count(c.operators.begin(), c.operators.end(), true));
@@ -167,6 +166,12 @@ struct BatchTpeSampler::State {
                        next_trial);
   }
 
+  // A row drawn uniformly over the space (the random sampler's draw) and its codes.
+  void draw_uniform(TrialEngine& engine, double* row, double* codes) const {
+    for (std::size_t a = 0; a < space.size(); ++a) row[a] = sample_uniform(space.axes[a], engine);
+    unit.to_codes(row, codes);
+  }
+
   // Records the block's n rows (out, d values each) in trial order, as adopt() does.
   void record_rows(const double* out, std::size_t n) {
     if (!config.distinct) return;
@@ -219,8 +224,7 @@ void BatchTpeSampler::ask(std::uint64_t first_trial, std::size_t n, double* out)
     block.ops.assign(n, kRandom);
     for (std::size_t i = 0; i < n; ++i) {
       auto engine = make_trial_engine(s.seed, first_trial + i, kRandomPurpose);
-      for (std::size_t a = 0; a < d; ++a) out[i * d + a] = sample_uniform(s.space.axes[a], engine);
-      s.unit.to_codes(out + i * d, &block.codes[i * nc]);
+      s.draw_uniform(engine, out + i * d, &block.codes[i * nc]);
     }
     s.record_rows(out, n);
     s.start_block(std::move(block));
@@ -325,10 +329,10 @@ void BatchTpeSampler::State::make_distinct(Block& block, const GoodSetModel& mod
           screen(model, ratio, static_cast<ProposalOperator>(block.ops[i]), config.candidates, engine, codes,
                  candidate.data());
           unit.to_external(codes, out + i * d);
+          unit.to_codes(out + i * d, codes);
         } else {
-          for (std::size_t a = 0; a < d; ++a) out[i * d + a] = sample_uniform(space.axes[a], engine);
+          draw_uniform(engine, out + i * d, codes);
         }
-        unit.to_codes(out + i * d, codes);
       }
     };
     // A few repeats are redrawn on this thread: waking the workers costs more than they do.

@@ -1,7 +1,8 @@
 // ask+tell time of one TPE batch versus observations, axes, batch size and acquisition.
 //
-//   bench_ask_tell --single AXES OBSERVATIONS BATCH batch|fast|exact|multivariate [THREADS] [WARM] [float|int]
-//       one case (batch: batch TPE, the default preset; fast, exact: the optuna preset's
+//   bench_ask_tell --single AXES OBSERVATIONS BATCH batch|batch-repeats|fast|exact|multivariate [THREADS] [WARM] [float|int]
+//       one case (batch: batch TPE, the default preset; batch-repeats: the same with
+//       search.tpe.distinct false, what the repeat check costs; fast, exact: the optuna preset's
 //       acquisitions; multivariate: its `multivariate: true`, exact scoring); prints one JSON line {"axes", "observations", "batch", "acquisition",
 //       "threads", "warm", "kind", "ask_ms", "tell_ms", "build_ms"}. KIND (default float): the
 //       axes are floats on [0, 1] or ints on [0, 1000] (1,001 grid points). WARM (default 0) TPE batches are
@@ -55,7 +56,8 @@ double cpu_ms() {
 }
 
 Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition acq, unsigned threads, int repeats,
-                std::size_t warm = 0, bool int_axes = false, bool multivariate = false, bool batch_tpe = false) {
+                std::size_t warm = 0, bool int_axes = false, bool multivariate = false, bool batch_tpe = false,
+                bool distinct = true) {
   SearchSpace space;
   for (std::size_t a = 0; a < d; ++a) {
     Axis axis;
@@ -75,6 +77,7 @@ Result run_case(std::size_t d, std::size_t n_obs, std::size_t batch, Acquisition
     config.multivariate = multivariate ? Multivariate::On : Multivariate::Off;
     config.threads = threads;
     config.batch.threads = threads;
+    config.batch.distinct = distinct;
     auto t0 = Clock::now();
     const std::uint64_t seed = 1234 + static_cast<std::uint64_t>(rep);
     std::unique_ptr<Sampler> owned;
@@ -123,7 +126,8 @@ int main(int argc, char** argv) {
     const std::size_t d = std::strtoull(argv[2], nullptr, 10), n = std::strtoull(argv[3], nullptr, 10),
                       batch = std::strtoull(argv[4], nullptr, 10);
     const bool multivariate = std::strcmp(argv[5], "multivariate") == 0;
-    const bool batch_tpe = std::strcmp(argv[5], "batch") == 0;
+    const bool repeats_allowed = std::strcmp(argv[5], "batch-repeats") == 0;
+    const bool batch_tpe = std::strcmp(argv[5], "batch") == 0 || repeats_allowed;
     const Acquisition acq = std::strcmp(argv[5], "exact") == 0 || multivariate ? Acquisition::Exact : Acquisition::Fast;
     const unsigned threads = argc >= 7 ? static_cast<unsigned>(std::atoi(argv[6])) : 0;
     const std::size_t warm = argc >= 8 ? std::strtoull(argv[7], nullptr, 10) : 0;
@@ -133,16 +137,18 @@ int main(int argc, char** argv) {
       return 2;
     }
     const int repeats = acq == Acquisition::Exact ? 1 : 3;
-    const Result r = run_case(d, n, batch, acq, threads, repeats, warm, int_axes, multivariate, batch_tpe);
+    const Result r =
+        run_case(d, n, batch, acq, threads, repeats, warm, int_axes, multivariate, batch_tpe, !repeats_allowed);
     std::printf(
         "{\"axes\": %zu, \"observations\": %zu, \"batch\": %zu, \"acquisition\": \"%s\", \"threads\": %u, "
         "\"warm\": %zu, \"kind\": \"%s\", \"ask_ms\": %.3f, \"tell_ms\": %.3f, \"ask_cpu_ms\": %.3f, \"tell_cpu_ms\": "
         "%.3f, "
         "\"build_ms\": %.1f}\n",
         d, n, batch,
-        batch_tpe      ? "batch"
-        : multivariate ? "multivariate"
-                       : name(acq),
+        repeats_allowed ? "batch-repeats"
+        : batch_tpe     ? "batch"
+        : multivariate  ? "multivariate"
+                        : name(acq),
         threads == 0 ? tpeopt::usable_hardware_threads() : threads, warm, int_axes ? "int" : "float", r.ask_ms,
         r.tell_ms, r.ask_cpu_ms, r.tell_cpu_ms, r.build_ms);
     return 0;
