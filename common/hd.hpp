@@ -9,3 +9,11 @@
 #define TPEOPT_HD
 #define TPEOPT_HD_INLINE inline
 #endif
+
+// Before a TPEOPT_HD template whose callables may be host-only or device-only: nvcc checks
+// each instantiation where it is used, not the template against every caller's side.
+#if defined(__CUDACC__)
+#define TPEOPT_HD_NO_CHECK _Pragma("nv_exec_check_disable")
+#else
+#define TPEOPT_HD_NO_CHECK
+#endif

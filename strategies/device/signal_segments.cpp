@@ -9,18 +9,13 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "strategies/device/segments_env.hpp"
 
 namespace tpeopt::gpu {
 namespace {
 
 std::atomic<int> g_segments{0}, g_room{0}, g_walk{0}, g_max_series{0};
 std::once_flag g_from_env;
-
-/// A whole non-negative decimal number below 2^31, or -1.
-int parse_count(const std::string& s) {
-  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoi(s);
-}
 
 /// TPEOPT_SIGNAL_WALK = auto | thread | warp, TPEOPT_SIGNAL_SEGMENTS = "G" or "G,ROOM"
 /// (SignalSegments' fields; 0 = auto).
@@ -32,16 +27,9 @@ void read_env() {
     else if (walk == "warp") g_walk.store(static_cast<int>(SignalSegments::Walk::Warp));
     else throw make_error("TPEOPT_SIGNAL_WALK: expected auto, thread or warp, got \"{}\"", walk);
   }
-  const char* v = std::getenv("TPEOPT_SIGNAL_SEGMENTS");
-  if (!v || !*v) return;
-  const std::string text(v);
-  const std::size_t comma = text.find(',');
-  const int g = parse_count(text.substr(0, comma));
-  const int room = comma == std::string::npos ? 0 : parse_count(text.substr(comma + 1));
-  if (g < 0 || room < 0)
-    throw make_error("TPEOPT_SIGNAL_SEGMENTS: expected G or G,ROOM (whole numbers, 0 = auto), got \"{}\"", text);
-  g_segments.store(g);
-  g_room.store(room);
+  const SegmentsSetting forced = segments_from_env("TPEOPT_SIGNAL_SEGMENTS");
+  g_segments.store(forced.segments);
+  g_room.store(forced.room);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 // Every predicate below is a pure function of its arguments: a caller may test bars in
 // any order or in parallel and finds the same first bar.
 #include <cmath>
+#include <type_traits>
 
 #include "common/hd.hpp"
 #include "strategies/bar_block.hpp"
@@ -249,26 +250,37 @@ struct SequentialFinder {
   }
 };
 
-/// The backtest of one trial over bars [begin, n), one position at a time (docs/strategies.md,
-/// "ema_cross"):
-///  1. a = the first bar >= max(first_valid, begin) with fast < slow (none before n - 2: no trades);
-///  2. scan s = a + 1 .. n - 2 for a cross above; the position opens at s + 1;
-///  3. its exit is the first j in (entry_bar, n - 1] where exits_at holds; without
-///     one it is marked at the last bar (kEnd) and the walk ends;
-///  4. the scan goes on at s = j (a cross above on the exit bar enters at j + 1; crosses
-///     inside the position, or on the bar before a stop exit, are lost).
-/// `find(from, to, pred)` must return the first k in [from, to] with pred(k), or to + 1
-/// (the exit finder is called as find_exit(from, to, pred, params, position));
-/// on_trade(const Trade&) is called in trade order.
+/// Where the scan for entries starts (docs/strategies.md, "ema_cross"): one bar after the
+/// first bar a >= max(first_valid, begin) with fast < slow, or n - 1 (no trades) when there is
+/// none before n - 2. `find_below(from, to, pred)` must return the first k in [from, to] with
+/// pred(k), or to + 1.
 TPEOPT_EMA_CROSS_NO_CHECK
-template <typename BelowFinder, typename SignalFinder, typename ExitFinder, typename OnTrade>
-TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, BelowFinder&& find_below,
-                                   SignalFinder&& find_signal, ExitFinder&& find_exit, OnTrade&& on_trade) {
+template <typename BelowFinder>
+TPEOPT_HD_INLINE int scan_start(const Bars& b, const Params& p, const TrialSeries& t, BelowFinder&& find_below) {
   const int last_signal = b.n - 2;
   const int from = p.first_valid > b.begin ? p.first_valid : b.begin;
-  if (from > last_signal - 1) return;
-  const int armed = find_below(from, last_signal - 1, [&](int k) { return is_below(t, k); });
-  int s = armed + 1;
+  if (from > last_signal - 1) return b.n - 1;
+  return find_below(from, last_signal - 1, [&](int k) { return is_below(t, k); }) + 1;
+}
+
+/// The walk from scan position `from` (at least first_valid + 1, where is_cross_above reads
+/// defined EMAs on both bars), flat, opening positions only at signals before `stop`
+/// (stop <= n - 1): s = the first cross above in [from, stop - 1]; the position opens at
+/// s + 1; its exit is the first j in (entry_bar, n - 1] where exits_at holds, and the scan
+/// goes on at s = j (a cross above on the exit bar enters at j + 1; crosses inside the
+/// position, or on the bar before a stop exit, are lost); without an exit the position is
+/// marked at the last bar (kEnd) and the walk ends. on_exit(const Position&, int j, int
+/// reason) is called for each trade in trade order (close_position makes the trade); it may
+/// return false to end the walk after that trade. Returns where the scan stands when the walk
+/// ends: the exit bar of its last trade when that is >= stop or on_exit ended it, else stop.
+/// While flat the walk is a function of its scan position alone (strategies/segment_stitch.hpp
+/// relies on it). The finders' contract is run_backtest's.
+TPEOPT_EMA_CROSS_NO_CHECK
+template <typename SignalFinder, typename ExitFinder, typename OnExit>
+TPEOPT_HD_INLINE int walk_from(const Bars& b, const Params& p, const TrialSeries& t, int from, int stop,
+                               SignalFinder&& find_signal, ExitFinder&& find_exit, OnExit&& on_exit) {
+  const int last_signal = stop - 1;
+  int s = from > p.first_valid ? from : p.first_valid + 1;
   while (s <= last_signal) {
     s = find_signal(s, last_signal, [&](int k) { return is_cross_above(t, k); });
     if (s > last_signal) break;
@@ -276,12 +288,31 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSe
     const int j = find_exit(
         pos.entry_bar + 1, b.n - 1, [&](int k) { return exits_at(b, p, t, pos, k); }, p, pos);
     if (j > b.n - 1) {
-      on_trade(close_position(b, p, pos, b.n - 1, kEnd));
-      break;
+      on_exit(pos, b.n - 1, static_cast<int>(kEnd));
+      return b.n - 1;
     }
-    on_trade(close_position(b, p, pos, j, exit_reason(b, p, t, pos, j)));
+    const int reason = exit_reason(b, p, t, pos, j);
+    if constexpr (std::is_same_v<decltype(on_exit(pos, j, reason)), bool>) {
+      if (!on_exit(pos, j, reason)) return j;
+    } else {
+      on_exit(pos, j, reason);
+    }
     s = j;
   }
+  return s;
+}
+
+/// The backtest of one trial over bars [begin, n), one position at a time (docs/strategies.md,
+/// "ema_cross"): walk_from(scan_start, n - 1), each trade made by close_position.
+/// `find(from, to, pred)` must return the first k in [from, to] with pred(k), or to + 1
+/// (the exit finder is called as find_exit(from, to, pred, params, position));
+/// on_trade(const Trade&) is called in trade order.
+TPEOPT_EMA_CROSS_NO_CHECK
+template <typename BelowFinder, typename SignalFinder, typename ExitFinder, typename OnTrade>
+TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, BelowFinder&& find_below,
+                                   SignalFinder&& find_signal, ExitFinder&& find_exit, OnTrade&& on_trade) {
+  walk_from(b, p, t, scan_start(b, p, t, find_below), b.n - 1, find_signal, find_exit,
+            [&](const Position& pos, int j, int reason) { on_trade(close_position(b, p, pos, j, reason)); });
 }
 
 TPEOPT_EMA_CROSS_NO_CHECK

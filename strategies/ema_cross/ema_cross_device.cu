@@ -14,6 +14,11 @@
 //      or 16) at once before testing them (the predicates then read L1); it returns the
 //      same first bar as the CPU's bar-by-bar scan, so trades and scores are identical. The one-thread-per-trial kernel (bar by
 //      bar, SequentialFinder) is kept for parity tests.
+//      A part of few trials (a batch of 4,096 over a long series is one wave of long chains
+//      that ends on its heaviest trials) is cut into segments (ema_cross_segments.hpp;
+//      EmaCrossDevice::segments_for): segment_kernel walks every (trial, segment) at once on a
+//      warp each, recording its trades' bars, and the trial kernel stitches each trial's
+//      segments in order instead of walking it.
 // A batch whose distinct spans do not fit in the cache is split into parts of consecutive
 // trials (same results). No atomics; each trial's sums run in trade order. With folds
 // (Strategy::with_folds) each trade is also added to its fold's sums, held in a cursor and
@@ -41,9 +46,11 @@
 #include "strategies/device/launch_size.cuh"
 #include "strategies/device/launches_in_flight.cuh"
 #include "strategies/device/occupancy_probe.cuh"
+#include "strategies/device/segments_env.hpp"
 #include "strategies/device/series_slots.hpp"
 #include "strategies/ema_cross/ema_cross.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
+#include "strategies/ema_cross/ema_cross_segments.hpp"
 
 namespace tpeopt::gpu {
 
@@ -120,6 +127,15 @@ struct WarmExit {
 };
 
 constexpr int kEmaTile = 32;
+constexpr int kSegmentThreads = 128;  ///< segment_kernel's block size
+// Auto segments (EmaCrossDevice::segments_for).
+constexpr long long kUnitsPerResidentWarp = 8;  ///< units for this many waves of segment_kernel
+constexpr long long kMinSegmentBars = 1024;     ///< segments of at least this many bars
+constexpr long long kMinSegments = 4;           ///< fewer are not worth the stitch
+constexpr long long kMaxSegments = 64;
+/// A stage's recorded trade bars take at most this: 4,096 trials x 64 segments have room for
+/// 512 trades a segment; a segment with more leaves the rest to the stitch.
+constexpr std::size_t kMaxPairBytes = std::size_t{1} << 30;
 
 /// One warp per 32 spans (lane = span): each lane runs its span's sequential ema_step
 /// chain (the steps of ema_series, in the same order), 32 bars per tile: the tile's closes
@@ -182,14 +198,62 @@ struct Launch {
   strategies::FoldRule rule;
   ec::Summary* fold_sums;
   double* fold_sumsq;
+  // Segmented walks (ema_cross_segments.hpp): unit u = (segment g, trial `local` of the part)
+  // at u = g * count + local, each with room for `room` trades' bars. G = 0: not segmented.
+  int G;
+  int room;
+  int4* records;       ///< per unit: count, end, complete (ema_cross::SegmentRecord)
+  ec::BarPair* pairs;  ///< per unit: room pairs
 };
+
+/// One warp per unit: segment g of trial `local`'s walk, flat from its first bar, recording
+/// its trades' bars (walk_segment) with the trial kernel's finders. Launches with more than one
+/// block are not segmented.
+template <int kSteps>
+__global__ void segment_kernel(Launch L) {
+  BlockOccupancy occupancy(L.probe);
+  const long long u = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (u >= static_cast<long long>(L.count) * L.G) return;  // uniform across a warp
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const int local = static_cast<int>(u % L.count), g = static_cast<int>(u / L.count);
+  const TrialPlan tp = L.plan[local];
+  const ec::Params p = ec::unpack_params(L.params + static_cast<std::size_t>(tp.trial) * ec::kNumSlots);
+  const std::size_t n = static_cast<std::size_t>(L.bars.n);
+  const ec::TrialSeries t{L.pool + static_cast<std::size_t>(tp.fast_slot) * n,
+                          L.pool + static_cast<std::size_t>(tp.slow_slot) * n};
+  // A strategy with one block (a hold-out's in-sample part) walks that block.
+  const ec::Bars b = L.n_blocks == 1 ? ec::block_bars(L.bars, L.blocks[0].x, L.blocks[0].y) : L.bars;
+  const WarpFinder<kSteps, WarmSeries> series{lane, WarmSeries{t}, L.sink};
+  const WarpFinder<kSteps, WarmExit> exits{lane, WarmExit{t, b, p.has_sl || p.has_tp}, L.sink};
+  ec::BarPair* out = L.pairs + u * L.room;
+  const ec::SegmentRecord r = ec::walk_segment(b, p, t, ec::segment_cut(b, L.G, g), ec::segment_cut(b, L.G, g + 1),
+                                               L.room, series, exits, [&](int q, const ec::BarPair& bp) {
+                                                 if (lane == 0) out[q] = bp;
+                                               });
+  if (lane == 0) L.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
+}
+
+/// Lane `from`'s trade, on every lane.
+__device__ __forceinline__ ec::Trade shfl_trade(const ec::Trade& t, int from) {
+  ec::Trade o;
+  o.signal_bar = __shfl_sync(kFull, t.signal_bar, from);
+  o.entry_bar = __shfl_sync(kFull, t.entry_bar, from);
+  o.exit_bar = __shfl_sync(kFull, t.exit_bar, from);
+  o.reason = __shfl_sync(kFull, t.reason, from);
+  o.entry_price = __shfl_sync(kFull, t.entry_price, from);
+  o.exit_price = __shfl_sync(kFull, t.exit_price, from);
+  o.ret = __shfl_sync(kFull, t.ret, from);
+  return o;
+}
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
 /// Blocked (kBlocked, docs/strategies.md, "Data subsets"): one walk per block in block order, each starting flat
 /// and marking an open position at its last bar; the score is 0.0 + the blocks' objective
 /// values in block order, the violation and metrics those of one summary over all the trades
-/// (the CPU reference's EmaCrossStrategy::evaluate).
-template <bool kWarp, bool kRecord, int kSteps, bool kBlocked>
+/// (the CPU reference's EmaCrossStrategy::evaluate). kStitch (a warp, at most one block): the
+/// walk is stitched from segment_kernel's records (stitch_segments), the recorded trades made
+/// again 32 at a time, one per lane, then handed to every lane in trade order.
+template <bool kWarp, bool kRecord, int kSteps, bool kBlocked, bool kStitch = false>
 __global__ void trial_kernel(Launch L) {
   BlockOccupancy occupancy(L.probe);
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -229,7 +293,32 @@ __global__ void trial_kernel(Launch L) {
     if (kRecord) ++out;
   };
   auto walk = [&](const ec::Bars& bars) {
-    if constexpr (kWarp) {
+    if constexpr (kStitch) {
+      const WarpFinder<kSteps, WarmSeries> series{lane, WarmSeries{t}, L.sink};
+      const WarpFinder<kSteps, WarmExit> exits{lane, WarmExit{t, bars, p.has_sl || p.has_tp}, L.sink};
+      auto adopt = [&](const ec::SegmentRecord& r, int k) {
+        for (int base = k; base < r.count; base += 32) {
+          const int q = base + lane;
+          ec::Trade mine;
+          if (q < r.count) mine = ec::replay_trade(bars, p, t, r.trades[q]);
+          const int m = min(32, r.count - base);
+          for (int x = 0; x < m; ++x) on_trade(shfl_trade(mine, x));
+        }
+      };
+      ec::stitch_segments(
+          bars, p, t, L.G, [&](int g) { return ec::segment_cut(bars, L.G, g); },
+          [&](int g) {
+            const long long u = static_cast<long long>(g) * L.count + local;
+            const int4 rec = L.records[u];
+            ec::SegmentRecord r;
+            r.trades = L.pairs + u * L.room;
+            r.count = rec.x;
+            r.end = rec.y;
+            r.complete = rec.z != 0;
+            return r;
+          },
+          series, series, exits, on_trade, adopt);
+    } else if constexpr (kWarp) {
       const WarpFinder<kSteps, WarmSeries> series{lane, WarmSeries{t}, L.sink};
       const WarpFinder<kSteps, WarmExit> exits{lane, WarmExit{t, bars, p.has_sl || p.has_tp}, L.sink};
       ec::run_backtest(bars, p, t, series, series, exits, on_trade);
@@ -274,6 +363,8 @@ __global__ void trial_kernel(Launch L) {
 
 /// Launches trial_kernel<kWarp, record, kSteps, blocked> over `total_threads` threads, in
 /// blocks of the requested size or the most the kernel's registers allow (launch_size.cuh).
+/// With L.G > 0 (a warp per trial, at most one block): segment_kernel<kSteps> records the
+/// segments first, and the trial kernel stitches them.
 template <bool kWarp, int kSteps>
 void launch_trial_kernel(bool record, bool blocked, long long total_threads, int requested, cudaStream_t stream,
                          const Launch& L) {
@@ -281,6 +372,19 @@ void launch_trial_kernel(bool record, bool blocked, long long total_threads, int
     const int threads = launchable_block_size(kernel, requested);
     kernel<<<blocks_covering(total_threads, threads), threads, 0, stream>>>(L);
   };
+  if constexpr (kWarp) {
+    if (L.G > 0) {
+      const long long units = static_cast<long long>(L.count) * L.G;
+      segment_kernel<kSteps><<<blocks_covering(units * 32, kSegmentThreads), kSegmentThreads, 0, stream>>>(L);
+      CUDA_CHECK_LAUNCH("ema_cross segment_kernel");
+      if (record)
+        blocked ? go(trial_kernel<true, true, kSteps, true, true>) : go(trial_kernel<true, true, kSteps, false, true>);
+      else
+        blocked ? go(trial_kernel<true, false, kSteps, true, true>)
+                : go(trial_kernel<true, false, kSteps, false, true>);
+      return;
+    }
+  }
   if (record) blocked ? go(trial_kernel<kWarp, true, kSteps, true>) : go(trial_kernel<kWarp, true, kSteps, false>);
   else blocked ? go(trial_kernel<kWarp, false, kSteps, true>) : go(trial_kernel<kWarp, false, kSteps, false>);
 }
@@ -307,6 +411,7 @@ class EmaCrossDevice final : public DeviceStrategy {
     for (const auto& b : s.blocks()) blocks.push_back(make_int2(b.begin, b.end));
     d_blocks_ = upload(blocks, stream);
     n_blocks_ = static_cast<int>(blocks.size());
+    walk_bars_ = n_blocks_ == 1 ? blocks[0].y - blocks[0].x : n_;
     n_metrics_ = static_cast<int>(s.metric_names().size());
     if (s.folds().n_folds() > 0) {
       d_fold_edge_ = upload(s.fold_edges(), stream);
@@ -327,6 +432,14 @@ class EmaCrossDevice final : public DeviceStrategy {
                   " bars (" + std::to_string(free_bytes >> 20) + " MiB free; need 2 x " +
                   std::to_string(series_bytes >> 20) + " MiB)");
     slots_ = SeriesSlots<int>(cap);
+    // Segmented walks: a stage's recorded trade bars take at most a sixteenth of what is free
+    // (and kMaxPairBytes).
+    pair_bytes_ = std::min(kMaxPairBytes, free_bytes / 16);
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_kernel<4>, kSegmentThreads, 0));
+    resident_warps_ = std::max<long long>(1, static_cast<long long>(sms) * per_sm * (kSegmentThreads / 32));
     CUDA_CHECK(cudaEventCreateWithFlags(&series_ready_, cudaEventDisableTiming));
     for (Stage& st : stages_) CUDA_CHECK(cudaEventCreateWithFlags(&st.done, cudaEventDisableTiming));
   }
@@ -440,7 +553,13 @@ class EmaCrossDevice final : public DeviceStrategy {
     const std::size_t K = static_cast<std::size_t>(folds_.n);
     const std::size_t o_fold_sums = align(o_tasks + b_tasks);
     const std::size_t o_fold_sumsq = o_fold_sums + align(count * K * sizeof(ec::Summary));
-    const std::size_t total = o_fold_sumsq + count * K * sizeof(double);
+    const bool blocked = n_blocks_ > 0;
+    const int G = segments_for(count);
+    const std::size_t units = G > 1 ? count * static_cast<std::size_t>(G) : 0;
+    const std::size_t room = G > 1 ? segment_room(G, units) : 0;
+    const std::size_t o_records = align(o_fold_sumsq + count * K * sizeof(double));
+    const std::size_t o_pairs = align(o_records + units * sizeof(int4));
+    const std::size_t total = o_pairs + units * room * sizeof(ec::BarPair);
     Stage& st = stages_[stage_next_];
     stage_next_ = (stage_next_ + 1) % stages_.size();
     if (st.used) {
@@ -492,8 +611,11 @@ class EmaCrossDevice final : public DeviceStrategy {
     L.rule = rule_;
     L.fold_sums = reinterpret_cast<ec::Summary*>(d_plan + o_fold_sums);
     L.fold_sumsq = reinterpret_cast<double*>(d_plan + o_fold_sumsq);
+    L.G = G > 1 ? G : 0;
+    L.room = static_cast<int>(room);
+    L.records = reinterpret_cast<int4*>(d_plan + o_records);
+    L.pairs = reinterpret_cast<ec::BarPair*>(d_plan + o_pairs);
     const bool record = d_trades != nullptr;
-    const bool blocked = L.n_blocks > 0;
     const int threads = (std::max(32, std::min(1024, block_size)) + 31) / 32 * 32;  // whole warps
     if (options_.warp_per_trial) {
       const long long total_threads = static_cast<long long>(count) * 32;
@@ -506,6 +628,31 @@ class EmaCrossDevice final : public DeviceStrategy {
     }
     CUDA_CHECK_LAUNCH("ema_cross trial_kernel");
     CUDA_CHECK(cudaEventRecord(st.done, stream));  // the stage may be rewritten after this
+  }
+
+  /// Segments per walk of a part of `count` trials (EmaCrossDeviceOptions::segments): forced,
+  /// or enough units for kUnitsPerResidentWarp waves of segment_kernel, segments of at least
+  /// kMinSegmentBars bars, at most kMaxSegments; 1 (the trial kernel walks whole) when the
+  /// count alone would give fewer than kMinSegments, for thread walks and for strategies with
+  /// more than one block.
+  int segments_for(std::size_t count) const {
+    if (!options_.warp_per_trial || n_blocks_ > 1) return 1;
+    if (options_.segments > 0) return options_.segments;
+    const long long c = static_cast<long long>(count);
+    const long long by_count = (resident_warps_ * kUnitsPerResidentWarp + c - 1) / c;
+    if (by_count < kMinSegments) return 1;
+    const long long by_length = std::max<long long>(1, (walk_bars_ - 1) / kMinSegmentBars);
+    return static_cast<int>(std::max<long long>(1, std::min({by_count, by_length, kMaxSegments})));
+  }
+
+  /// Room per unit of `units` units cut G per walk: every trade a segment can make (one per two
+  /// bars it scans) when the memory cap allows, else what it allows (a unit out of room stops
+  /// there and the stitch walks the rest: same results).
+  std::size_t segment_room(int G, std::size_t units) const {
+    const long long segment_bars = (walk_bars_ - 1) / G + 1;
+    long long room = options_.segment_room > 0 ? options_.segment_room : segment_bars / 2 + 2;
+    const long long fits = static_cast<long long>(pair_bytes_ / sizeof(ec::BarPair) / std::max<std::size_t>(1, units));
+    return static_cast<std::size_t>(std::max<long long>(1, std::min(room, fits)));
   }
 
   const strategies::EmaCrossStrategy& strategy_;
@@ -535,6 +682,9 @@ class EmaCrossDevice final : public DeviceStrategy {
   LaunchesInFlight launches_;
   cudaEvent_t series_ready_{};  ///< after the last part's series work
   bool series_recorded_ = false;
+  std::size_t pair_bytes_ = 0;    ///< a stage's recorded trade bars take at most this
+  long long resident_warps_ = 1;  ///< warps of segment_kernel resident at once on the device
+  long long walk_bars_ = 0;       ///< bars of a walk that may be segmented (the one block's, or the series')
 };
 
 }  // namespace
@@ -545,7 +695,11 @@ std::unique_ptr<DeviceStrategy> make_ema_cross_device(const strategies::EmaCross
 }
 
 std::unique_ptr<DeviceStrategy> make_ema_cross_twin(const strategies::Strategy& strategy, cudaStream_t stream) {
-  return make_ema_cross_device(dynamic_cast<const strategies::EmaCrossStrategy&>(strategy), stream);
+  EmaCrossDeviceOptions options;
+  const SegmentsSetting forced = segments_from_env("TPEOPT_EMA_CROSS_SEGMENTS");
+  options.segments = forced.segments;
+  options.segment_room = forced.room;
+  return make_ema_cross_device(dynamic_cast<const strategies::EmaCrossStrategy&>(strategy), stream, options);
 }
 
 std::vector<GpuEmaCrossTrial> gpu_ema_cross_trades(const strategies::EmaCrossStrategy& strategy, const double* params,

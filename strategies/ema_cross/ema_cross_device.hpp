@@ -29,6 +29,16 @@ struct EmaCrossDeviceOptions {
   /// the device, one warp lane per span.
   enum class EmaOn { Auto, Device, Host };
   EmaOn ema_on = EmaOn::Auto;
+  /// Segments per walk (strategies/ema_cross/ema_cross_segments.hpp; warp walks over the whole
+  /// series: a strategy with blocks walks them whole): 0 = auto (enough segments for the
+  /// segment kernel to fill the device when a batch has few trials, none when it has many),
+  /// 1 = none, G > 1 = G segments. Make_ema_cross_twin (the registry's twin, which `tpeopt run`
+  /// uses) reads TPEOPT_EMA_CROSS_SEGMENTS=G or G,ROOM to time a forced cut.
+  int segments = 0;
+  /// Trades recorded per segment (0 = from the segment's length within a memory cap); a
+  /// segment with more stops there and the stitch walks the rest (same results; tests force
+  /// small values).
+  int segment_room = 0;
   /// Cap on cached EMA series (n doubles each); 0 = from free device memory. Small values
   /// force batches to be split into parts (for tests); at least 2.
   std::size_t max_series = 0;

@@ -15,6 +15,7 @@
 #include "common/hd.hpp"
 #include "strategies/bar_block.hpp"
 #include "strategies/candle_indicators.hpp"
+#include "strategies/segment_stitch.hpp"
 #include "strategies/trade_stats.hpp"
 
 #ifdef __CUDACC__
@@ -303,30 +304,24 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSe
 }
 
 // ---- one walk as segments walked at once, then stitched -------------------------------
-// A long walk (a heavy trial on a long series) is a chain of dependent steps. Cut [begin,
-// n - 1) at cuts c_0 = begin < c_1 < ... < c_G = n - 1: segment g's walk starts flat at c_g
-// and opens positions at signals in [c_g, c_{g+1}) (walk_segment), all segments at once,
-// each recording its trades' (signal, exit) bars. The true walk enters segment g at some
-// position st >= c_g; where st falls on the segment's own walk decides what is known
-// (stitch_segments): at a position where that walk was flat (between an exit and the next
-// signal it took), the two walks take the same next trade and agree from there on, so the
-// segment's recorded trades are the true ones; inside one of its positions, the true walk
-// takes its own next trade and looks again. Trades are then made from their bars
-// (replay_trade: the functions the walk calls) and summed in trade order: same trades, same
-// bits as run_backtest.
+// strategies/segment_stitch.hpp says why the walk may be cut and how the stitch decides;
+// walk_from is the walk (a function of its scan position alone while flat), and a recorded
+// trade is made again from its bars (replay_trade: the functions the walk calls) and summed in
+// trade order: same trades, same bits as run_backtest.
 
-/// A trade's signal and exit bars.
-struct BarPair {
-  int signal, exit;
-};
+using segments::BarPair;
+using segments::SegmentRecord;
 
-/// One segment's walk as recorded by walk_segment.
-struct SegmentRecord {
-  const BarPair* trades = nullptr;  ///< in trade order
-  int count = 0;
-  int end = 0;  ///< where the walk stopped: walk_from's result, or when it ran out of room the exit of its last trade
-  bool complete = true;  ///< false: it ran out of room after `count` trades
-};
+/// walk_from as a walk(from, stop, on_exit) for strategies/segment_stitch.hpp (every argument
+/// held by reference: the lambda lives no longer than the call it is passed to).
+TPEOPT_HD_TEMPLATE_NO_CHECK
+template <typename SignalFinder, typename ExitFinder>
+TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder& find_signal,
+                                   ExitFinder& find_exit) {
+  return [&](int from, int stop, auto&& on_exit) {
+    return walk_from(b, p, t, from, stop, find_signal, find_exit, on_exit);
+  };
+}
 
 /// Walks segment [from, stop) from `from`, flat, recording at most `room` trades:
 /// record(q, BarPair) for the q-th. Returns the record (its `trades` left null).
@@ -335,24 +330,12 @@ template <typename SignalFinder, typename ExitFinder, typename Record>
 TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Params& p, const TrialSeries& t, int from, int stop,
                                             int room, SignalFinder&& find_signal, ExitFinder&& find_exit,
                                             Record&& record) {
-  SegmentRecord r;
-  if (room <= 0) {
-    r.end = from;
-    r.complete = from >= stop;
-    return r;
-  }
-  r.end = walk_from(b, p, t, from, stop, find_signal, find_exit, [&](const Position& pos, int j) {
-    record(r.count, BarPair{pos.signal_bar, j});
-    ++r.count;
-    return r.count < room;
-  });
-  r.complete = r.count < room || r.end >= stop;
-  return r;
+  return segments::walk_segment_with(walk_from_of(b, p, t, find_signal, find_exit), from, stop, room, record);
 }
 
 /// The trade whose signal and exit bars the walk recorded, as the walk made it.
 TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Params& p, const BarPair& bars) {
-  Position pos{};  // open_position fills it; {} so that GCC 13 does not take a field as unset
+  Position pos{};                          // open_position fills it; {} so that GCC 13 does not take a field as unset
   open_position(b, p, bars.signal, &pos);  // risk > 0: the walk opened it
   return close_position(b, p, pos, bars.exit, exit_reason(b, pos, bars.exit));
 }
@@ -367,32 +350,9 @@ template <typename Cut, typename Records, typename SignalFinder, typename ExitFi
 TPEOPT_HD_INLINE void stitch_segments(const Bars& b, const Params& p, const TrialSeries& t, int G, Cut&& cut,
                                       Records&& record_of, SignalFinder&& find_signal, ExitFinder&& find_exit,
                                       OnTrade&& on_trade, Adopt&& adopt) {
-  auto trade = [&](const Position& pos, int j) { on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j))); };
-  int st = cut(0);
-  for (int g = 0; g < G; ++g) {
-    const int hi = cut(g + 1);
-    if (st >= hi) continue;  // a trade of an earlier segment spans this one
-    const SegmentRecord r = record_of(g);
-    int k = 0;  // the first recorded trade whose signal is >= st
-    while (st < hi) {
-      while (k < r.count && r.trades[k].signal < st) ++k;
-      // st >= cut(g): flat on the segment's walk before its first trade, or after trade k - 1's exit.
-      if (k == 0 || st >= r.trades[k - 1].exit) {
-        if (k < r.count || r.complete) {
-          adopt(r, k);
-          st = r.end;
-          if (r.complete) break;
-        }
-        st = walk_from(b, p, t, st, hi, find_signal, find_exit, trade);  // past what the record knows
-        break;
-      }
-      // Inside trade k - 1's position: the true walk's next trade, then look again.
-      st = walk_from(b, p, t, st, hi, find_signal, find_exit, [&](const Position& pos, int j) {
-        trade(pos, j);
-        return false;
-      });
-    }
-  }
+  segments::stitch_segments_with(
+      walk_from_of(b, p, t, find_signal, find_exit), cut(0), G, cut, record_of,
+      [&](const Position& pos, int j) { on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j))); }, adopt);
 }
 
 // ---- scores ----------------------------------------------------------------------------

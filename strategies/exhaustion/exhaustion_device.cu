@@ -709,7 +709,7 @@ struct SegmentLaunch {
 
 /// Segment g's first bar: cut(0) = begin, cut(G) = n - 1 (where the walk's signals end).
 __device__ __forceinline__ int segment_cut(const ex::Bars& b, int G, int g) {
-  return b.begin + static_cast<int>(static_cast<long long>(b.n - 1 - b.begin) * g / G);
+  return strategies::segments::cut_at(b.begin, b.n - 1, G, g);
 }
 
 __global__ void __maxnreg__(80) segment_kernel(TrialLaunch L, SegmentLaunch S) {
