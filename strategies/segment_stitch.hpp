@@ -1,8 +1,8 @@
 #pragma once
 // One walk as segments walked at once, then stitched: the same trades, in the same order, as
-// the walk itself. Shared by every strategy whose walk has the property below (exhaustion,
-// the long/short signal strategies, ema_cross); each supplies its walk and how a recorded
-// trade is made again.
+// the walk itself. Shared by every strategy whose walk has the property below
+// (docs/strategies.md names them); each supplies its walk and how a recorded trade is made
+// again.
 //
 // A long walk is a chain of dependent steps, and a batch of few trials over a long series
 // leaves a GPU with one such chain per trial, nearly empty. While flat, such a walk is a

@@ -55,6 +55,7 @@
 #include "strategies/device/signal_segments.hpp"
 #include "strategies/device/symbol_aggregate.cuh"
 #include "strategies/device/warp_long_short_walk.cuh"
+#include "strategies/device/warp_segments.cuh"
 #include "strategies/export.hpp"
 #include "strategies/long_short_export.hpp"
 #include "strategies/long_short_segments.hpp"
@@ -216,46 +217,14 @@ __global__ void signal_segment_kernel(SignalTrialLaunch L, SignalSegmentLaunch S
   const SymbolTrial<Logic> t(L, k, local);
   const ls::Bars bars = symbol_bars(L.bars, L.sy, k);
   const ls::Bars b = ls::block_bars(bars, L.sy.blocks[b0].begin, L.sy.blocks[b0].end);
-  ls::BarPair* out = S.pairs + u * S.room;
   const strategies::LogicSignals<Logic> signals{t.p, bars, t.series};
   const double* atr = t.series[Logic::kAtrSeries];
   const auto walk = [&](int from, int stop, auto&& on_exit) {
     if constexpr (kWarp) return warp_walk_from(b, t.p.costs, t.p.first_valid, atr, signals, from, stop, lane, on_exit);
     else return ls::walk_from(b, t.p.costs, t.p.first_valid, atr, signals, from, stop, on_exit);
   };
-  const ls::SegmentRecord r = ls::walk_segment_with(walk, ls::segment_cut(b, S.G, g), ls::segment_cut(b, S.G, g + 1),
-                                                    S.room, [&](int q, const ls::BarPair& bp) {
-                                                      if (lane == 0) out[q] = bp;
-                                                    });
-  if (lane == 0) S.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
-}
-
-/// Lane `from`'s trade, on every lane of the warp.
-__device__ __forceinline__ ls::Trade shfl_trade(const ls::Trade& t, int from) {
-  constexpr unsigned kFull = 0xffffffffu;
-  ls::Trade o;
-  o.signal_bar = __shfl_sync(kFull, t.signal_bar, from);
-  o.entry_bar = __shfl_sync(kFull, t.entry_bar, from);
-  o.exit_bar = __shfl_sync(kFull, t.exit_bar, from);
-  o.side = __shfl_sync(kFull, t.side, from);
-  o.reason = __shfl_sync(kFull, t.reason, from);
-  o.entry_price = __shfl_sync(kFull, t.entry_price, from);
-  o.exit_price = __shfl_sync(kFull, t.exit_price, from);
-  o.ret = __shfl_sync(kFull, t.ret, from);
-  return o;
-}
-
-/// Lane `from`'s value of a plain struct, on every lane of the warp: its bits, word by word.
-template <typename T>
-__device__ __forceinline__ T shfl_bits(const T& v, int from) {
-  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % sizeof(unsigned) == 0);
-  constexpr unsigned kFull = 0xffffffffu;
-  unsigned words[sizeof(T) / sizeof(unsigned)];
-  memcpy(words, &v, sizeof(T));
-  for (unsigned& w : words) w = __shfl_sync(kFull, w, from);
-  T o;
-  memcpy(&o, words, sizeof(T));
-  return o;
+  record_segment(walk, ls::segment_cut(b, S.G, g), ls::segment_cut(b, S.G, g + 1), S.room, lane, S.pairs + u * S.room,
+                 S.records + u);
 }
 
 /// How the trial kernel walks a (trial, symbol).
@@ -303,13 +272,9 @@ __device__ __forceinline__ void signal_trial(const SignalTrialLaunch& L, const S
         const strategies::LogicSignals<Logic> signals{t.p, bars, t.series};
         const double* atr = t.series[Logic::kAtrSeries];
         auto adopt = [&](const ls::SegmentRecord& r, int from) {
-          for (int base = from; base < r.count; base += 32) {
-            const int q = base + lane;
-            ls::Trade mine;
-            if (q < r.count) mine = ls::replay_trade(b, t.p.costs, atr, signals, r.trades[q]);
-            const int m = min(32, r.count - base);
-            for (int x = 0; x < m; ++x) on_trade(shfl_trade(mine, x));
-          }
+          adopt_on_lanes(
+              r, from, lane, [&](const ls::BarPair& bp) { return ls::replay_trade(b, t.p.costs, atr, signals, bp); },
+              on_trade);
         };
         // What the records do not know, the warp walks 32 bars a step (a segment out of room
         // leaves the rest of it to this walk).
@@ -318,16 +283,7 @@ __device__ __forceinline__ void signal_trial(const SignalTrialLaunch& L, const S
               return warp_walk_from(b, t.p.costs, t.p.first_valid, atr, signals, from, stop, lane, on_exit);
             },
             t.p.costs, S.G, [&](int g) { return ls::segment_cut(b, S.G, g); },
-            [&](int g) {
-              const long long u = static_cast<long long>(g) * S.walks + idx;
-              const int4 rec = S.records[u];
-              ls::SegmentRecord r;
-              r.trades = S.pairs + u * S.room;
-              r.count = rec.x;
-              r.end = rec.y;
-              r.complete = rec.z != 0;
-              return r;
-            },
+            [&](int g) { return read_segment(S.records, S.pairs, static_cast<long long>(g) * S.walks + idx, S.room); },
             on_trade, adopt);
         return;
       }

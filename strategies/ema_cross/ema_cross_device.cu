@@ -48,6 +48,7 @@
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/segments_env.hpp"
 #include "strategies/device/series_slots.hpp"
+#include "strategies/device/warp_segments.cuh"
 #include "strategies/ema_cross/ema_cross.hpp"
 #include "strategies/ema_cross/ema_cross_device.hpp"
 #include "strategies/ema_cross/ema_cross_segments.hpp"
@@ -128,10 +129,16 @@ struct WarmExit {
 
 constexpr int kEmaTile = 32;
 constexpr int kSegmentThreads = 128;  ///< segment_kernel's block size
-// Auto segments (EmaCrossDevice::segments_for).
-constexpr long long kUnitsPerResidentWarp = 8;  ///< units for this many waves of segment_kernel
-constexpr long long kMinSegmentBars = 1024;     ///< segments of at least this many bars
-constexpr long long kMinSegments = 4;           ///< fewer are not worth the stitch
+// Auto segments (EmaCrossDevice::segments_for), from sweeps of forced G on an H200
+// (docs/benchmarks.md, "ema_cross: walks cut into segments"; the bundled 30,240 BTCUSDT bars,
+// the hold-out example's 3,750-bar block and a generated 1,000,000-bar series): at 4,096
+// trials GPU time per trial falls 1.5x (bundled) to 1.7x (1,000,000 bars) from G = 1 to G =
+// 8-64, and at 65,536 by up to 1.4x at G = 2-4 (bundled bars). segment_kernel<4> takes 56
+// registers a thread, 36 warps an SM: 16 waves give G = 19 at 4,096 trials and 2 at 65,536
+// (kMinSegments), bounded by the walk's length.
+constexpr long long kUnitsPerResidentWarp = 16;  ///< units for this many waves of segment_kernel
+constexpr long long kMinSegmentBars = 1024;      ///< segments of at least this many bars
+constexpr long long kMinSegments = 2;            ///< fewer: the trial kernel walks whole
 constexpr long long kMaxSegments = 64;
 /// A stage's recorded trade bars take at most this: 4,096 trials x 64 segments have room for
 /// 512 trades a segment; a segment with more leaves the rest to the stitch.
@@ -225,25 +232,8 @@ __global__ void segment_kernel(Launch L) {
   const ec::Bars b = L.n_blocks == 1 ? ec::block_bars(L.bars, L.blocks[0].x, L.blocks[0].y) : L.bars;
   const WarpFinder<kSteps, WarmSeries> series{lane, WarmSeries{t}, L.sink};
   const WarpFinder<kSteps, WarmExit> exits{lane, WarmExit{t, b, p.has_sl || p.has_tp}, L.sink};
-  ec::BarPair* out = L.pairs + u * L.room;
-  const ec::SegmentRecord r = ec::walk_segment(b, p, t, ec::segment_cut(b, L.G, g), ec::segment_cut(b, L.G, g + 1),
-                                               L.room, series, exits, [&](int q, const ec::BarPair& bp) {
-                                                 if (lane == 0) out[q] = bp;
-                                               });
-  if (lane == 0) L.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
-}
-
-/// Lane `from`'s trade, on every lane.
-__device__ __forceinline__ ec::Trade shfl_trade(const ec::Trade& t, int from) {
-  ec::Trade o;
-  o.signal_bar = __shfl_sync(kFull, t.signal_bar, from);
-  o.entry_bar = __shfl_sync(kFull, t.entry_bar, from);
-  o.exit_bar = __shfl_sync(kFull, t.exit_bar, from);
-  o.reason = __shfl_sync(kFull, t.reason, from);
-  o.entry_price = __shfl_sync(kFull, t.entry_price, from);
-  o.exit_price = __shfl_sync(kFull, t.exit_price, from);
-  o.ret = __shfl_sync(kFull, t.ret, from);
-  return o;
+  record_segment(ec::walk_from_of(b, p, t, series, exits), ec::segment_cut(b, L.G, g), ec::segment_cut(b, L.G, g + 1),
+                 L.room, lane, L.pairs + u * L.room, L.records + u);
 }
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).
@@ -297,26 +287,12 @@ __global__ void trial_kernel(Launch L) {
       const WarpFinder<kSteps, WarmSeries> series{lane, WarmSeries{t}, L.sink};
       const WarpFinder<kSteps, WarmExit> exits{lane, WarmExit{t, bars, p.has_sl || p.has_tp}, L.sink};
       auto adopt = [&](const ec::SegmentRecord& r, int k) {
-        for (int base = k; base < r.count; base += 32) {
-          const int q = base + lane;
-          ec::Trade mine;
-          if (q < r.count) mine = ec::replay_trade(bars, p, t, r.trades[q]);
-          const int m = min(32, r.count - base);
-          for (int x = 0; x < m; ++x) on_trade(shfl_trade(mine, x));
-        }
+        adopt_on_lanes(
+            r, k, lane, [&](const ec::BarPair& bp) { return ec::replay_trade(bars, p, t, bp); }, on_trade);
       };
       ec::stitch_segments(
           bars, p, t, L.G, [&](int g) { return ec::segment_cut(bars, L.G, g); },
-          [&](int g) {
-            const long long u = static_cast<long long>(g) * L.count + local;
-            const int4 rec = L.records[u];
-            ec::SegmentRecord r;
-            r.trades = L.pairs + u * L.room;
-            r.count = rec.x;
-            r.end = rec.y;
-            r.complete = rec.z != 0;
-            return r;
-          },
+          [&](int g) { return read_segment(L.records, L.pairs, static_cast<long long>(g) * L.count + local, L.room); },
           series, series, exits, on_trade, adopt);
     } else if constexpr (kWarp) {
       const WarpFinder<kSteps, WarmSeries> series{lane, WarmSeries{t}, L.sink};

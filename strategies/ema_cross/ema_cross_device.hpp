@@ -30,9 +30,8 @@ struct EmaCrossDeviceOptions {
   enum class EmaOn { Auto, Device, Host };
   EmaOn ema_on = EmaOn::Auto;
   /// Segments per walk (strategies/ema_cross/ema_cross_segments.hpp; warp walks over the whole
-  /// series: a strategy with blocks walks them whole): 0 = auto (enough segments for the
-  /// segment kernel to fill the device when a batch has few trials, none when it has many),
-  /// 1 = none, G > 1 = G segments. Make_ema_cross_twin (the registry's twin, which `tpeopt run`
+  /// series, or over a strategy's one block; more blocks are walked whole): 0 = auto (more
+  /// segments the fewer the trials: ema_cross_device.cu, segments_for), 1 = none, G > 1 = G. make_ema_cross_twin (the registry's twin, which `tpeopt run`
   /// uses) reads TPEOPT_EMA_CROSS_SEGMENTS=G or G,ROOM to time a forced cut.
   int segments = 0;
   /// Trades recorded per segment (0 = from the segment's length within a memory cap); a

@@ -28,16 +28,6 @@ TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Params& p, const TrialSe
   };
 }
 
-/// Walks segment [from, stop) from `from`, flat, recording at most `room` trades:
-/// record(q, BarPair) for the q-th. Returns the record (its `trades` left null).
-TPEOPT_EMA_CROSS_NO_CHECK
-template <typename SignalFinder, typename ExitFinder, typename Record>
-TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Params& p, const TrialSeries& t, int from, int stop,
-                                            int room, SignalFinder&& find_signal, ExitFinder&& find_exit,
-                                            Record&& record) {
-  return segments::walk_segment_with(walk_from_of(b, p, t, find_signal, find_exit), from, stop, room, record);
-}
-
 /// The trade whose signal and exit bars the walk recorded, as the walk made it: the position
 /// of signal s, closed at bar j for exit_reason's reason there; where the walk found no exit
 /// it recorded j = n - 1, where exit_reason finds none (or j is the entry bar), and the

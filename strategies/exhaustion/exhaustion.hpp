@@ -323,16 +323,6 @@ TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Params& p, const TrialSe
   };
 }
 
-/// Walks segment [from, stop) from `from`, flat, recording at most `room` trades:
-/// record(q, BarPair) for the q-th. Returns the record (its `trades` left null).
-TPEOPT_HD_TEMPLATE_NO_CHECK
-template <typename SignalFinder, typename ExitFinder, typename Record>
-TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Params& p, const TrialSeries& t, int from, int stop,
-                                            int room, SignalFinder&& find_signal, ExitFinder&& find_exit,
-                                            Record&& record) {
-  return segments::walk_segment_with(walk_from_of(b, p, t, find_signal, find_exit), from, stop, room, record);
-}
-
 /// The trade whose signal and exit bars the walk recorded, as the walk made it.
 TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Params& p, const BarPair& bars) {
   Position pos{};                          // open_position fills it; {} so that GCC 13 does not take a field as unset

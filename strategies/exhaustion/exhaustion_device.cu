@@ -60,6 +60,7 @@
 #include "strategies/device/occupancy_probe.cuh"
 #include "strategies/device/series_slots.hpp"
 #include "strategies/device/symbol_aggregate.cuh"
+#include "strategies/device/warp_segments.cuh"
 #include "strategies/exhaustion/exhaustion.hpp"
 #include "strategies/exhaustion/exhaustion_device.hpp"
 
@@ -726,28 +727,10 @@ __global__ void __maxnreg__(80) segment_kernel(TrialLaunch L, SegmentLaunch S) {
     const ex::TrialSeries t = trial_series(L, s);
     FilteredSignalFinder signal = filtered_finder(L, s, p, t, lane, L.bars);
     const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
-    ex::BarPair* out = S.pairs + static_cast<std::size_t>(u) * static_cast<std::size_t>(S.room);
-    const ex::SegmentRecord r =
-        ex::walk_segment(L.bars, p, t, segment_cut(L.bars, S.G, g), segment_cut(L.bars, S.G, g + 1), S.room, signal,
-                         exit, [&](int q, const ex::BarPair& bp) {
-                           if (lane == 0) out[q] = bp;
-                         });
-    if (lane == 0) S.records[u] = make_int4(r.count, r.end, r.complete ? 1 : 0, 0);
+    record_segment(ex::walk_from_of(L.bars, p, t, signal, exit), segment_cut(L.bars, S.G, g),
+                   segment_cut(L.bars, S.G, g + 1), S.room, lane,
+                   S.pairs + static_cast<std::size_t>(u) * static_cast<std::size_t>(S.room), S.records + u);
   }
-}
-
-/// Lane `from`'s trade, on every lane.
-__device__ __forceinline__ ex::Trade shfl_trade(const ex::Trade& t, int from) {
-  ex::Trade o;
-  o.signal_bar = __shfl_sync(kFull, t.signal_bar, from);
-  o.entry_bar = __shfl_sync(kFull, t.entry_bar, from);
-  o.exit_bar = __shfl_sync(kFull, t.exit_bar, from);
-  o.reason = __shfl_sync(kFull, t.reason, from);
-  o.entry_price = __shfl_sync(kFull, t.entry_price, from);
-  o.exit_price = __shfl_sync(kFull, t.exit_price, from);
-  o.ret = __shfl_sync(kFull, t.ret, from);
-  o.r_multiple = __shfl_sync(kFull, t.r_multiple, from);
-  return o;
 }
 
 /// One warp per trial: its segments stitched in order (the recorded trades made again from
@@ -775,28 +758,13 @@ __global__ void __maxnreg__(80) stitch_kernel(TrialLaunch L, SegmentLaunch S) {
   const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
   auto on_trade = [&](const ex::Trade& tr) { add_warp_trade(L, local, lane, sum, fold, tr); };
   auto adopt = [&](const ex::SegmentRecord& r, int k) {
-    for (int base = k; base < r.count; base += 32) {
-      const int q = base + lane;
-      ex::Trade mine;
-      if (q < r.count) mine = ex::replay_trade(L.bars, p, r.trades[q]);
-      const int m = min(32, r.count - base);
-      for (int x = 0; x < m; ++x) on_trade(shfl_trade(mine, x));
-    }
+    adopt_on_lanes(
+        r, k, lane, [&](const ex::BarPair& bp) { return ex::replay_trade(L.bars, p, bp); }, on_trade);
   };
   const long long first_unit = local * S.G;
   ex::stitch_segments(
       L.bars, p, t, S.G, [&](int g) { return segment_cut(L.bars, S.G, g); },
-      [&](int g) {
-        const long long u = first_unit + g;
-        const int4 rec = S.records[u];
-        ex::SegmentRecord r;
-        r.trades = S.pairs + u * S.room;
-        r.count = rec.x;
-        r.end = rec.y;
-        r.complete = rec.z != 0;
-        return r;
-      },
-      signal, exit, on_trade, adopt);
+      [&](int g) { return read_segment(S.records, S.pairs, first_unit + g, S.room); }, signal, exit, on_trade, adopt);
   if (lane == 1) flush_trial_folds(L, local, fold);
   __syncwarp();  // lane 0 reads the folds lane 1 wrote back
   if (lane == 0) write_trial(L, local, trial, sum, false, 0.0);

@@ -1,5 +1,5 @@
 // [cpu]: one ema_cross walk cut into segments walked on their own and stitched
-// (ema_cross_segments.hpp: walk_segment, stitch_segments, replay_trade) gives run_backtest's
+// (ema_cross_segments.hpp: walk_from_of, stitch_segments, replay_trade) gives run_backtest's
 // trades, bit for bit, whatever the cuts and however little room a segment has to record its
 // trades (the CUDA twin's segmented kernels run these functions with warp finders). Real
 // series, random trials (stops on and off, spans whose first valid bar lies past many cuts
@@ -14,6 +14,7 @@
 #include "strategies/ema_cross/ema_cross_strategy.hpp"
 #include "support/bits.hpp"
 #include "support/paths.hpp"
+#include "support/segment_cuts.hpp"
 #include "support/test_rng.hpp"
 
 using namespace tpeopt;
@@ -55,13 +56,16 @@ std::vector<ec::Trade> segmented(const ec::Bars& b, const ec::Params& p, const e
   auto cut = [&](int g) { return ec::segment_cut(b, G, g); };
   std::vector<std::vector<ec::BarPair>> pairs(static_cast<std::size_t>(G));
   std::vector<ec::SegmentRecord> records(static_cast<std::size_t>(G));
+  ec::SequentialFinder sequential;
   for (int g = G - 1; g >= 0; --g) {  // any order: segments are independent
     auto& mine = pairs[static_cast<std::size_t>(g)];
     // A segment records at most one trade per bar it scans.
     mine.resize(static_cast<std::size_t>(std::max(0, std::min(room, cut(g + 1) - cut(g) + 1))));
     ec::SegmentRecord r =
-        ec::walk_segment(b, p, t, cut(g), cut(g + 1), room, ec::SequentialFinder{}, ec::SequentialFinder{},
-                         [&](int q, const ec::BarPair& bp) { mine.at(static_cast<std::size_t>(q)) = bp; });
+        strategies::segments::walk_segment_with(ec::walk_from_of(b, p, t, sequential, sequential), cut(g), cut(g + 1),
+                                                room, [&](int q, const ec::BarPair& bp) {
+                                                  mine.at(static_cast<std::size_t>(q)) = bp;
+                                                });
     r.trades = mine.data();
     records[static_cast<std::size_t>(g)] = r;
   }
@@ -96,7 +100,8 @@ TEST_CASE("ema_cross: a walk cut into segments and stitched makes run_backtest's
   CAPTURE(file);
   const strategies::EmaCrossStrategy s(io::read_candles_csv(testing::data_dir() + "/" + file), {});
   tpeopt::testing::Rng rng(29);
-  std::size_t trials_with_trades = 0, stitched_trades = 0, adopted_trades = 0, stop_exits = 0, end_exits = 0;
+  std::size_t trials_with_trades = 0, stop_exits = 0, end_exits = 0;
+  testing::StitchTally tally;
   bool first_valid_past_cuts = false;
   for (int trial = 0; trial < 40; ++trial) {
     const std::vector<double> slots = random_slots(rng, trial % 4 == 0 ? 1200 : 400, s.n_bars());
@@ -114,26 +119,11 @@ TEST_CASE("ema_cross: a walk cut into segments and stitched makes run_backtest's
         stop_exits += t.reason == ec::kStopLoss || t.reason == ec::kTakeProfit ? 1 : 0;
         end_exits += t.reason == ec::kEnd ? 1 : 0;
       }
-      for (const int G : {1, 2, 3, 7, 64, 997}) {
-        if (p.first_valid > ec::segment_cut(b, G, 2)) first_valid_past_cuts = G >= 7 || first_valid_past_cuts;
-        for (const int room : {0, 1, 3, 1 << 20}) {
-          CAPTURE(trial, block, G, room, reference.size(), p.ema_fast, p.ema_slow);
-          int walked = 0;
-          const auto got = segmented(b, p, series.view(), G, room, &walked);
-          REQUIRE(got.size() == reference.size());
-          bool same = true;
-          for (std::size_t i = 0; i < got.size(); ++i) same = same && same_trade(got[i], reference[i]);
-          CHECK(same);
-          if (room == (1 << 20) && G > 1 && G <= 7) {
-            stitched_trades += static_cast<std::size_t>(walked);
-            adopted_trades += got.size() - static_cast<std::size_t>(walked);
-          }
-          // One segment with room for everything: all adopted, nothing walked twice.
-          if (G == 1 && room == (1 << 20)) CHECK(walked == 0);
-          // No room at all: the stitch walks everything itself.
-          if (room == 0) CHECK(walked == static_cast<int>(reference.size()));
-        }
-      }
+      if (p.first_valid > ec::segment_cut(b, 7, 2)) first_valid_past_cuts = true;
+      CAPTURE(trial, block, p.ema_fast, p.ema_slow);
+      testing::check_every_cut(
+          reference, [&](int G, int room, int* walked) { return segmented(b, p, series.view(), G, room, walked); },
+          same_trade, tally);
     }
   }
   CHECK(trials_with_trades > 40);
@@ -142,5 +132,5 @@ TEST_CASE("ema_cross: a walk cut into segments and stitched makes run_backtest's
   CHECK(first_valid_past_cuts);
   // With room, most trades come from the segments' records: the stitch walks only where the
   // true walk enters a segment inside one of its positions.
-  CHECK(adopted_trades > 10 * stitched_trades);
+  CHECK(tally.adopted > 10 * tally.stitched);
 }

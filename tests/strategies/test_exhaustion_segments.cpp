@@ -1,5 +1,5 @@
 // [cpu]: one exhaustion walk cut into segments walked on their own and stitched
-// (exhaustion.hpp: walk_segment, stitch_segments, replay_trade) gives run_backtest's trades,
+// (exhaustion.hpp: walk_from_of, stitch_segments, replay_trade) gives run_backtest's trades,
 // bit for bit, whatever the cuts and however little room a segment has to record its trades
 // (the GPU's segmented kernels run these functions with warp finders). Real series, random
 // trials, cuts from 1 to more segments than trades, and blocks of bars.
@@ -14,6 +14,7 @@
 #include "support/bits.hpp"
 #include "support/exhaustion_params.hpp"
 #include "support/paths.hpp"
+#include "support/segment_cuts.hpp"
 
 using namespace tpeopt;
 namespace ex = strategies::exhaustion;
@@ -42,13 +43,16 @@ std::vector<ex::Trade> segmented(const ex::Bars& b, const ex::Params& p, const e
   auto cut = [&](int g) { return b.begin + static_cast<int>(static_cast<long long>(b.n - 1 - b.begin) * g / G); };
   std::vector<std::vector<ex::BarPair>> pairs(static_cast<std::size_t>(G));
   std::vector<ex::SegmentRecord> records(static_cast<std::size_t>(G));
+  ex::SequentialFinder sequential;
   for (int g = 0; g < G; ++g) {  // any order: segments are independent
     auto& mine = pairs[static_cast<std::size_t>(g)];
     // A segment records at most one trade per bar it scans.
     mine.resize(static_cast<std::size_t>(std::max(0, std::min(room, cut(g + 1) - cut(g) + 1))));
     ex::SegmentRecord r =
-        ex::walk_segment(b, p, t, cut(g), cut(g + 1), room, ex::SequentialFinder{}, ex::SequentialFinder{},
-                         [&](int q, const ex::BarPair& bp) { mine[static_cast<std::size_t>(q)] = bp; });
+        strategies::segments::walk_segment_with(ex::walk_from_of(b, p, t, sequential, sequential), cut(g), cut(g + 1),
+                                                room, [&](int q, const ex::BarPair& bp) {
+                                                  mine[static_cast<std::size_t>(q)] = bp;
+                                                });
     r.trades = mine.data();
     records[static_cast<std::size_t>(g)] = r;
   }
@@ -83,7 +87,8 @@ TEST_CASE("exhaustion: a walk cut into segments and stitched makes run_backtest'
   CAPTURE(file);
   const strategies::ExhaustionStrategy s(io::read_candles_csv(testing::data_dir() + "/" + file), {});
   const auto rows = testing::random_exhaustion_params(40, 11);
-  std::size_t trials_with_trades = 0, stitched_trades = 0, adopted_trades = 0;
+  std::size_t trials_with_trades = 0;
+  testing::StitchTally tally;
   for (int trial = 0; trial < 40; ++trial) {
     const ex::Params p = ex::unpack_params(rows.data() + trial * ex::kNumSlots);
     const Series series = series_of(s, p);
@@ -95,29 +100,14 @@ TEST_CASE("exhaustion: a walk cut into segments and stitched makes run_backtest'
       ex::run_backtest(b, p, series.view(), ex::SequentialFinder{},
                        [&](const ex::Trade& t) { reference.push_back(t); });
       if (!reference.empty()) ++trials_with_trades;
-      for (const int G : {1, 2, 3, 7, 64, 997}) {
-        for (const int room : {0, 1, 3, 1 << 20}) {
-          CAPTURE(trial, block, G, room, reference.size());
-          int walked = 0;
-          const auto got = segmented(b, p, series.view(), G, room, &walked);
-          REQUIRE(got.size() == reference.size());
-          bool same = true;
-          for (std::size_t i = 0; i < got.size(); ++i) same = same && same_trade(got[i], reference[i]);
-          CHECK(same);
-          if (room == (1 << 20) && G > 1 && G <= 7) {
-            stitched_trades += static_cast<std::size_t>(walked);
-            adopted_trades += got.size() - static_cast<std::size_t>(walked);
-          }
-          // One segment with room for everything: all adopted, nothing walked twice.
-          if (G == 1 && room == (1 << 20)) CHECK(walked == 0);
-          // No room at all: the stitch walks everything itself.
-          if (room == 0) CHECK(walked == static_cast<int>(reference.size()));
-        }
-      }
+      CAPTURE(trial, block);
+      testing::check_every_cut(
+          reference, [&](int G, int room, int* walked) { return segmented(b, p, series.view(), G, room, walked); },
+          same_trade, tally);
     }
   }
   CHECK(trials_with_trades > 20);
   // With room, most trades come from the segments' records: the stitch walks only where the
   // true walk enters a segment inside one of its positions.
-  CHECK(adopted_trades > 10 * stitched_trades);
+  CHECK(tally.adopted > 10 * tally.stitched);
 }
