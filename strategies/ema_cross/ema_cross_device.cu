@@ -14,10 +14,10 @@
 //      or 16) at once before testing them (the predicates then read L1); it returns the
 //      same first bar as the CPU's bar-by-bar scan, so trades and scores are identical. The one-thread-per-trial kernel (bar by
 //      bar, SequentialFinder) is kept for parity tests.
-//      A part of few trials (a batch of 4,096 over a long series is one wave of long chains
-//      that ends on its heaviest trials) is cut into segments (ema_cross_segments.hpp;
-//      EmaCrossDevice::segments_for): segment_kernel walks every (trial, segment) at once on a
-//      warp each, recording its trades' bars, and the trial kernel stitches each trial's
+//      A part's walks are cut into segments, more the fewer its trials (ema_cross_segments.hpp;
+//      EmaCrossDevice::segments_for; a batch of 4,096 walked whole ends on its heaviest
+//      trials, the chains of many finds): segment_kernel walks every (trial, segment) at once
+//      on a warp each, recording its trades' bars, and the trial kernel stitches each trial's
 //      segments in order instead of walking it.
 // A batch whose distinct spans do not fit in the cache is split into parts of consecutive
 // trials (same results). No atomics; each trial's sums run in trade order. With folds
@@ -214,8 +214,8 @@ struct Launch {
 };
 
 /// One warp per unit: segment g of trial `local`'s walk, flat from its first bar, recording
-/// its trades' bars (walk_segment) with the trial kernel's finders. Launches with more than one
-/// block are not segmented.
+/// its trades' bars (record_segment) with the trial kernel's finders. Launches with more than
+/// one block are not segmented.
 template <int kSteps>
 __global__ void segment_kernel(Launch L) {
   BlockOccupancy occupancy(L.probe);
