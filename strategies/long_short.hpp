@@ -14,12 +14,6 @@
 #include "strategies/bar_block.hpp"
 #include "strategies/trade_stats.hpp"
 
-#ifdef __CUDACC__
-#define TPEOPT_LONG_SHORT_NO_CHECK _Pragma("nv_exec_check_disable")
-#else
-#define TPEOPT_LONG_SHORT_NO_CHECK
-#endif
-
 namespace tpeopt::strategies::long_short {
 
 /// What a strategy's indicators say at the close of bar t (they act at the open of t + 1).
@@ -143,7 +137,7 @@ TPEOPT_HD_INLINE Trade close_position(const Costs& c, const Position& p, int j, 
 /// kStop when its stop hits (checked first: one order per bar, "stop signal has priority";
 /// *price the stop's fill), else kSignal when exit_signal(signals(j - 1)) holds (*price =
 /// open_j), else kNoExit (*price untouched).
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalsAt>
 TPEOPT_HD_INLINE int exit_at(const Bars& b, const Position& pos, SignalsAt&& signals, int j, double* price) {
   if (stop_hit(b, pos, j, price)) return kStop;
@@ -156,7 +150,7 @@ TPEOPT_HD_INLINE int exit_at(const Bars& b, const Position& pos, SignalsAt&& sig
 
 /// on_exit(pos, j, price, reason) for a walk's trade; false when on_exit returns false (the
 /// walk ends after it), true when it returns nothing or true.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename OnExit>
 TPEOPT_HD_INLINE bool report_exit(OnExit&& on_exit, const Position& pos, int j, double price, int reason) {
   if constexpr (std::is_same_v<decltype(on_exit(pos, j, price, reason)), bool>) {
@@ -185,7 +179,7 @@ TPEOPT_HD_INLINE bool report_exit(OnExit&& on_exit, const Position& pos, int j, 
 /// The walk is a function of max(scan position, first_valid) alone: two walks standing flat
 /// at the same position make the same trades from there on (long_short_segments.hpp relies
 /// on it).
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalsAt, typename OnExit>
 TPEOPT_HD_INLINE int walk_from(const Bars& b, const Costs& c, int first_valid, const double* atr, SignalsAt&& signals,
                                int from, int stop, OnExit&& on_exit) {
@@ -219,7 +213,7 @@ TPEOPT_HD_INLINE int walk_from(const Bars& b, const Costs& c, int first_valid, c
 
 /// The backtest of one trial over bars [begin, n), one position at a time: walk_from(begin,
 /// n - 1), each trade made by close_position. on_trade(const Trade&) is called in trade order.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalsAt, typename OnTrade>
 TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Costs& c, int first_valid, const double* atr,
                                    SignalsAt&& signals, OnTrade&& on_trade) {

@@ -21,7 +21,7 @@ TPEOPT_HD_INLINE int segment_cut(const Bars& b, int G, int g) { return segments:
 
 /// walk_from over a trial's bars as a walk(from, stop, on_exit) for the *_with functions
 /// (every argument held by reference: the lambda lives no longer than the call it is passed to).
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalsAt>
 TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Costs& c, const int& first_valid, const double* const& atr,
                                    SignalsAt& signals) {
@@ -31,7 +31,7 @@ TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Costs& c, const int& fir
 }
 
 /// walk_segment_with walk_from.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalsAt, typename Record>
 TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Costs& c, int first_valid, const double* atr,
                                             SignalsAt&& signals, int from, int stop, int room, Record&& record) {
@@ -42,7 +42,7 @@ TPEOPT_HD_INLINE SegmentRecord walk_segment(const Bars& b, const Costs& c, int f
 /// from signals(signal bar), its stop from atr there, and its exit as run_backtest decides
 /// it at bar j: the stop first, then the exit signal of bar j - 1, else the end (the walk
 /// checks neither at the entry bar, where only the end can close it: j = n - 1).
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalsAt>
 TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Costs& c, const double* atr, SignalsAt&& signals,
                                     const BarPair& bars) {
@@ -65,7 +65,7 @@ TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Costs& c, const double*
 /// anything later): together, every trade of run_backtest in trade order. `walk(from, stop,
 /// on_exit)` walks what the records do not know: walk_from over the trial's bars, or a walk
 /// with its contract (a warp's). Returns how many it walked itself.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Walk, typename Cut, typename Records, typename OnTrade, typename Adopt>
 TPEOPT_HD_INLINE int stitch_segments_with(Walk&& walk, const Costs& c, int G, Cut&& cut, Records&& record_of,
                                           OnTrade&& on_trade, Adopt&& adopt) {
@@ -76,7 +76,7 @@ TPEOPT_HD_INLINE int stitch_segments_with(Walk&& walk, const Costs& c, int G, Cu
 }
 
 /// stitch_segments_with walk_from.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalsAt, typename Cut, typename Records, typename OnTrade, typename Adopt>
 TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_valid, const double* atr,
                                      SignalsAt&& signals, int G, Cut&& cut, Records&& record_of, OnTrade&& on_trade,
@@ -85,7 +85,7 @@ TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_va
 }
 
 /// stitch_segments with the records' trades replayed one after another into on_trade.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalsAt, typename Cut, typename Records, typename OnTrade>
 TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Costs& c, int first_valid, const double* atr,
                                      SignalsAt&& signals, int G, Cut&& cut, Records&& record_of, OnTrade&& on_trade) {

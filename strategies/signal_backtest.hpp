@@ -78,7 +78,7 @@ struct PlainWalk {
   const typename Logic::Params& p;
   const long_short::Bars& bars;
   const double* const* series;
-  TPEOPT_LONG_SHORT_NO_CHECK
+  TPEOPT_HD_NO_CHECK
   template <typename OnTrade>
   TPEOPT_HD_INLINE void operator()(int, const long_short::Bars& block, OnTrade&& on_trade) const {
     long_short::run_backtest(block, p.costs, p.first_valid, series[Logic::kAtrSeries],
@@ -99,7 +99,7 @@ TPEOPT_HD_INLINE double one_block_score(const long_short::Summary& all, long_sho
 /// walk_block (PlainWalk's contract); *all summarizes them all. Returns the score: 0.0 plus
 /// each block's objective value in block order (one block over the whole series: the
 /// objective value of its trades). on_trade(const Trade&) sees every trade.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Logic, typename WalkBlock, typename OnTrade>
 TPEOPT_HD_INLINE double run_signal_walks(const long_short::Bars& bars, const BarBlock* blocks, int n_blocks,
                                          long_short::Objective o, long_short::Summary* all, WalkBlock&& walk_block,
@@ -121,7 +121,7 @@ TPEOPT_HD_INLINE double run_signal_walks(const long_short::Bars& bars, const Bar
 }
 
 /// run_signal_walks with the plain walk of every block.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Logic, typename OnTrade>
 TPEOPT_HD_INLINE double run_signal_symbol(const typename Logic::Params& p, const long_short::Bars& bars,
                                           const double* const* series, const BarBlock* blocks, int n_blocks,
@@ -158,7 +158,7 @@ TPEOPT_HD_INLINE double finish_signal_folded(const long_short::Summary& all, dou
 /// the strategy without folds), then the fold columns, and returns the score: the whole span's
 /// for rule All, else the rule over the fold scores. A fold's score is the objective over its
 /// trades (the compound return for the portfolio aggregate, as over a symbol).
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Logic, typename WalkBlock>
 TPEOPT_HD_INLINE double run_signal_folded_walks(const long_short::Bars& bars, const BarBlock* blocks, int n_blocks,
                                                 long_short::Objective o, const symbols::AggregateSpec& spec,
@@ -184,7 +184,7 @@ TPEOPT_HD_INLINE double run_signal_folded_walks(const long_short::Bars& bars, co
 /// trades, the compound return for the portfolio aggregate; n, sum, sumsq), *equity (its final
 /// compounded equity), and returns its objective (the blocks' score), as the row of the
 /// strategy without folds. symbols::aggregate_symbols_folded makes the trial's from the rows.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Logic, typename WalkBlock, typename OnTrade>
 TPEOPT_HD_INLINE double run_signal_symbol_folds(const long_short::Bars& bars, const BarBlock* blocks, int n_blocks,
                                                 long_short::Objective o, bool portfolio, const FoldBars& fold_bars,
@@ -214,7 +214,7 @@ TPEOPT_HD_INLINE double run_signal_symbol_folds(const long_short::Bars& bars, co
 }
 
 /// run_signal_folded_walks with the plain walk of every block.
-TPEOPT_LONG_SHORT_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Logic>
 TPEOPT_HD_INLINE double run_signal_folded(const typename Logic::Params& p, const long_short::Bars& bars,
                                           const double* const* series, const BarBlock* blocks, int n_blocks,

@@ -18,12 +18,6 @@
 #include "strategies/bar_block.hpp"
 #include "strategies/trade_stats.hpp"
 
-#ifdef __CUDACC__
-#define TPEOPT_ATC_NO_CHECK _Pragma("nv_exec_check_disable")
-#else
-#define TPEOPT_ATC_NO_CHECK
-#endif
-
 namespace tpeopt::strategies::atc {
 
 /// The six moving averages, in the order of the second layer's sums.
@@ -278,7 +272,7 @@ TPEOPT_HD_INLINE int signal_words(int n) { return (n + 31) / 32; }
 /// words (signal_words(n) of them): 0 until the first crossing; +1 from a bar where
 /// x_t > MA_t and x_{t-1} <= MA_{t-1} (both defined); -1 from a bar where x_t < MA_t and
 /// x_{t-1} >= MA_{t-1}; else the previous bar's signal.
-TPEOPT_ATC_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <int kType>
 TPEOPT_HD_INLINE void ma_signal_words_t(const double* x, int n, int L, SignalWord* out) {
   Ma<kType> ma;
@@ -334,7 +328,7 @@ TPEOPT_HD_INLINE void ma_signal_words(int type, const double* x, int n, int L, S
 }
 
 /// The moving average itself (for tests and docs): out[t] = MA_t, NaN where undefined.
-TPEOPT_ATC_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <int kType>
 TPEOPT_HD_INLINE void ma_series_t(const double* x, int n, int L, double* out) {
   Ma<kType> ma;
@@ -582,7 +576,7 @@ struct NoBarObserver {
 /// return is realized (the trades export, atc_export.cpp, follows the positions with it; the
 /// backtest's own arithmetic does not depend on it). With `folds`, each return also joins its
 /// fold in `fold_stats` (reset by the caller).
-TPEOPT_ATC_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Observer = NoBarObserver>
 TPEOPT_HD_INLINE TradeState run_symbol(const Params& p, const double* R, int n, const SignalWord* const* words,
                                        Observer observe = Observer{}, const FoldBars& folds = FoldBars{},

@@ -18,12 +18,6 @@
 #include "strategies/bar_block.hpp"
 #include "strategies/trade_stats.hpp"
 
-#ifdef __CUDACC__
-#define TPEOPT_EMA_CROSS_NO_CHECK _Pragma("nv_exec_check_disable")
-#else
-#define TPEOPT_EMA_CROSS_NO_CHECK
-#endif
-
 namespace tpeopt::strategies::ema_cross {
 
 /// Parameter slots, in the order of EmaCrossStrategy::param_names().
@@ -241,7 +235,7 @@ TPEOPT_HD_INLINE Trade close_position(const Bars& b, const Params& p, const Posi
 /// exit search also passes the trial's parameters and position, which a finder may use to
 /// skip bars where pred is false; this one ignores them.)
 struct SequentialFinder {
-  TPEOPT_EMA_CROSS_NO_CHECK
+  TPEOPT_HD_NO_CHECK
   template <typename Pred, typename... Hints>
   TPEOPT_HD_INLINE int operator()(int from, int to, Pred&& pred, const Hints&...) const {
     for (int k = from; k <= to; ++k)
@@ -254,7 +248,7 @@ struct SequentialFinder {
 /// first bar a >= max(first_valid, begin) with fast < slow, or n - 1 (no trades) when there is
 /// none before n - 2. `find_below(from, to, pred)` must return the first k in [from, to] with
 /// pred(k), or to + 1.
-TPEOPT_EMA_CROSS_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename BelowFinder>
 TPEOPT_HD_INLINE int scan_start(const Bars& b, const Params& p, const TrialSeries& t, BelowFinder&& find_below) {
   const int last_signal = b.n - 2;
@@ -275,7 +269,7 @@ TPEOPT_HD_INLINE int scan_start(const Bars& b, const Params& p, const TrialSerie
 /// ends: the exit bar of its last trade when that is >= stop or on_exit ended it, else stop.
 /// While flat the walk is a function of its scan position alone (strategies/segment_stitch.hpp
 /// relies on it). The finders' contract is run_backtest's.
-TPEOPT_EMA_CROSS_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalFinder, typename ExitFinder, typename OnExit>
 TPEOPT_HD_INLINE int walk_from(const Bars& b, const Params& p, const TrialSeries& t, int from, int stop,
                                SignalFinder&& find_signal, ExitFinder&& find_exit, OnExit&& on_exit) {
@@ -307,7 +301,7 @@ TPEOPT_HD_INLINE int walk_from(const Bars& b, const Params& p, const TrialSeries
 /// `find(from, to, pred)` must return the first k in [from, to] with pred(k), or to + 1
 /// (the exit finder is called as find_exit(from, to, pred, params, position));
 /// on_trade(const Trade&) is called in trade order.
-TPEOPT_EMA_CROSS_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename BelowFinder, typename SignalFinder, typename ExitFinder, typename OnTrade>
 TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, BelowFinder&& find_below,
                                    SignalFinder&& find_signal, ExitFinder&& find_exit, OnTrade&& on_trade) {
@@ -315,7 +309,7 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSe
             [&](const Position& pos, int j, int reason) { on_trade(close_position(b, p, pos, j, reason)); });
 }
 
-TPEOPT_EMA_CROSS_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Finder, typename OnTrade>
 TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, Finder&& find,
                                    OnTrade&& on_trade) {

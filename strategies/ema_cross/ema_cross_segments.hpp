@@ -19,7 +19,7 @@ TPEOPT_HD_INLINE int segment_cut(const Bars& b, int G, int g) { return segments:
 
 /// walk_from as a walk(from, stop, on_exit) for strategies/segment_stitch.hpp (every argument
 /// held by reference: the lambda lives no longer than the call it is passed to).
-TPEOPT_EMA_CROSS_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalFinder, typename ExitFinder>
 TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder& find_signal,
                                    ExitFinder& find_exit) {
@@ -46,7 +46,7 @@ TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Params& p, const TrialS
 /// the trades the stitch walks itself, adopt(record, k) the record's trades k .. count - 1 (to
 /// be replayed in order, before anything later): together, every trade of run_backtest in
 /// trade order. The finders' contract is run_backtest's. Returns how many trades it walked.
-TPEOPT_EMA_CROSS_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Cut, typename Records, typename BelowFinder, typename SignalFinder, typename ExitFinder,
           typename OnTrade, typename Adopt>
 TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Params& p, const TrialSeries& t, int G, Cut&& cut,
@@ -58,7 +58,7 @@ TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Params& p, const Trial
 }
 
 /// stitch_segments with the records' trades replayed one after another into on_trade.
-TPEOPT_EMA_CROSS_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Cut, typename Records, typename Finder, typename OnTrade>
 TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Params& p, const TrialSeries& t, int G, Cut&& cut,
                                      Records&& record_of, Finder&& find, OnTrade&& on_trade) {

@@ -18,12 +18,6 @@
 #include "strategies/segment_stitch.hpp"
 #include "strategies/trade_stats.hpp"
 
-#ifdef __CUDACC__
-#define TPEOPT_HD_TEMPLATE_NO_CHECK _Pragma("nv_exec_check_disable")
-#else
-#define TPEOPT_HD_TEMPLATE_NO_CHECK
-#endif
-
 namespace tpeopt::strategies::exhaustion {
 
 /// Parameter slots, in the order of ExhaustionStrategy::param_names().
@@ -240,7 +234,7 @@ TPEOPT_HD_INLINE Trade close_position(const Bars& b, const Params& p, const Posi
 /// Finds the first k in [from, to] with pred(k), or to + 1; one bar after another.
 /// (The GPU's warp finder tests 32 bars at once and returns the same k.)
 struct SequentialFinder {
-  TPEOPT_HD_TEMPLATE_NO_CHECK
+  TPEOPT_HD_NO_CHECK
   template <typename Pred>
   TPEOPT_HD_INLINE int operator()(int from, int to, Pred&& pred) const {
     for (int k = from; k <= to; ++k)
@@ -259,7 +253,7 @@ struct SequentialFinder {
 /// ends: the exit bar of its last trade when that is >= stop or on_exit ended it, else stop.
 /// The walk is a function of its scan position alone: two walks at the same position make
 /// the same trades from there on (stitch_segments relies on it).
-TPEOPT_HD_TEMPLATE_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalFinder, typename ExitFinder, typename OnExit>
 TPEOPT_HD_INLINE int walk_from(const Bars& b, const Params& p, const TrialSeries& t, int from, int stop,
                                SignalFinder&& find_signal, ExitFinder&& find_exit, OnExit&& on_exit) {
@@ -288,7 +282,7 @@ TPEOPT_HD_INLINE int walk_from(const Bars& b, const Params& p, const TrialSeries
 /// n - 1); on_trade(const Trade&) is called in trade order.
 /// The same walk with one finder for signals and another for exits (the GPU skips bars
 /// that cannot signal with a filter of its own, then confirms each candidate with pred).
-TPEOPT_HD_TEMPLATE_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalFinder, typename ExitFinder, typename OnTrade>
 TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder&& find_signal,
                                    ExitFinder&& find_exit, OnTrade&& on_trade) {
@@ -296,7 +290,7 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSe
             [&](const Position& pos, int j) { on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j))); });
 }
 
-TPEOPT_HD_TEMPLATE_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Finder, typename OnTrade>
 TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSeries& t, Finder&& find,
                                    OnTrade&& on_trade) {
@@ -314,7 +308,7 @@ using segments::SegmentRecord;
 
 /// walk_from as a walk(from, stop, on_exit) for strategies/segment_stitch.hpp (every argument
 /// held by reference: the lambda lives no longer than the call it is passed to).
-TPEOPT_HD_TEMPLATE_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename SignalFinder, typename ExitFinder>
 TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder& find_signal,
                                    ExitFinder& find_exit) {
@@ -335,7 +329,7 @@ TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Params& p, const BarPai
 /// on_trade(const Trade&) receives the trades the stitch walks itself, adopt(record, k) the
 /// record's trades k .. count - 1 (in order, before anything later): together, every trade of
 /// run_backtest in trade order.
-TPEOPT_HD_TEMPLATE_NO_CHECK
+TPEOPT_HD_NO_CHECK
 template <typename Cut, typename Records, typename SignalFinder, typename ExitFinder, typename OnTrade, typename Adopt>
 TPEOPT_HD_INLINE void stitch_segments(const Bars& b, const Params& p, const TrialSeries& t, int G, Cut&& cut,
                                       Records&& record_of, SignalFinder&& find_signal, ExitFinder&& find_exit,
