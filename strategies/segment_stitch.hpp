@@ -45,6 +45,19 @@ TPEOPT_HD_INLINE int cut_at(int first, int last, int G, int g) {
   return first + static_cast<int>(static_cast<long long>(last - first) * g / G);
 }
 
+/// The walk of a strategy whose walk_from(bars, params, series, from, stop, find_signal,
+/// find_exit, on_exit) has the contract above, as a walk(from, stop, on_exit): walk_from is the
+/// one of the namespace of the strategy's types (found by argument-dependent lookup). Every
+/// argument is held by reference: the lambda lives no longer than the call it is passed to.
+TPEOPT_HD_NO_CHECK
+template <typename Bars, typename Params, typename Series, typename SignalFinder, typename ExitFinder>
+TPEOPT_HD_INLINE auto walk_of(const Bars& b, const Params& p, const Series& t, SignalFinder& find_signal,
+                              ExitFinder& find_exit) {
+  return [&](int from, int stop, auto&& on_exit) {
+    return walk_from(b, p, t, from, stop, find_signal, find_exit, on_exit);
+  };
+}
+
 /// Walks segment [from, stop) from `from`, flat, recording at most `room` trades:
 /// record(q, BarPair) for the q-th. Returns the record (its `trades` left null).
 TPEOPT_HD_NO_CHECK

@@ -232,8 +232,8 @@ __global__ void segment_kernel(Launch L) {
   const ec::Bars b = L.n_blocks == 1 ? ec::block_bars(L.bars, L.blocks[0].x, L.blocks[0].y) : L.bars;
   const WarpFinder<kSteps, WarmSeries> series{lane, WarmSeries{t}, L.sink};
   const WarpFinder<kSteps, WarmExit> exits{lane, WarmExit{t, b, p.has_sl || p.has_tp}, L.sink};
-  record_segment(ec::walk_from_of(b, p, t, series, exits), ec::segment_cut(b, L.G, g), ec::segment_cut(b, L.G, g + 1),
-                 L.room, lane, L.pairs + u * L.room, L.records + u);
+  record_segment(strategies::segments::walk_of(b, p, t, series, exits), ec::segment_cut(b, L.G, g),
+                 ec::segment_cut(b, L.G, g + 1), L.room, lane, L.pairs + u * L.room, L.records + u);
 }
 
 /// One trial's backtest. Unblocked: one walk over the series, score = finish(summary).

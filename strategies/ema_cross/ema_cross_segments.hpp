@@ -17,17 +17,6 @@ using segments::SegmentRecord;
 /// Segment g's first bar when [b.begin, b.n - 1) is cut into G: cut(0) = begin, cut(G) = n - 1.
 TPEOPT_HD_INLINE int segment_cut(const Bars& b, int G, int g) { return segments::cut_at(b.begin, b.n - 1, G, g); }
 
-/// walk_from as a walk(from, stop, on_exit) for strategies/segment_stitch.hpp (every argument
-/// held by reference: the lambda lives no longer than the call it is passed to).
-TPEOPT_HD_NO_CHECK
-template <typename SignalFinder, typename ExitFinder>
-TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder& find_signal,
-                                   ExitFinder& find_exit) {
-  return [&](int from, int stop, auto&& on_exit) {
-    return walk_from(b, p, t, from, stop, find_signal, find_exit, on_exit);
-  };
-}
-
 /// The trade whose signal and exit bars the walk recorded, as the walk made it: the position
 /// of signal s, closed at bar j for exit_reason's reason there; where the walk found no exit
 /// it recorded j = n - 1, where exit_reason finds none (or j is the entry bar), and the
@@ -53,7 +42,7 @@ TPEOPT_HD_INLINE int stitch_segments(const Bars& b, const Params& p, const Trial
                                      Records&& record_of, BelowFinder&& find_below, SignalFinder&& find_signal,
                                      ExitFinder&& find_exit, OnTrade&& on_trade, Adopt&& adopt) {
   return segments::stitch_segments_with(
-      walk_from_of(b, p, t, find_signal, find_exit), scan_start(b, p, t, find_below), G, cut, record_of,
+      segments::walk_of(b, p, t, find_signal, find_exit), scan_start(b, p, t, find_below), G, cut, record_of,
       [&](const Position& pos, int j, int reason) { on_trade(close_position(b, p, pos, j, reason)); }, adopt);
 }
 

@@ -306,17 +306,6 @@ TPEOPT_HD_INLINE void run_backtest(const Bars& b, const Params& p, const TrialSe
 using segments::BarPair;
 using segments::SegmentRecord;
 
-/// walk_from as a walk(from, stop, on_exit) for strategies/segment_stitch.hpp (every argument
-/// held by reference: the lambda lives no longer than the call it is passed to).
-TPEOPT_HD_NO_CHECK
-template <typename SignalFinder, typename ExitFinder>
-TPEOPT_HD_INLINE auto walk_from_of(const Bars& b, const Params& p, const TrialSeries& t, SignalFinder& find_signal,
-                                   ExitFinder& find_exit) {
-  return [&](int from, int stop, auto&& on_exit) {
-    return walk_from(b, p, t, from, stop, find_signal, find_exit, on_exit);
-  };
-}
-
 /// The trade whose signal and exit bars the walk recorded, as the walk made it.
 TPEOPT_HD_INLINE Trade replay_trade(const Bars& b, const Params& p, const BarPair& bars) {
   Position pos{};                          // open_position fills it; {} so that GCC 13 does not take a field as unset
@@ -335,7 +324,7 @@ TPEOPT_HD_INLINE void stitch_segments(const Bars& b, const Params& p, const Tria
                                       Records&& record_of, SignalFinder&& find_signal, ExitFinder&& find_exit,
                                       OnTrade&& on_trade, Adopt&& adopt) {
   segments::stitch_segments_with(
-      walk_from_of(b, p, t, find_signal, find_exit), cut(0), G, cut, record_of,
+      segments::walk_of(b, p, t, find_signal, find_exit), cut(0), G, cut, record_of,
       [&](const Position& pos, int j) { on_trade(close_position(b, p, pos, j, exit_reason(b, pos, j))); }, adopt);
 }
 

@@ -727,7 +727,7 @@ __global__ void __maxnreg__(80) segment_kernel(TrialLaunch L, SegmentLaunch S) {
     const ex::TrialSeries t = trial_series(L, s);
     FilteredSignalFinder signal = filtered_finder(L, s, p, t, lane, L.bars);
     const WideExitFinder exit{lane, L.bars.open, L.bars.low, L.bars.high, L.warm};
-    record_segment(ex::walk_from_of(L.bars, p, t, signal, exit), segment_cut(L.bars, S.G, g),
+    record_segment(strategies::segments::walk_of(L.bars, p, t, signal, exit), segment_cut(L.bars, S.G, g),
                    segment_cut(L.bars, S.G, g + 1), S.room, lane,
                    S.pairs + static_cast<std::size_t>(u) * static_cast<std::size_t>(S.room), S.records + u);
   }

@@ -1,9 +1,10 @@
 // [cpu]: one ema_cross walk cut into segments walked on their own and stitched
-// (ema_cross_segments.hpp: walk_from_of, stitch_segments, replay_trade) gives run_backtest's
-// trades, bit for bit, whatever the cuts and however little room a segment has to record its
-// trades (the CUDA twin's segmented kernels run these functions with warp finders). Real
-// series, random trials (stops on and off, spans whose first valid bar lies past many cuts
-// or past the end), cuts from 1 to more segments than trades, and blocks of bars.
+// (ema_cross_segments.hpp: stitch_segments, replay_trade; segment_stitch.hpp: walk_of) gives
+// run_backtest's trades, bit for bit, whatever the cuts and however little room a segment has
+// to record its trades (the CUDA twin's segmented kernels run these functions with warp
+// finders). Real series, random trials (stops on and off, spans whose first valid bar lies
+// past many cuts or past the end), cuts from 1 to more segments than trades, and blocks of
+// bars.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -62,8 +63,8 @@ std::vector<ec::Trade> segmented(const ec::Bars& b, const ec::Params& p, const e
     // A segment records at most one trade per bar it scans.
     mine.resize(static_cast<std::size_t>(std::max(0, std::min(room, cut(g + 1) - cut(g) + 1))));
     ec::SegmentRecord r =
-        strategies::segments::walk_segment_with(ec::walk_from_of(b, p, t, sequential, sequential), cut(g), cut(g + 1),
-                                                room, [&](int q, const ec::BarPair& bp) {
+        strategies::segments::walk_segment_with(strategies::segments::walk_of(b, p, t, sequential, sequential), cut(g),
+                                                cut(g + 1), room, [&](int q, const ec::BarPair& bp) {
                                                   mine.at(static_cast<std::size_t>(q)) = bp;
                                                 });
     r.trades = mine.data();

@@ -1,8 +1,8 @@
 // [cpu]: one exhaustion walk cut into segments walked on their own and stitched
-// (exhaustion.hpp: walk_from_of, stitch_segments, replay_trade) gives run_backtest's trades,
-// bit for bit, whatever the cuts and however little room a segment has to record its trades
-// (the GPU's segmented kernels run these functions with warp finders). Real series, random
-// trials, cuts from 1 to more segments than trades, and blocks of bars.
+// (exhaustion.hpp: stitch_segments, replay_trade; segment_stitch.hpp: walk_of) gives
+// run_backtest's trades, bit for bit, whatever the cuts and however little room a segment has
+// to record its trades (the GPU's segmented kernels run these functions with warp finders).
+// Real series, random trials, cuts from 1 to more segments than trades, and blocks of bars.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -49,8 +49,8 @@ std::vector<ex::Trade> segmented(const ex::Bars& b, const ex::Params& p, const e
     // A segment records at most one trade per bar it scans.
     mine.resize(static_cast<std::size_t>(std::max(0, std::min(room, cut(g + 1) - cut(g) + 1))));
     ex::SegmentRecord r =
-        strategies::segments::walk_segment_with(ex::walk_from_of(b, p, t, sequential, sequential), cut(g), cut(g + 1),
-                                                room, [&](int q, const ex::BarPair& bp) {
+        strategies::segments::walk_segment_with(strategies::segments::walk_of(b, p, t, sequential, sequential), cut(g),
+                                                cut(g + 1), room, [&](int q, const ex::BarPair& bp) {
                                                   mine[static_cast<std::size_t>(q)] = bp;
                                                 });
     r.trades = mine.data();
