@@ -31,8 +31,9 @@ struct EmaCrossDeviceOptions {
   EmaOn ema_on = EmaOn::Auto;
   /// Segments per walk (strategies/ema_cross/ema_cross_segments.hpp; warp walks over the whole
   /// series, or over a strategy's one block; more blocks are walked whole): 0 = auto (more
-  /// segments the fewer the trials: ema_cross_device.cu, segments_for), 1 = none, G > 1 = G. make_ema_cross_twin (the registry's twin, which `tpeopt run`
-  /// uses) reads TPEOPT_EMA_CROSS_SEGMENTS=G or G,ROOM to time a forced cut.
+  /// segments the fewer the trials: ema_cross_device.cu, segments_for), 1 = none, G > 1 = G.
+  /// make_ema_cross_twin (the registry's twin, which `tpeopt run` uses) reads
+  /// TPEOPT_EMA_CROSS_SEGMENTS=G or G,ROOM to time a forced cut.
   int segments = 0;
   /// Trades recorded per segment (0 = from the segment's length within a memory cap); a
   /// segment with more stops there and the stitch walks the rest (same results; tests force
